@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/stream"
+)
+
+// workspaces prints the running bridge's workspaces as a table, or, when
+// no bridge answers, what a direct scan finds.
+func workspaces(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("workspaces", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	c.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := c.resolve(); err != nil {
+		return err
+	}
+	list, err := listWorkspaces(ctx, c.baseURL())
+	if err != nil {
+		fmt.Fprintf(stderr, "no bridge at %s (%v); scanning directly\n", c.Addr, err)
+		if list, err = scanDirect(ctx, c); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"workspaces": list})
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tREPO\tNAME\tBRANCH\tSTATUS\tPID\tDIRECTORY")
+	for _, w := range list {
+		st := w.Status
+		if st == "" {
+			st = "-"
+		}
+		if !w.Active {
+			st += " (inactive)"
+		}
+		pid := "-"
+		if w.PID != 0 {
+			pid = strconv.Itoa(w.PID)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", w.ID, dash(w.Repo), w.Name, dash(w.Branch), st, pid, w.Directory)
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func scanDirect(ctx context.Context, c config) ([]apiWorkspace, error) {
+	reg := discover.NewRegistry(filepath.Join(c.StateDir, "registered.json"))
+	_ = reg.Load() // a broken registry file only hides registrations here
+	s := &discover.Scanner{ConductorDB: c.ConductorDB, ConductorRoot: c.ConductorRoot,
+		ClaudeProjects: c.ClaudeProjects, Registry: reg}
+	found, err := s.Scan(ctx)
+	if err != nil && found == nil {
+		return nil, err
+	}
+	var out []apiWorkspace
+	for _, w := range found {
+		if w.Archived {
+			continue
+		}
+		out = append(out, apiWorkspace{ID: w.ID, Name: w.Name, Branch: w.Branch, Directory: w.Directory,
+			PID: w.PID, Active: w.PID != 0, Repo: w.Repo, Status: w.ConductorStatus, Source: w.Source})
+	}
+	return out, nil
+}
+
+// tail follows one workspace's stream in the terminal, reconnecting with
+// its last event id whenever the connection drops.
+func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tail", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	c.register(fs)
+	last := fs.Int64("n", 20, "show this many past events first")
+	raw := fs.Bool("json", false, "print each event as a JSON line")
+	if err := fs.Parse(reorder(args)); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("usage: conductor-bridge tail [flags] <workspace id, name or directory>")
+	}
+	if err := c.resolve(); err != nil {
+		return err
+	}
+	list, err := listWorkspaces(ctx, c.baseURL())
+	if err != nil {
+		return fmt.Errorf("is the bridge running? %w", err)
+	}
+	ws, err := pickWorkspace(list, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	after := max(ws.LastEventID-*last, 0)
+	fmt.Fprintf(stderr, "following %s (%s) — Ctrl-C to stop\n", ws.Name, ws.ID)
+	for {
+		err := followOnce(ctx, c.baseURL(), ws.ID, &after, func(m stream.Message) {
+			if *raw {
+				fmt.Fprintf(stdout, "%s\n", m.Data)
+				return
+			}
+			var e event.Event
+			if json.Unmarshal(m.Data, &e) == nil {
+				fmt.Fprintln(stdout, formatEvent(e))
+			}
+		})
+		if ctx.Err() != nil {
+			return nil
+		}
+		fmt.Fprintf(stderr, "stream interrupted (%v); reconnecting…\n", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// reorder moves flags before positional arguments so `tail ws -n 5` works.
+func reorder(args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			flags = append(flags, a)
+			if !strings.Contains(a, "=") && a != "-json" && a != "--json" && i+1 < len(args) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	return append(flags, pos...)
+}
+
+// followOnce reads the stream until it ends, advancing *after.
+func followOnce(ctx context.Context, base, id string, after *int64, fn func(stream.Message)) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(base, id, *after), nil)
+	if err != nil {
+		return err
+	}
+	if *after > 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatInt(*after, 10))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("stream: %s", resp.Status)
+	}
+	err = stream.Read(resp.Body, func(m stream.Message) error {
+		if m.Event != event.Gap && m.ID > *after {
+			*after = m.ID
+		}
+		fn(m)
+		return nil
+	})
+	if err == nil {
+		err = io.EOF
+	}
+	return err
+}
+
+// pickWorkspace finds a workspace by id, name or directory.
+func pickWorkspace(list []apiWorkspace, q string) (apiWorkspace, error) {
+	abs, _ := filepath.Abs(q)
+	var byName []apiWorkspace
+	for _, w := range list {
+		if w.ID == q || w.Directory == q || w.Directory == abs {
+			return w, nil
+		}
+		if w.Name == q || w.Repo+"/"+w.Name == q {
+			byName = append(byName, w)
+		}
+	}
+	switch len(byName) {
+	case 1:
+		return byName[0], nil
+	case 0:
+		return apiWorkspace{}, fmt.Errorf("no workspace %q (see: conductor-bridge workspaces)", q)
+	default:
+		return apiWorkspace{}, fmt.Errorf("%q names %d workspaces; use an id", q, len(byName))
+	}
+}
+
+// formatEvent renders one event as a terminal line.
+func formatEvent(e event.Event) string {
+	ts := e.TS.Local().Format("15:04:05")
+	oneLine := func(s string, trunc bool) string {
+		s = strings.Join(strings.Fields(s), " ")
+		if trunc {
+			s += " …"
+		}
+		return s
+	}
+	side := ""
+	if e.Sidechain {
+		side = "  (subagent)"
+	}
+	switch e.Type {
+	case event.User:
+		return fmt.Sprintf("%s  you      %s%s", ts, oneLine(e.Content, e.Truncated), side)
+	case event.Assistant:
+		return fmt.Sprintf("%s  claude   %s%s", ts, oneLine(e.Content, e.Truncated), side)
+	case event.Thinking:
+		return fmt.Sprintf("%s  thinks   %s%s", ts, oneLine(e.Content, e.Truncated), side)
+	case event.ToolUse:
+		return fmt.Sprintf("%s  ▶ %-6s %s%s", ts, e.Name, oneLine(e.Input, e.TruncIn), side)
+	case event.ToolResult:
+		mark := "◀"
+		if e.IsError {
+			mark = "✗"
+		}
+		return fmt.Sprintf("%s  %s %-6s %s%s", ts, mark, e.Name, oneLine(e.Output, e.TruncOut), side)
+	case event.TurnComplete:
+		return fmt.Sprintf("%s  ✓ turn   %d in · %d out · %d cache write · %d cache read · $%.4f · %.1fs · %s",
+			ts, e.Usage.InputTokens, e.Usage.OutputTokens, e.Usage.CacheCreationTokens, e.Usage.CacheReadTokens,
+			e.CostUSD, float64(e.DurationMS)/1000, e.Model)
+	case event.Status:
+		return fmt.Sprintf("%s  status   %s %s", ts, e.State, e.Reason)
+	case event.Session:
+		return fmt.Sprintf("%s  session  %s", ts, e.SessionID)
+	case event.Gap:
+		return fmt.Sprintf("         gap      events %d–%d are no longer kept", e.GapFrom, e.AvailableFrom-1)
+	}
+	return fmt.Sprintf("%s  %s", ts, e.Type)
+}

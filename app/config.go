@@ -1,0 +1,82 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+
+	"conductorbridge/bridge/paths"
+)
+
+// DefaultAddr is where the bridge listens: loopback only, next to gstack's
+// browse server on 34567.
+const DefaultAddr = "127.0.0.1:34568"
+
+// config is what every command needs: where things are and where the
+// bridge listens. Each default derives from $HOME; a flag overrides each.
+type config struct {
+	paths.Roots
+	Addr     string
+	LogLevel string
+}
+
+// register adds the shared flags to fs; call resolve after fs.Parse.
+func (c *config) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.Addr, "addr", DefaultAddr, "listen address (loopback only)")
+	fs.StringVar(&c.Home, "home", "", "home directory (default $HOME)")
+	fs.StringVar(&c.ClaudeProjects, "claude-projects", "", "Claude Code transcripts (default ~/.claude/projects or $CLAUDE_CONFIG_DIR/projects)")
+	fs.StringVar(&c.ConductorDB, "conductor-db", "", "Conductor's database")
+	fs.StringVar(&c.ConductorRoot, "conductor-root", "", "Conductor's folder (default ~/conductor)")
+	fs.StringVar(&c.StateDir, "state-dir", "", "the bridge's own state")
+	fs.StringVar(&c.LogDir, "log-dir", "", "log directory")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+}
+
+// resolve fills every path left empty from the home directory.
+func (c *config) resolve() error {
+	home := c.Home
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return fmt.Errorf("find home directory: %w", err)
+		}
+	}
+	def, err := paths.Default(home, runtime.GOOS, os.Getenv)
+	if err != nil {
+		return err
+	}
+	set := func(dst *string, v string) {
+		if *dst == "" {
+			*dst = v
+		}
+	}
+	c.Home = home
+	set(&c.ClaudeProjects, def.ClaudeProjects)
+	set(&c.ClaudeSettings, def.ClaudeSettings)
+	set(&c.ConductorDB, def.ConductorDB)
+	set(&c.ConductorRoot, def.ConductorRoot)
+	set(&c.StateDir, def.StateDir)
+	set(&c.LogDir, def.LogDir)
+	return checkLoopback(c.Addr)
+}
+
+// checkLoopback refuses to listen anywhere a neighbour could reach.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("bad --addr %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("bad --addr %q: the bridge listens on loopback only (127.0.0.1)", addr)
+	}
+	return nil
+}
+
+// baseURL is the bridge's URL for clients of the running bridge.
+func (c *config) baseURL() string { return "http://" + c.Addr }

@@ -1,0 +1,73 @@
+// Command conductor-bridge is the Conductor Bridge: it finds every Claude
+// Code agent workspace on this machine and serves each live session on
+// loopback for the Chrome side panel and any other client.
+//
+//	conductor-bridge                 run the bridge (headless until the tray lands)
+//	conductor-bridge serve [flags]   run the bridge
+//	conductor-bridge workspaces      list workspaces
+//	conductor-bridge tail <ws>       follow a workspace's session in the terminal
+//	conductor-bridge bench           measure throughput, latency, cold start
+//	conductor-bridge version         print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "conductor-bridge:", err)
+		os.Exit(1)
+	}
+}
+
+// run dispatches a command line; main's only job is signals and exit codes.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, args, stderr)
+	case "workspaces", "ls":
+		return workspaces(ctx, args, stdout, stderr)
+	case "tail":
+		return tail(ctx, args, stdout, stderr)
+	case "bench":
+		return bench(ctx, args, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "conductor-bridge", version())
+		return nil
+	case "help", "-h", "--help":
+		usage(stdout)
+		return nil
+	default:
+		usage(stderr)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: conductor-bridge [command] [flags]
+
+commands:
+  serve        run the bridge (the default): --headless --addr 127.0.0.1:34568
+  workspaces   list workspaces (from the running bridge, else a direct scan)
+  tail <ws>    follow a workspace's live session (id, name or directory)
+  bench        measure parser throughput, stream latency, cold start and memory
+  version      print the version
+
+Run 'conductor-bridge <command> -h' for a command's flags.
+`)
+}

@@ -1,0 +1,143 @@
+// Package api is the bridge's HTTP surface on loopback: health, the
+// workspace list and each workspace's session stream (DESIGN.md, "The API").
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"conductorbridge/bridge/engine"
+	"conductorbridge/bridge/stream"
+)
+
+// Engine is what the API needs from the engine.
+type Engine interface {
+	Workspaces() []engine.Info
+	Workspace(id string) (engine.Info, bool)
+	Topic(id string) (*stream.Topic, bool)
+}
+
+// Server serves the API.
+type Server struct {
+	Engine  Engine
+	Version string
+	Started time.Time
+	// Port is the port the bridge listens on; the Host check accepts only
+	// 127.0.0.1:Port and localhost:Port.
+	Port int
+	// Origins are the browser origins allowed to call the API (extension
+	// origins); any other Origin is refused.
+	Origins []string
+	// Done ends open streams when the bridge shuts down.
+	Done context.Context
+}
+
+// Handler returns the routed, guarded handler.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", s.health)
+	mux.HandleFunc("GET /api/workspaces", s.workspaces)
+	mux.HandleFunc("GET /api/workspaces/{id}", s.workspace)
+	mux.HandleFunc("GET /workspace/{id}/session/stream", s.stream)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+	})
+	return s.guard(mux)
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	list := s.Engine.Workspaces()
+	active := 0
+	for _, ws := range list {
+		if ws.Active {
+			active++
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"status":            "healthy",
+		"service":           "conductor-bridge",
+		"version":           s.Version,
+		"uptime":            int64(time.Since(s.Started).Seconds()),
+		"workspaces":        len(list),
+		"active_workspaces": active,
+	})
+}
+
+// workspaceJSON is a workspace on the wire: the seed's fields (id, name,
+// branch, directory, pid, active) first, then what a client needs to show
+// and follow it.
+type workspaceJSON struct {
+	ID              string    `json:"id"`
+	Name            string    `json:"name"`
+	Branch          string    `json:"branch"`
+	Directory       string    `json:"directory"`
+	PID             int       `json:"pid"`
+	Active          bool      `json:"active"`
+	Repo            string    `json:"repo"`
+	Status          string    `json:"status"`
+	StatusSince     time.Time `json:"status_since,omitzero"`
+	SessionID       string    `json:"session_id"`
+	Transcript      string    `json:"transcript,omitempty"`
+	Source          string    `json:"source"`
+	ConductorStatus string    `json:"conductor_status,omitempty"`
+	LastEventID     int64     `json:"last_event_id"`
+	Stream          string    `json:"stream"`
+	SkippedLines    int       `json:"skipped_lines"`
+}
+
+func toJSON(in engine.Info) workspaceJSON {
+	return workspaceJSON{
+		ID: in.ID, Name: in.Name, Branch: in.Branch, Directory: in.Directory, PID: in.PID,
+		Active: in.Active, Repo: in.Repo, Status: in.Status, StatusSince: in.StatusSince,
+		SessionID: in.SessionID, Transcript: in.Transcript, Source: in.Source,
+		ConductorStatus: in.ConductorStatus, LastEventID: in.LastEventID,
+		Stream:       "/workspace/" + in.ID + "/session/stream",
+		SkippedLines: in.Malformed + in.Oversized,
+	}
+}
+
+func (s *Server) workspaces(w http.ResponseWriter, r *http.Request) {
+	list := s.Engine.Workspaces()
+	out := make([]workspaceJSON, 0, len(list))
+	for _, in := range list {
+		out = append(out, toJSON(in))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out})
+}
+
+func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.Engine.Workspace(r.PathValue("id"))
+	if !ok {
+		writeError(w, http.StatusNotFound, "unknown workspace: "+r.PathValue("id"))
+		return
+	}
+	writeJSON(w, http.StatusOK, toJSON(in))
+}
+
+func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.Engine.Topic(r.PathValue("id"))
+	if !ok {
+		writeError(w, http.StatusNotFound, "unknown workspace: "+r.PathValue("id"))
+		return
+	}
+	done := s.Done
+	if done == nil {
+		done = r.Context()
+	}
+	stream.Serve(done, w, r, t)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}

@@ -1,0 +1,204 @@
+package claudetest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Options describe one Claude Code invocation.
+type Options struct {
+	// Bin is the binary, usually from Find.
+	Bin string
+	// BaseURL is the fake model's URL (ANTHROPIC_BASE_URL).
+	BaseURL string
+	// Home is the fake $HOME; required. Transcripts land in Home/.claude/projects.
+	Home string
+	// Dir is the workspace (cwd); default Home/work/demo.
+	Dir string
+	// Prompt is the -p prompt (ignored by Start, which reads stdin).
+	Prompt string
+	// AllowedTools defaults to DefaultTools().
+	AllowedTools []string
+	// SessionID fixes the session id (a random UUID by default) so the
+	// transcript path is known before the run; ignored when resuming.
+	SessionID string
+	// Resume continues that session (--resume); Continue the latest (--continue).
+	Resume   string
+	Continue bool
+	// Model is passed as --model when set.
+	Model string
+	// OutputFormat is "json" (default) or "stream-json" for Run.
+	OutputFormat string
+	// Args are appended to the command line.
+	Args []string
+	// Env is appended to (and so overrides) the base environment, KEY=VALUE.
+	Env []string
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Bin == "" || o.Home == "" {
+		return o, errors.New("claudetest: Options.Bin and Options.Home are required")
+	}
+	if o.Dir == "" {
+		o.Dir = filepath.Join(o.Home, "work", "demo")
+	}
+	if o.AllowedTools == nil {
+		o.AllowedTools = DefaultTools()
+	}
+	if o.OutputFormat == "" {
+		o.OutputFormat = "json"
+	}
+	if o.SessionID == "" && o.Resume == "" && !o.Continue {
+		id, err := NewSessionID()
+		if err != nil {
+			return o, err
+		}
+		o.SessionID = id
+	}
+	return o, nil
+}
+
+// Environ is the complete environment Claude Code runs with: nothing is
+// inherited but PATH (node, bash, git), so a developer's own
+// CLAUDE_CONFIG_DIR, API keys or proxy settings never leak in.
+func (o Options) Environ() []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + o.Home,
+		"SHELL=/bin/bash",
+		"LANG=C.UTF-8",
+		"TZ=UTC",
+		"ANTHROPIC_BASE_URL=" + o.BaseURL,
+		"ANTHROPIC_API_KEY=test",
+		"DISABLE_AUTOUPDATER=1",
+		// Turns off telemetry, error reporting, the update check and, on
+		// 2.0.x, the count_tokens/quota side calls: faster and quieter.
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+	}
+	return append(env, o.Env...)
+}
+
+func (o Options) commonArgs() []string {
+	args := []string{"--allowedTools", strings.Join(o.AllowedTools, ",")}
+	switch {
+	case o.Resume != "":
+		args = append(args, "--resume", o.Resume)
+	case o.Continue:
+		args = append(args, "--continue")
+	default:
+		args = append(args, "--session-id", o.SessionID)
+	}
+	if o.Model != "" {
+		args = append(args, "--model", o.Model)
+	}
+	return args
+}
+
+func (o Options) command(ctx context.Context, args []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, o.Bin, append(args, o.Args...)...)
+	cmd.Dir = o.Dir
+	cmd.Env = o.Environ()
+	// Its own process group, so a cancelled run also takes down the
+	// shells its Bash tool spawned.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+// ResultMessage is Claude Code's final "result" JSON object.
+type ResultMessage struct {
+	Type         string  `json:"type"`
+	Subtype      string  `json:"subtype"`
+	IsError      bool    `json:"is_error"`
+	Result       string  `json:"result"`
+	SessionID    string  `json:"session_id"`
+	NumTurns     int     `json:"num_turns"`
+	TotalCostUSD float64 `json:"total_cost_usd"`
+	DurationMS   int64   `json:"duration_ms"`
+	StopReason   string  `json:"stop_reason"`
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	SessionID      string
+	TranscriptPath string
+	Output         ResultMessage
+	Stdout, Stderr []byte
+	Duration       time.Duration
+}
+
+// Run runs `claude -p <prompt>` to completion. A non-zero exit is an
+// error, but the Result (with stderr) is returned alongside it.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := PrepareHome(o.Home, o.Dir); err != nil {
+		return nil, err
+	}
+	args := []string{"-p", o.Prompt, "--output-format", o.OutputFormat}
+	if o.OutputFormat == "stream-json" {
+		args = append(args, "--verbose") // required with -p
+	}
+	cmd := o.command(ctx, append(args, o.commonArgs()...))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	runErr := cmd.Run()
+	res := &Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start), SessionID: o.SessionID}
+	if msg, ok := lastResult(stdout.Bytes()); ok {
+		res.Output = msg
+		if msg.SessionID != "" {
+			res.SessionID = msg.SessionID
+		}
+	}
+	if res.SessionID != "" {
+		if res.TranscriptPath, err = TranscriptPath(o.Home, o.Dir, res.SessionID); err != nil {
+			return res, err
+		}
+	}
+	if runErr != nil {
+		return res, fmt.Errorf("claude -p: %w; stderr: %s", runErr, tail(stderr.Bytes(), 2000))
+	}
+	return res, nil
+}
+
+// lastResult finds the final result object in json (one object) or
+// stream-json (one per line) output.
+func lastResult(out []byte) (ResultMessage, bool) {
+	var found ResultMessage
+	ok := false
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		var m ResultMessage
+		if json.Unmarshal(bytes.TrimSpace(line), &m) == nil && m.Type == "result" {
+			found, ok = m, true
+		}
+	}
+	if !ok {
+		var m ResultMessage
+		if json.Unmarshal(out, &m) == nil && m.Type == "result" {
+			return m, true
+		}
+	}
+	return found, ok
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

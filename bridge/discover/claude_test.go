@@ -1,0 +1,266 @@
+package discover
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEncodeProjectDir(t *testing.T) {
+	long := "/tmp/cch/" + strings.Repeat("a", 120) + "/" + strings.Repeat("b", 100) + "/é"
+	tests := []struct{ in, want string }{
+		{"/Users/me/.x", "-Users-me--x"},
+		{"/Users/me/conductor/workspaces/web-app/tokyo", "-Users-me-conductor-workspaces-web-app-tokyo"},
+		{"/home/me/My Project_2", "-home-me-My-Project-2"},
+		{"/tmp/café", "-tmp-caf-"}, // one UTF-16 unit: one '-'
+		{"/tmp/a😀b", "-tmp-a--b"},  // a surrogate pair: two
+		{"/tmp/日本", "-tmp---"},
+		{"", ""},
+		// Claude Code 2.1.328 wrote this folder for this cwd (232 units).
+		{long, "-tmp-cch-" + strings.Repeat("a", 120) + "-" + strings.Repeat("b", 70) + "-pgmyyj"},
+	}
+	for _, tt := range tests {
+		if got := EncodeProjectDir(tt.in); got != tt.want {
+			t.Errorf("EncodeProjectDir(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// Exactly 200 units is not cut.
+	exact := "/" + strings.Repeat("x", 199)
+	if got := EncodeProjectDir(exact); got != "-"+strings.Repeat("x", 199) {
+		t.Errorf("200 units cut: %q", got)
+	}
+}
+
+func TestCwdIn(t *testing.T) {
+	huge := `{"type":"user","message":{"content":"` + strings.Repeat("x", 100) + `"},"cwd":"/late"}`
+	tests := []struct{ name, in, want string }{
+		{"empty", "", ""},
+		{"first record without cwd", `{"type":"queue-operation","operation":"enqueue"}` + "\n" + record("user", "/w/a") + "\n", "/w/a"},
+		{"garbage then record", "garbage\n\x00\x01\n{\"cwd\":\n" + record("user", "/w/b") + "\n", "/w/b"},
+		{"partial last line", `{"type":"user","cwd":"/w/c","message":{"content":"cut her`, "/w/c"},
+		{"cut inside the value", `{"type":"user","cwd":"/w/cu`, ""},
+		{"escaped characters", `{"cwd":"/w/a \"q\" \\ \u00e9"}` + "\n", `/w/a "q" \ é`},
+		{"escaped, partial", `{"cwd":"/w/\"q\"/x","message":{"x":"cut`, `/w/"q"/x`},
+		{"cwd not a string", `{"cwd":42}` + "\n" + record("user", "/w/d"), "/w/d"},
+		{"empty cwd skipped", `{"cwd":""}` + "\n" + record("user", "/w/e"), "/w/e"},
+		{"cwd after a big field", huge, "/late"},
+		{"nested key in a line that parses", `{"toolUseResult":{"cwd":"/nested"}}` + "\n" + record("user", "/w/f"), "/w/f"},
+	}
+	for _, tt := range tests {
+		if got := cwdIn([]byte(tt.in)); got != tt.want {
+			t.Errorf("%s: cwdIn = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestReadCwdLimit(t *testing.T) {
+	dir := t.TempDir()
+	// A first line bigger than the limit, with the cwd after it: not read.
+	far := filepath.Join(dir, "far.jsonl")
+	writeFile(t, far, `{"type":"file-history-snapshot","x":"`+strings.Repeat("x", cwdScanLimit)+`"}`+"\n"+record("user", "/w/far")+"\n")
+	if got, err := readCwd(far); err != nil || got != "" {
+		t.Errorf("readCwd(far) = %q, %v; want nothing (beyond the limit)", got, err)
+	}
+	// A huge line after the cwd is never read.
+	near := filepath.Join(dir, "near.jsonl")
+	writeFile(t, near, record("user", "/w/near")+"\n"+strings.Repeat("y", 4*cwdScanLimit))
+	if got, err := readCwd(near); err != nil || got != "/w/near" {
+		t.Errorf("readCwd(near) = %q, %v", got, err)
+	}
+	if _, err := readCwd(filepath.Join(dir, "none.jsonl")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("readCwd(missing) error = %v", err)
+	}
+}
+
+func TestScanClaudeProjects(t *testing.T) {
+	h := newFakeHome(t)
+	now := time.Now()
+	alpha := mkdir(t, filepath.Join(h.root, "code", "alpha"))
+	dotted := mkdir(t, filepath.Join(h.root, "code", "a.b"))
+	dashed := mkdir(t, filepath.Join(h.root, "code", "a-b")) // same folder name as a.b
+	linked := mkdir(t, filepath.Join(h.root, "real", "linked"))
+	if err := os.Symlink(filepath.Join(h.root, "real"), filepath.Join(h.root, "via")); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(h.root, "code", "deleted")
+
+	h.transcript(EncodeProjectDir(alpha), "s1.jsonl", now.Add(-time.Hour), `{"type":"summary"}`, record("user", alpha))
+	h.transcript(EncodeProjectDir(alpha), "s2.jsonl", now, record("user", alpha))
+	// Subagent transcripts and other files are not sessions.
+	h.transcript(EncodeProjectDir(alpha), filepath.Join("s2", "subagents", "agent-1.jsonl"), now, record("user", "/elsewhere"))
+	h.transcript(EncodeProjectDir(alpha), "notes.txt", now, record("user", "/elsewhere2"))
+
+	// One folder, two directories (the encoding is lossy).
+	h.transcript(EncodeProjectDir(dotted), "d1.jsonl", now.Add(-2*time.Minute), record("user", dotted))
+	h.transcript(EncodeProjectDir(dashed), "d2.jsonl", now.Add(-time.Minute), record("user", dashed))
+
+	// Recorded through a symlink: listed resolved.
+	h.transcript(EncodeProjectDir(filepath.Join(h.root, "via", "linked")), "l.jsonl", now, record("user", filepath.Join(h.root, "via", "linked")))
+
+	// Skipped: a directory that is gone, a folder with no cwd yet, an
+	// empty folder, a folder with only subagents, a relative cwd.
+	h.transcript(EncodeProjectDir(gone), "g.jsonl", now, record("user", gone))
+	h.transcript("-new", "n.jsonl", now)
+	mkdir(t, filepath.Join(h.projects, "-empty"))
+	h.transcript("-subs", filepath.Join("x", "subagents", "a.jsonl"), now, record("user", alpha))
+	h.transcript("-rel", "r.jsonl", now, record("user", "relative/dir"))
+	writeFile(t, filepath.Join(h.projects, "stray.jsonl"), record("user", alpha))
+
+	want := map[string]string{ // directory → project folder
+		alpha:  filepath.Join(h.projects, EncodeProjectDir(alpha)),
+		dotted: filepath.Join(h.projects, EncodeProjectDir(dotted)),
+		dashed: filepath.Join(h.projects, EncodeProjectDir(dashed)),
+		linked: filepath.Join(h.projects, EncodeProjectDir(filepath.Join(h.root, "via", "linked"))),
+	}
+	for _, c := range []*transcriptCache{nil, newTranscriptCache()} {
+		for range 2 { // the second round comes from the cache
+			ws, err := c.scanProjects(h.projects)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make(map[string]string)
+			for _, w := range ws {
+				if w.Source != SourceClaude || w.Name != filepath.Base(w.Directory) {
+					t.Errorf("bad workspace %+v", w)
+				}
+				got[w.Directory] = w.ProjectDir
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("cache %v:\n got %v\nwant %v", c != nil, got, want)
+			}
+		}
+	}
+
+	if ws, err := ScanClaudeProjects(filepath.Join(h.root, "no-such-dir")); err != nil || len(ws) != 0 {
+		t.Errorf("missing root: %v, %v", ws, err)
+	}
+}
+
+// TestScanClaudeProjectsMaxFiles: only the 20 newest transcripts of a
+// folder are read.
+func TestScanClaudeProjectsMaxFiles(t *testing.T) {
+	h := newFakeHome(t)
+	now := time.Now()
+	newer, older := mkdir(t, filepath.Join(h.root, "x.y")), mkdir(t, filepath.Join(h.root, "x-y"))
+	project := EncodeProjectDir(newer)
+	h.transcript(project, "old.jsonl", now.Add(-time.Hour), record("user", older))
+	for i := range maxCwdFiles {
+		h.transcript(project, string(rune('a'+i))+".jsonl", now.Add(time.Duration(-i)*time.Second), record("user", newer))
+	}
+	ws, err := ScanClaudeProjects(h.projects)
+	if err != nil || len(ws) != 1 || ws[0].Directory != newer {
+		t.Errorf("got %+v, %v; want only %s", ws, err, newer)
+	}
+}
+
+func TestProjectCwdsCache(t *testing.T) {
+	h := newFakeHome(t)
+	dir := mkdir(t, filepath.Join(h.root, "w"))
+	project := filepath.Join(h.projects, EncodeProjectDir(dir))
+	old := time.Now().Add(-time.Hour)
+	f := h.transcript(EncodeProjectDir(dir), "s.jsonl", old, `{"type":"queue-operation"}`)
+
+	c := newTranscriptCache()
+	scan := func() []string {
+		t.Helper()
+		c.begin()
+		defer c.sweep()
+		cwds, err := c.projectCwds(project)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cwds
+	}
+	if got := scan(); len(got) != 0 {
+		t.Fatalf("cwds before any record = %v", got)
+	}
+	// The cwd arrives later, without a new file (the folder's mtime does
+	// not change): it must still be found.
+	writeFile(t, f, `{"type":"queue-operation"}`+"\n"+record("user", dir)+"\n")
+	if got := scan(); !reflect.DeepEqual(got, []string{dir}) {
+		t.Fatalf("cwds after the record = %v", got)
+	}
+	// Make the folder's listing trustworthy (older than the racy window),
+	// then replace the file's content: the cache answers without reading.
+	if err := os.Chtimes(project, old, old); err != nil {
+		t.Fatal(err)
+	}
+	scan()
+	if _, ok := c.dirs[project]; !ok {
+		t.Fatal("folder not cached")
+	}
+	writeFile(t, f, record("user", "/changed/and/longer/than/before/so/the/size/grows/"+strings.Repeat("x", 100))+"\n")
+	if got := scan(); !reflect.DeepEqual(got, []string{dir}) {
+		t.Fatalf("cwds = %v, want the cached %s", got, dir)
+	}
+	// A new file changes the folder: read again.
+	other := mkdir(t, filepath.Join(h.root, "w2"))
+	h.transcript(EncodeProjectDir(dir), "t.jsonl", time.Now(), record("user", other))
+	if got := scan(); !reflect.DeepEqual(got, []string{other, dir}) {
+		t.Fatalf("cwds after a new file = %v", got)
+	}
+	// Entries of files that are gone are dropped.
+	if err := os.RemoveAll(project); err != nil {
+		t.Fatal(err)
+	}
+	c.begin()
+	c.sweep()
+	if len(c.files) != 0 || len(c.dirs) != 0 {
+		t.Errorf("cache keeps %d files, %d folders after they went", len(c.files), len(c.dirs))
+	}
+}
+
+func TestLiveSession(t *testing.T) {
+	h := newFakeHome(t)
+	now := time.Now().Truncate(time.Second)
+	a, b := mkdir(t, filepath.Join(h.root, "a.b")), mkdir(t, filepath.Join(h.root, "a-b"))
+	project := filepath.Join(h.projects, EncodeProjectDir(a)) // shared by a and b
+
+	aOld := h.transcript(EncodeProjectDir(a), "a-old.jsonl", now.Add(-3*time.Hour), record("user", a))
+	aNew := h.transcript(EncodeProjectDir(a), "a-new.jsonl", now.Add(-2*time.Hour), record("user", a))
+	bNew := h.transcript(EncodeProjectDir(a), "b-new.jsonl", now.Add(-time.Hour), record("user", b))
+	// A subagent transcript, newest of all, is not a session.
+	h.transcript(EncodeProjectDir(a), filepath.Join("b-new", "subagents", "x.jsonl"), now, record("user", a))
+
+	check := func(cwd, want string, wantMod time.Time) {
+		t.Helper()
+		got, mod, err := LiveSession(project, cwd)
+		if err != nil || got != want || !mod.Equal(wantMod) {
+			t.Errorf("LiveSession(%s) = %s, %v, %v; want %s, %v", cwd, got, mod, err, want, wantMod)
+		}
+	}
+	check(a, aNew, now.Add(-2*time.Hour))
+	check(b, bNew, now.Add(-time.Hour))
+	check("", bNew, now.Add(-time.Hour))
+	_ = aOld
+
+	// A session just started: no cwd yet, newest: it is a's live one too.
+	fresh := h.transcript(EncodeProjectDir(a), "fresh.jsonl", now)
+	check(a, fresh, now)
+	check(b, fresh, now)
+
+	// Through a symlink.
+	if err := os.Symlink(a, filepath.Join(h.root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(fresh); err != nil {
+		t.Fatal(err)
+	}
+	check(filepath.Join(h.root, "link"), aNew, now.Add(-2*time.Hour))
+
+	// None.
+	for _, tc := range []struct{ project, cwd string }{
+		{project, filepath.Join(h.root, "other")},
+		{filepath.Join(h.projects, "-nope"), a},
+		{mkdir(t, filepath.Join(h.projects, "-empty")), a},
+	} {
+		if _, _, err := LiveSession(tc.project, tc.cwd); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("LiveSession(%s, %s) error = %v, want fs.ErrNotExist", tc.project, tc.cwd, err)
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package discover
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "modernc.org/sqlite" // pure Go: the bridge is built without cgo
+)
+
+// ReadConductorDB lists the workspaces in Conductor's SQLite database at path
+// (DESIGN.md, "Data sources" 1). Workspace directories are
+// <conductorRoot>/workspaces/<repos.name>/<workspaces.directory_name>.
+//
+// The database belongs to Conductor, which is running and writing it (WAL
+// mode): it is opened read-only and never created, and only columns that
+// PRAGMA table_info reports are queried. An optional column or table that
+// is missing leaves its fields empty and is named, for a human, in the
+// returned list of missing features. A missing workspaces table (or its id
+// or directory_name), a file that is not a database, or one that cannot be
+// read is an error; an absent file is an error wrapping fs.ErrNotExist.
+func ReadConductorDB(ctx context.Context, path, conductorRoot string) ([]Workspace, []string, error) {
+	if conductorRoot == "" {
+		return nil, nil, fmt.Errorf("read conductor db: no conductor root to place workspaces in")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open conductor db: %w", err)
+	}
+	// SQLite's mode=ro already refuses to create a missing file; checking
+	// first gives callers an fs.ErrNotExist to tell "no Conductor" from
+	// "broken Conductor".
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open conductor db: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("open conductor db %s: not a regular file", abs)
+	}
+
+	db, err := sql.Open("sqlite", conductorDSN(abs))
+	if err != nil {
+		return nil, nil, fmt.Errorf("open conductor db %s: %w", abs, err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+
+	q, missing, err := buildConductorQuery(ctx, db)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read conductor db %s: %w", abs, err)
+	}
+	ws, skipped, err := queryWorkspaces(ctx, db, q, conductorRoot)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read conductor db %s: %w", abs, err)
+	}
+	if skipped > 0 {
+		missing = append(missing, fmt.Sprintf("%d workspace rows skipped: no id, directory name or repository name to place them", skipped))
+	}
+	return ws, missing, nil
+}
+
+// conductorDSN is a SQLite URI opening path read-only. immutable is not set:
+// it would make SQLite ignore the WAL, where Conductor's latest writes are.
+// query_only is a second lock on the door in case mode=ro is ever lost.
+func conductorDSN(path string) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)} // escapes '?', '#', '%' and spaces
+	return u.String() + "?mode=ro&_pragma=busy_timeout(2000)&_pragma=query_only(1)"
+}
+
+// conductorQuery is the SELECT built from the columns that exist. Every
+// column it yields is a value or NULL, in this order: workspace id,
+// directory name, branch, state, derived status, active session id, repo
+// name, repo root path, session status, claude session id.
+type conductorQuery string
+
+// buildConductorQuery probes the schema and builds the workspace query.
+func buildConductorQuery(ctx context.Context, db *sql.DB) (conductorQuery, []string, error) {
+	ws, err := tableColumns(ctx, db, "workspaces")
+	if err != nil {
+		return "", nil, err
+	}
+	if len(ws) == 0 {
+		return "", nil, fmt.Errorf("no workspaces table: not a Conductor database, or an incompatible version")
+	}
+	for _, c := range []string{"id", "directory_name"} {
+		if !ws[c] {
+			return "", nil, fmt.Errorf("workspaces table has no %s column: incompatible Conductor version", c)
+		}
+	}
+	repos, err := tableColumns(ctx, db, "repos")
+	if err != nil {
+		return "", nil, err
+	}
+	sessions, err := tableColumns(ctx, db, "sessions")
+	if err != nil {
+		return "", nil, err
+	}
+
+	var missing []string
+	col := func(have bool, expr, feature string) string {
+		if have {
+			return expr
+		}
+		if feature != "" {
+			missing = append(missing, feature)
+		}
+		return "NULL"
+	}
+	sel := []string{"w.id", "w.directory_name",
+		col(ws["branch"], "w.branch", "workspaces.branch: branches come from git only"),
+		col(ws["state"], "w.state", "workspaces.state: archived workspaces cannot be told apart"),
+		col(ws["derived_status"], "w.derived_status", "workspaces.derived_status"),
+		col(ws["active_session_id"], "w.active_session_id", "workspaces.active_session_id: no session id or status"),
+	}
+	from := "FROM workspaces w"
+
+	switch {
+	case len(repos) == 0:
+		missing = append(missing, "repos table: repository names guessed from the workspaces folder")
+		sel = append(sel, "NULL", "NULL")
+	case !ws["repository_id"] || !repos["id"]:
+		missing = append(missing, "workspaces.repository_id or repos.id: repository names guessed from the workspaces folder")
+		sel = append(sel, "NULL", "NULL")
+	default:
+		// root_path is the fallback for name, so its absence matters only
+		// when name is missing too.
+		sel = append(sel,
+			col(repos["name"], "r.name", "repos.name: repository names guessed from the workspaces folder or repos.root_path"),
+			col(repos["root_path"], "r.root_path", ""))
+		from += " LEFT JOIN repos r ON r.id = w.repository_id"
+	}
+
+	switch {
+	case !ws["active_session_id"]:
+		sel = append(sel, "NULL", "NULL") // already reported
+	case len(sessions) == 0:
+		missing = append(missing, "sessions table: no session status")
+		sel = append(sel, "NULL", "NULL")
+	case !sessions["id"]:
+		missing = append(missing, "sessions.id: no session status")
+		sel = append(sel, "NULL", "NULL")
+	default:
+		sel = append(sel,
+			col(sessions["status"], "s.status", "sessions.status: no session status"),
+			col(sessions["claude_session_id"], "s.claude_session_id", "sessions.claude_session_id: session id taken from workspaces.active_session_id"))
+		from += " LEFT JOIN sessions s ON s.id = w.active_session_id"
+	}
+	return conductorQuery("SELECT " + strings.Join(sel, ", ") + " " + from), missing, nil
+}
+
+// tableColumns returns the columns of table, none when it does not exist.
+func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return nil, fmt.Errorf("probe table %s: %w", table, err)
+	}
+	defer rows.Close()
+	cols := make(map[string]bool)
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("probe table %s: %w", table, err)
+		}
+		cols[strings.ToLower(name)] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("probe table %s: %w", table, err)
+	}
+	return cols, nil
+}
+
+// queryWorkspaces runs q and turns its rows into workspaces. Rows that
+// cannot be placed on disk are counted, not returned.
+func queryWorkspaces(ctx context.Context, db *sql.DB, q conductorQuery, conductorRoot string) ([]Workspace, int, error) {
+	rows, err := db.QueryContext(ctx, string(q))
+	if err != nil {
+		return nil, 0, fmt.Errorf("query workspaces: %w", err)
+	}
+	defer rows.Close()
+
+	wsRoot := filepath.Join(conductorRoot, "workspaces")
+	var (
+		out     []Workspace
+		skipped int
+	)
+	for rows.Next() {
+		// NullString accepts TEXT, INTEGER and BLOB alike: ids may be either.
+		var id, dirName, branch, state, derived, active, repoName, rootPath, status, claudeID sql.NullString
+		if err := rows.Scan(&id, &dirName, &branch, &state, &derived, &active, &repoName, &rootPath, &status, &claudeID); err != nil {
+			return nil, 0, fmt.Errorf("query workspaces: %w", err)
+		}
+		// Without repos.name, the folder on disk is the better witness;
+		// root_path's base name is a last guess (a clone may be renamed).
+		repo := repoName.String
+		if repo == "" {
+			repo = guessRepo(wsRoot, dirName.String)
+		}
+		if repo == "" && rootPath.String != "" {
+			repo = filepath.Base(filepath.Clean(rootPath.String))
+		}
+		if id.String == "" || !pathElement(dirName.String) || !pathElement(repo) {
+			skipped++
+			continue
+		}
+		w := Workspace{
+			ID:               id.String,
+			Name:             dirName.String,
+			Repo:             repo,
+			Branch:           branch.String,
+			Directory:        resolvePath(filepath.Join(wsRoot, repo, dirName.String)),
+			Source:           SourceConductorDB,
+			Archived:         state.String == "archived",
+			ConductorStatus:  status.String,
+			ConductorSession: active.String,
+		}
+		// derived_status is Conductor's own summary of the workspace; it
+		// stands in when the active session's status cannot be read.
+		if w.ConductorStatus == "" {
+			w.ConductorStatus = derived.String
+		}
+		if claudeID.String != "" {
+			w.ConductorSession = claudeID.String
+		}
+		out = append(out, w)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("query workspaces: %w", err)
+	}
+	return out, skipped, nil
+}
+
+// guessRepo finds the repository folder holding a workspace when the
+// database cannot name it: the one <wsRoot>/*/<dirName>, if it is unique.
+func guessRepo(wsRoot, dirName string) string {
+	if !pathElement(dirName) {
+		return ""
+	}
+	matches, err := filepath.Glob(filepath.Join(wsRoot, "*", globEscape(dirName)))
+	if err != nil || len(matches) != 1 {
+		return ""
+	}
+	return filepath.Base(filepath.Dir(matches[0]))
+}
+
+// pathElement reports whether s can be used as one path element: a value
+// from the database must not walk out of the workspaces folder.
+func pathElement(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, `/\`) && !strings.ContainsRune(s, 0)
+}
+
+// globEscape quotes the characters filepath.Match treats specially.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

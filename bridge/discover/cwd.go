@@ -1,0 +1,232 @@
+package discover
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+// cwdScanLimit is how much of a transcript is read to find its cwd. The cwd
+// is on one of the first records, but a single line can be megabytes (a
+// tool's output), so whole files are never read.
+const cwdScanLimit = 64 << 10
+
+// readCwd returns the first cwd recorded in the transcript at path, or ""
+// when none is found in its first 64 KiB (a file just created, or one that
+// opens with a huge record).
+func readCwd(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	buf := make([]byte, cwdScanLimit)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return "", err
+	}
+	return cwdIn(buf[:n]), nil
+}
+
+// cwdKey is how a record's cwd field starts in Claude Code's compact JSON.
+const cwdKey = `"cwd":`
+
+// cwdIn finds the first cwd in transcript bytes, line by line. A line that
+// is not JSON — cut by the read limit, half-written, or garbage — is
+// searched for a "cwd":"…" string directly.
+func cwdIn(b []byte) string {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if !bytes.Contains(line, []byte(cwdKey)) {
+			continue
+		}
+		var rec struct {
+			Cwd string `json:"cwd"`
+		}
+		if err := json.Unmarshal(line, &rec); err == nil {
+			if rec.Cwd != "" {
+				return rec.Cwd
+			}
+			continue
+		}
+		if cwd := rawCwd(line); cwd != "" {
+			return cwd
+		}
+	}
+	return ""
+}
+
+// rawCwd extracts the string value after the first "cwd": in a line that
+// does not parse as a whole.
+func rawCwd(line []byte) string {
+	i := bytes.Index(line, []byte(cwdKey))
+	rest := bytes.TrimLeft(line[i+len(cwdKey):], " ")
+	if len(rest) == 0 || rest[0] != '"' {
+		return ""
+	}
+	for j := 1; j < len(rest); j++ {
+		switch rest[j] {
+		case '\\':
+			j++ // skip the escaped character
+		case '"':
+			var s string
+			if json.Unmarshal(rest[:j+1], &s) != nil {
+				return ""
+			}
+			return s
+		}
+	}
+	return "" // cut inside the value
+}
+
+// transcriptCache remembers what earlier scans read from transcripts, so a
+// scan every two seconds over hundreds of projects reads almost nothing. A
+// nil *transcriptCache is valid and remembers nothing.
+//
+// It relies on transcripts being append-only: once a file's first cwd is
+// known it cannot change while the file only grows.
+type transcriptCache struct {
+	mu    sync.Mutex
+	gen   uint64
+	files map[string]*cachedFile
+	dirs  map[string]*cachedProject
+}
+
+type cachedFile struct {
+	size int64
+	mod  time.Time
+	cwd  string
+	gen  uint64
+}
+
+type cachedProject struct {
+	mod    time.Time // the folder's mtime when read
+	readAt time.Time
+	cwds   []string
+	gen    uint64
+}
+
+// racyWindow is how long after a folder's mtime its listing is not trusted:
+// a file created within the same clock tick as the listing leaves the
+// mtime unchanged (the race git calls "racy clean").
+const racyWindow = 2 * time.Second
+
+func newTranscriptCache() *transcriptCache {
+	return &transcriptCache{
+		files: make(map[string]*cachedFile),
+		dirs:  make(map[string]*cachedProject),
+	}
+}
+
+// begin starts a scan; entries not used by the time of sweep are dropped.
+func (c *transcriptCache) begin() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.gen++
+	c.mu.Unlock()
+}
+
+func (c *transcriptCache) sweep() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, v := range c.files {
+		if v.gen != c.gen {
+			delete(c.files, k)
+		}
+	}
+	for k, v := range c.dirs {
+		if v.gen != c.gen {
+			delete(c.dirs, k)
+		}
+	}
+}
+
+// projectCwds returns the distinct cwds recorded in the newest transcripts
+// of projectDir, newest first.
+func (c *transcriptCache) projectCwds(projectDir string) ([]string, error) {
+	fi, err := os.Stat(projectDir)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		c.mu.Lock()
+		p := c.dirs[projectDir]
+		if p != nil && p.mod.Equal(fi.ModTime()) && p.readAt.Sub(p.mod) > racyWindow {
+			p.gen = c.gen
+			c.mu.Unlock()
+			return p.cwds, nil
+		}
+		c.mu.Unlock()
+	}
+
+	readAt := time.Now()
+	files, err := transcripts(projectDir)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) > maxCwdFiles {
+		files = files[:maxCwdFiles]
+	}
+	var cwds []string
+	complete := true
+	for _, f := range files {
+		cwd := c.fileCwd(f)
+		if cwd == "" {
+			complete = false // may record one later without the folder changing
+			continue
+		}
+		if !slices.Contains(cwds, cwd) {
+			cwds = append(cwds, cwd)
+		}
+	}
+	if c != nil {
+		c.mu.Lock()
+		if complete {
+			c.dirs[projectDir] = &cachedProject{mod: fi.ModTime(), readAt: readAt, cwds: cwds, gen: c.gen}
+		} else {
+			delete(c.dirs, projectDir)
+		}
+		c.mu.Unlock()
+	}
+	return cwds, nil
+}
+
+// fileCwd returns the cwd of a transcript, read once and remembered.
+func (c *transcriptCache) fileCwd(f transcriptFile) string {
+	if c == nil {
+		cwd, _ := readCwd(f.path)
+		return cwd
+	}
+	size, mod := f.info.Size(), f.info.ModTime()
+	c.mu.Lock()
+	e := c.files[f.path]
+	if e != nil && (e.cwd != "" && size >= e.size || e.cwd == "" && size == e.size && mod.Equal(e.mod)) {
+		e.gen = c.gen
+		c.mu.Unlock()
+		return e.cwd
+	}
+	c.mu.Unlock()
+
+	cwd, err := readCwd(f.path)
+	if err != nil {
+		return ""
+	}
+	c.mu.Lock()
+	c.files[f.path] = &cachedFile{size: size, mod: mod, cwd: cwd, gen: c.gen}
+	c.mu.Unlock()
+	return cwd
+}

@@ -1,0 +1,214 @@
+package discover
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Scanner gathers workspaces from every source and merges them. Set the
+// roots that apply; an empty root (or nil Registry) skips that source. It is
+// meant to run every couple of seconds: what it read from transcripts is
+// remembered between scans, and a failing source is logged once per
+// distinct failure, not once per scan. Safe for concurrent use; scans are
+// serialised.
+type Scanner struct {
+	ConductorDB    string    // Conductor's SQLite database
+	ConductorRoot  string    // ~/conductor: workspaces/, repos/
+	ClaudeProjects string    // Claude Code's projects folder
+	Registry       *Registry // directories the bridge was asked to adopt
+	Log            func(msg string)
+
+	// Processes lists live claude processes (cwd → pid); nil means
+	// ClaudeProcesses. Tests replace it.
+	Processes func() (map[string]int, error)
+
+	mu          sync.Mutex
+	transcripts *transcriptCache
+	reported    map[string]string // source → the last problem logged for it
+}
+
+// Scan returns every workspace found, merged by directory, archived ones
+// included (Archived set: the caller decides), sorted by repo, name and
+// directory. Sources that fail are logged and left out, so the error is
+// only ever the context's.
+//
+// When one directory is found by several sources the more knowing one wins
+// (database > folders > registered > transcripts) and the others fill in
+// the fields it left empty. ID is Conductor's id for a database workspace,
+// else PathID(Directory). ProjectDir is where the transcripts of Directory
+// were found, else where Claude Code would write them.
+func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.transcripts == nil {
+		s.transcripts = newTranscriptCache()
+	}
+
+	var fromDB, fromFolders, fromRegistry, fromClaude []Workspace
+	if s.ConductorDB != "" {
+		ws, missing, err := ReadConductorDB(ctx, s.ConductorDB, s.ConductorRoot)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			s.report("conductor-db", fmt.Sprintf("no Conductor database at %s: reading Conductor's folders only", s.ConductorDB), "")
+		case err != nil:
+			s.report("conductor-db", fmt.Sprintf("cannot read Conductor's database, reading its folders instead: %v", err),
+				"Conductor's database is readable again")
+		default:
+			s.report("conductor-db", "", "Conductor's database is readable again")
+			if len(missing) > 0 {
+				s.report("conductor-db-schema", "Conductor's database lacks "+strings.Join(missing, "; "), "")
+			} else {
+				s.report("conductor-db-schema", "", "")
+			}
+			fromDB = ws
+		}
+	}
+	if s.ConductorRoot != "" {
+		ws, err := ScanConductorFolders(s.ConductorRoot)
+		s.reportErr("conductor-folders", err)
+		fromFolders = ws
+	}
+	if s.Registry != nil {
+		fromRegistry = ScanRegistered(s.Registry.List())
+	}
+	if s.ClaudeProjects != "" {
+		ws, err := s.transcripts.scanProjects(s.ClaudeProjects)
+		s.reportErr("claude-projects", err)
+		fromClaude = ws
+	}
+	procs := s.Processes
+	if procs == nil {
+		procs = ClaudeProcesses
+	}
+	pids, err := procs()
+	s.reportErr("processes", err)
+
+	out := merge(fromDB, fromFolders, fromRegistry, fromClaude)
+	now := time.Now()
+	for i := range out {
+		w := &out[i]
+		if w.Source != SourceConductorDB || !urlSafe(w.ID) {
+			w.ID = PathID(w.Directory)
+		}
+		if w.ProjectDir == "" && s.ClaudeProjects != "" {
+			w.ProjectDir = filepath.Join(s.ClaudeProjects, EncodeProjectDir(w.Directory))
+		}
+		w.PID = pids[w.Directory]
+		w.SeenAt = now
+	}
+	slices.SortFunc(out, func(a, b Workspace) int {
+		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Directory, b.Directory))
+	})
+	return out, nil
+}
+
+// merge joins the sources, given most knowing first, by Directory.
+func merge(sources ...[]Workspace) []Workspace {
+	var out []Workspace
+	at := make(map[string]int)
+	for _, src := range sources {
+		for _, w := range src {
+			if w.Directory == "" {
+				continue
+			}
+			i, ok := at[w.Directory]
+			if !ok {
+				at[w.Directory] = len(out)
+				out = append(out, w)
+				continue
+			}
+			cur := &out[i]
+			if cur.Source == w.Source {
+				// Conductor reuses a directory name after archiving a
+				// workspace: the live row is the one that owns the
+				// folder, and the archived one has nothing to add.
+				if cur.Archived && !w.Archived {
+					*cur = w
+				}
+				continue
+			}
+			fillEmpty(cur, w)
+		}
+	}
+	return out
+}
+
+// fillEmpty copies into w what it does not know and other does.
+func fillEmpty(w *Workspace, other Workspace) {
+	for _, f := range []struct {
+		dst *string
+		src string
+	}{
+		{&w.Name, other.Name},
+		{&w.Repo, other.Repo},
+		{&w.Branch, other.Branch},
+		{&w.ProjectDir, other.ProjectDir},
+		{&w.ConductorStatus, other.ConductorStatus},
+		{&w.ConductorSession, other.ConductorSession},
+	} {
+		if *f.dst == "" {
+			*f.dst = f.src
+		}
+	}
+}
+
+// urlSafe reports whether id can be used in a URL path as it is: RFC 3986
+// unreserved characters only. Conductor's ids are UUIDs; anything else is
+// replaced by a PathID rather than escaped everywhere it is used.
+func urlSafe(id string) bool {
+	if id == "" || id == "." || id == ".." {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !isAlnum(c) && c != '-' && c != '_' && c != '.' && c != '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// report logs msg for a source when it differs from what was last logged for
+// it. An empty msg means the source is fine again: recovered is logged if
+// the source had a problem before.
+func (s *Scanner) report(source, msg, recovered string) {
+	if s.reported == nil {
+		s.reported = make(map[string]string)
+	}
+	last := s.reported[source]
+	if msg == last {
+		return
+	}
+	s.reported[source] = msg
+	switch {
+	case msg != "":
+		s.log(msg)
+	case recovered != "":
+		s.log(recovered)
+	}
+}
+
+func (s *Scanner) reportErr(source string, err error) {
+	if err != nil {
+		s.report(source, err.Error(), source+": working again")
+		return
+	}
+	s.report(source, "", source+": working again")
+}
+
+func (s *Scanner) log(msg string) {
+	if s.Log != nil {
+		s.Log(msg)
+	}
+}

@@ -1,0 +1,39 @@
+// Package discover finds the workspaces an agent can run in, from four
+// sources (DESIGN.md, "Data sources"): Conductor's database, Conductor's
+// folders, worktrees registered with the bridge, and plain Claude Code
+// projects. It merges them into one list keyed by directory.
+package discover
+
+import "time"
+
+// Where a workspace was found. When one directory is found by several
+// sources, the first in this order wins (it knows the most about it).
+const (
+	SourceConductorDB     = "conductor-db"
+	SourceConductorFolder = "conductor-folder"
+	SourceRegistered      = "registered"
+	SourceClaude          = "claude"
+)
+
+// Workspace is one directory an agent works in.
+type Workspace struct {
+	ID        string // Conductor's id where known, else PathID(Directory)
+	Name      string // Conductor's directory_name, else the directory's base name
+	Repo      string // repository name where known
+	Branch    string // git branch where known
+	Directory string // absolute, symlink-resolved
+	Source    string // one of the Source* constants
+	Archived  bool
+
+	// From Conductor's database, when it has them.
+	ConductorStatus  string // sessions.status of the active session: working / idle / error
+	ConductorSession string // active session id (equals the Claude Code session id)
+
+	// ProjectDir is the Claude Code transcript folder for Directory
+	// (<projects>/<EncodeProjectDir(Directory)>), whether or not it exists yet.
+	ProjectDir string
+
+	PID int // a live claude process whose cwd is Directory, 0 if none found
+
+	SeenAt time.Time // when this scan found it
+}

@@ -1,0 +1,242 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/stream"
+	"conductorbridge/bridge/transcript"
+)
+
+// cursor is what a follower journals with its events to resume exactly
+// where it stopped: the live transcript, how far it was read, the parser's
+// memory, and the last status it announced.
+type cursor struct {
+	Path   string           `json:"path"`
+	Offset int64            `json:"offset"`
+	Parser transcript.State `json:"parser"`
+	Status string           `json:"status,omitempty"`
+	Since  time.Time        `json:"since,omitzero"`
+}
+
+// follower tails one workspace's live transcript into its topic. All its
+// work happens on its own goroutine; the API reads a snapshot under mu.
+type follower struct {
+	eng   *Engine
+	topic *stream.Topic
+	kick  chan struct{}
+	stop  context.CancelFunc
+
+	// Owned by the follower's goroutine.
+	reader   transcript.Reader
+	parser   transcript.Parser
+	restored bool // resumed from a journaled cursor
+	quiet    *time.Timer
+	evs      []event.Event
+	warned   map[string]bool
+
+	mu        sync.Mutex // guards the fields below
+	ws        discover.Workspace
+	status    string
+	since     time.Time
+	path      string
+	liveMod   time.Time
+	liveSize  int64
+	dirMod    time.Time
+	malformed int
+	oversized int
+}
+
+func (f *follower) workspace() discover.Workspace {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ws
+}
+
+// poke asks the follower to look at its files again; it never blocks.
+func (f *follower) poke() {
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (f *follower) run(ctx context.Context) {
+	f.quiet = time.NewTimer(time.Hour)
+	f.quiet.Stop()
+	defer f.quiet.Stop()
+	f.restore()
+	f.sync()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.kick:
+			f.sync()
+		case <-f.quiet.C:
+			f.sync()
+			f.evs = f.parser.Quiet(f.evs[:0])
+			f.publish(f.statusChange(f.evs), true)
+		}
+	}
+}
+
+// restore resumes from the cursor journaled with the topic's last events.
+func (f *follower) restore() {
+	raw := f.topic.Cursor()
+	if raw == nil {
+		return
+	}
+	var c cursor
+	if err := json.Unmarshal(raw, &c); err != nil {
+		f.eng.log.Warn().Err(err).Str("workspace", f.topic.ID).Msg("journal cursor unreadable; starting from the transcript's tail")
+		return
+	}
+	f.reader = transcript.Reader{Path: c.Path, Offset: c.Offset}
+	f.parser = transcript.Parser{State: c.Parser}
+	f.restored = true
+	f.mu.Lock()
+	f.status, f.since, f.path = c.Status, c.Since, c.Path
+	f.mu.Unlock()
+}
+
+// sync reads whatever the live transcript gained and publishes its events.
+func (f *follower) sync() {
+	ws := f.workspace()
+	path, _, err := discover.LiveSession(ws.ProjectDir, ws.Directory)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			f.warnOnce("live", "find live session", err)
+		}
+		f.publish(f.statusChange(f.evs[:0]), true)
+		return
+	}
+	evs := f.evs[:0]
+	if path != f.reader.Path {
+		if f.reader.Path != "" {
+			// Finish the old session before following the new one.
+			evs = f.read(evs)
+			evs = f.parser.Flush(evs)
+			f.publish(evs, true)
+			evs = f.evs[:0]
+		}
+		cold := f.reader.Path == "" && !f.restored
+		f.reader = transcript.Reader{Path: path}
+		f.parser = transcript.Parser{}
+		if info, err := os.Stat(path); err == nil && cold && info.Size() > f.eng.cfg.TailBytes {
+			// First sight of an old transcript: only its tail matters.
+			f.reader.SkipTo(info.Size() - f.eng.cfg.TailBytes)
+		}
+		f.mu.Lock()
+		f.path = path
+		f.mu.Unlock()
+		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(),
+			SessionID: sessionID(path), Path: path})
+	}
+	evs = f.read(evs)
+	evs = f.parser.Flush(evs)
+	f.publish(f.statusChange(evs), true)
+	f.armQuiet()
+}
+
+// read hands every new complete line to the parser.
+func (f *follower) read(evs []event.Event) []event.Event {
+	var bad int
+	res, err := f.reader.Read(func(line []byte, _ int64) {
+		var perr error
+		evs, perr = f.parser.Line(line, evs)
+		if perr != nil {
+			bad++
+		}
+	})
+	if res.Reset {
+		f.eng.log.Info().Str("workspace", f.topic.ID).Str("path", f.reader.Path).Msg("transcript shrank or was replaced; reading it again from the start")
+		f.parser = transcript.Parser{}
+	}
+	if err != nil {
+		f.warnOnce("read", "read transcript", err)
+	}
+	if bad > 0 || res.Oversized > 0 {
+		f.eng.log.Warn().Str("workspace", f.topic.ID).Str("path", f.reader.Path).
+			Int("malformed", bad).Int("oversized", res.Oversized).Msg("skipped transcript lines")
+	}
+	f.mu.Lock()
+	f.malformed += bad
+	f.oversized += res.Oversized
+	if res.Size > 0 || err == nil {
+		f.liveSize = res.Size
+	}
+	f.mu.Unlock()
+	return evs
+}
+
+// statusChange appends a status event when the agent's state changed.
+func (f *follower) statusChange(evs []event.Event) []event.Event {
+	st := event.StateIdle
+	if f.parser.InTurn() {
+		st = event.StateWorking
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if st == f.status {
+		return evs
+	}
+	f.status, f.since = st, time.Now()
+	return append(evs, event.Event{Type: event.Status, TS: f.since, SessionID: f.parser.State.SessionID, State: st})
+}
+
+// publish sends evs to the topic, journaled with the current cursor when
+// withCursor is set (the reader and parser moved).
+func (f *follower) publish(evs []event.Event, withCursor bool) {
+	if len(evs) == 0 && !withCursor {
+		return
+	}
+	var raw json.RawMessage
+	if withCursor {
+		f.mu.Lock()
+		c := cursor{Path: f.reader.Path, Offset: f.reader.Offset, Parser: f.parser.State, Status: f.status, Since: f.since}
+		f.mu.Unlock()
+		b, err := json.Marshal(c)
+		if err != nil {
+			f.warnOnce("cursor", "encode cursor", err)
+		} else if len(evs) > 0 || string(b) != string(f.topic.Cursor()) {
+			raw = b
+		}
+	}
+	if len(evs) == 0 && raw == nil {
+		return
+	}
+	if _, err := f.topic.Publish(evs, raw); err != nil {
+		f.warnOnce("publish", "journal events", err)
+	}
+	f.evs = evs[:0]
+	f.eng.changed()
+}
+
+// armQuiet starts the quiet-spell timer while a turn's end can only be
+// inferred (versions that write no stop reason).
+func (f *follower) armQuiet() {
+	if t := f.parser.State.Turn; t != nil && t.Unsure {
+		f.quiet.Reset(f.eng.cfg.QuietAfter)
+	}
+}
+
+// warnOnce logs one line per kind of trouble and workspace, not one per poll.
+func (f *follower) warnOnce(kind, what string, err error) {
+	key := kind + ":" + err.Error()
+	if f.warned == nil {
+		f.warned = make(map[string]bool)
+	}
+	if f.warned[key] {
+		return
+	}
+	f.warned[key] = true
+	f.eng.log.Warn().Err(err).Str("workspace", f.topic.ID).Msg(what)
+}

@@ -1,0 +1,116 @@
+// Package event holds the bridge's wire contract: the compact events a
+// workspace's session stream carries (see DESIGN.md, "The session stream").
+//
+// One flat struct carries every kind of event so the hot path (parse a
+// transcript line, fan it out to subscribers) allocates little. MarshalJSON
+// writes only the fields that belong to the event's Type, so clients see a
+// small, stable object per type — and the false booleans that matter
+// ("truncated_input": false) are present rather than omitted.
+package event
+
+import (
+	"time"
+)
+
+// Types of event, which are also the SSE event names.
+const (
+	Assistant    = "assistant"
+	Thinking     = "thinking"
+	ToolUse      = "tool_use"
+	ToolResult   = "tool_result"
+	User         = "user"
+	TurnComplete = "turn_complete"
+	Status       = "status"
+	Session      = "session"
+	Gap          = "gap"
+)
+
+// Agent states carried by Status events and reported per workspace.
+const (
+	StateWorking    = "working"
+	StateIdle       = "idle"
+	StateNeedsInput = "needs_input"
+	StateError      = "error"
+)
+
+// MaxText is the cut, in runes, applied to every text, tool input and tool
+// output that leaves the bridge. It is a privacy feature as much as a size
+// limit: long code and file contents stay in the agent's own UI.
+const MaxText = 500
+
+// Event is one item of a workspace's session stream.
+type Event struct {
+	ID   int64     // strictly increasing per workspace, stable across restarts
+	Type string    // one of the constants above
+	TS   time.Time // when it happened (the transcript's timestamp where known)
+
+	SessionID string // the Claude Code session the event belongs to
+	Sidechain bool   // from a subagent (Task) rather than the main agent
+
+	// assistant, thinking, user
+	Content   string
+	Truncated bool
+
+	// tool_use and tool_result
+	Name      string // tool name; on results resolved from the tool_use id
+	ToolUseID string
+	Input     string // tool_use: readable input (Bash command, file path, compact JSON)
+	TruncIn   bool
+	Output    string // tool_result
+	TruncOut  bool
+	IsError   bool
+
+	// turn_complete
+	Usage      Usage
+	CostUSD    float64
+	DurationMS int64
+	Model      string
+
+	// status
+	State  string // working / idle / needs_input / error
+	Reason string // why, e.g. "permission_prompt"
+
+	// session: the new session's transcript path; for a workspace switch the
+	// workspace id it switched to.
+	Path      string
+	Workspace string
+
+	// gap
+	GapFrom       int64
+	AvailableFrom int64
+}
+
+// Usage counts tokens by kind for one turn.
+type Usage struct {
+	InputTokens         int64 `json:"input_tokens"`
+	OutputTokens        int64 `json:"output_tokens"`
+	CacheCreationTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadTokens     int64 `json:"cache_read_input_tokens"`
+}
+
+// Add returns u plus v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:         u.InputTokens + v.InputTokens,
+		OutputTokens:        u.OutputTokens + v.OutputTokens,
+		CacheCreationTokens: u.CacheCreationTokens + v.CacheCreationTokens,
+		CacheReadTokens:     u.CacheReadTokens + v.CacheReadTokens,
+	}
+}
+
+// Cut shortens s to at most n runes, never splitting a UTF-8 sequence, and
+// reports whether anything was cut. Invalid UTF-8 is kept byte for byte; it
+// is the JSON encoder's job to make it safe.
+func Cut(s string, n int) (string, bool) {
+	if len(s) <= n { // n bytes can hold at most n runes
+		return s, false
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i], true
+		}
+		count++
+	}
+	return s, false
+}

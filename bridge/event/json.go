@@ -1,0 +1,123 @@
+package event
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// wire is the JSON shape of an Event. Every field is optional; MarshalJSON
+// fills in the ones that belong to the event's type. Booleans that a client
+// must see even when false are pointers.
+type wire struct {
+	Type      string `json:"type"`
+	ID        int64  `json:"id"`
+	TS        string `json:"ts,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	Sidechain bool   `json:"sidechain,omitempty"`
+
+	Content   *string `json:"content,omitempty"`
+	Truncated *bool   `json:"truncated,omitempty"`
+
+	Name      string  `json:"name,omitempty"`
+	ToolUseID string  `json:"tool_use_id,omitempty"`
+	Input     *string `json:"input,omitempty"`
+	TruncIn   *bool   `json:"truncated_input,omitempty"`
+	Output    *string `json:"output,omitempty"`
+	TruncOut  *bool   `json:"truncated_output,omitempty"`
+	IsError   *bool   `json:"is_error,omitempty"`
+
+	InputTokens         *int64   `json:"input_tokens,omitempty"`
+	OutputTokens        *int64   `json:"output_tokens,omitempty"`
+	CacheCreationTokens *int64   `json:"cache_creation_input_tokens,omitempty"`
+	CacheReadTokens     *int64   `json:"cache_read_input_tokens,omitempty"`
+	CostUSD             *float64 `json:"cost_usd,omitempty"`
+	DurationMS          *int64   `json:"duration_ms,omitempty"`
+	Model               string   `json:"model,omitempty"`
+
+	State  string `json:"state,omitempty"`
+	Reason string `json:"reason,omitempty"`
+
+	Path      string `json:"path,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
+
+	GapFrom       *int64 `json:"gapFrom,omitempty"`
+	AvailableFrom *int64 `json:"availableFrom,omitempty"`
+}
+
+// MarshalJSON writes the event in its wire shape.
+func (e Event) MarshalJSON() ([]byte, error) {
+	w := wire{Type: e.Type, ID: e.ID, SessionID: e.SessionID, Sidechain: e.Sidechain}
+	if !e.TS.IsZero() {
+		w.TS = e.TS.UTC().Format(time.RFC3339Nano)
+	}
+	switch e.Type {
+	case Assistant, Thinking, User:
+		w.Content, w.Truncated = &e.Content, &e.Truncated
+	case ToolUse:
+		w.Name, w.ToolUseID = e.Name, e.ToolUseID
+		w.Input, w.TruncIn = &e.Input, &e.TruncIn
+	case ToolResult:
+		w.Name, w.ToolUseID = e.Name, e.ToolUseID
+		w.Output, w.TruncOut, w.IsError = &e.Output, &e.TruncOut, &e.IsError
+	case TurnComplete:
+		u := e.Usage
+		w.InputTokens, w.OutputTokens = &u.InputTokens, &u.OutputTokens
+		w.CacheCreationTokens, w.CacheReadTokens = &u.CacheCreationTokens, &u.CacheReadTokens
+		w.CostUSD, w.DurationMS, w.Model = &e.CostUSD, &e.DurationMS, e.Model
+	case Status:
+		w.State, w.Reason = e.State, e.Reason
+	case Session:
+		w.Path, w.Workspace = e.Path, e.Workspace
+	case Gap:
+		w.GapFrom, w.AvailableFrom = &e.GapFrom, &e.AvailableFrom
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads an event written by MarshalJSON (the CLI's tail and
+// the bridge's own journal use it).
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var w wire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return fmt.Errorf("decode event: %w", err)
+	}
+	*e = Event{
+		ID: w.ID, Type: w.Type, SessionID: w.SessionID, Sidechain: w.Sidechain,
+		Name: w.Name, ToolUseID: w.ToolUseID, Model: w.Model,
+		State: w.State, Reason: w.Reason, Path: w.Path, Workspace: w.Workspace,
+	}
+	if w.TS != "" {
+		ts, err := time.Parse(time.RFC3339Nano, w.TS)
+		if err != nil {
+			return fmt.Errorf("decode event %d: bad ts: %w", w.ID, err)
+		}
+		e.TS = ts
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	flag := func(p *bool) bool { return p != nil && *p }
+	num := func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	e.Content, e.Truncated = str(w.Content), flag(w.Truncated)
+	e.Input, e.TruncIn = str(w.Input), flag(w.TruncIn)
+	e.Output, e.TruncOut, e.IsError = str(w.Output), flag(w.TruncOut), flag(w.IsError)
+	e.Usage = Usage{
+		InputTokens: num(w.InputTokens), OutputTokens: num(w.OutputTokens),
+		CacheCreationTokens: num(w.CacheCreationTokens), CacheReadTokens: num(w.CacheReadTokens),
+	}
+	if w.CostUSD != nil {
+		e.CostUSD = *w.CostUSD
+	}
+	e.DurationMS = num(w.DurationMS)
+	e.GapFrom, e.AvailableFrom = num(w.GapFrom), num(w.AvailableFrom)
+	return nil
+}

@@ -1,0 +1,100 @@
+package stream
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"sync"
+)
+
+// Hub owns every workspace's topic.
+type Hub struct {
+	dir     string // journal directory; "" keeps topics in memory only
+	history int
+
+	mu     sync.Mutex
+	topics map[string]*Topic
+}
+
+// NewHub returns a hub journaling into dir ("" for none) and keeping
+// history events per topic (0 for DefaultHistory).
+func NewHub(dir string, history int) *Hub {
+	if history <= 0 {
+		history = DefaultHistory
+	}
+	return &Hub{dir: dir, history: history, topics: make(map[string]*Topic)}
+}
+
+// Topic returns the topic for id, loading its journal the first time.
+func (h *Hub) Topic(id string) (*Topic, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t, ok := h.topics[id]; ok {
+		return t, nil
+	}
+	var j *Journal
+	if h.dir != "" {
+		var err error
+		j, err = OpenJournal(filepath.Join(h.dir, journalName(id)))
+		if err != nil {
+			return nil, fmt.Errorf("topic %s: %w", id, err)
+		}
+	}
+	t, err := newTopic(id, h.history, j)
+	if err != nil {
+		if j != nil {
+			j.Close()
+		}
+		return nil, err
+	}
+	h.topics[id] = t
+	return t, nil
+}
+
+// Lookup returns the topic for id if it has been opened.
+func (h *Hub) Lookup(id string) (*Topic, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t, ok := h.topics[id]
+	return t, ok
+}
+
+// Close closes every journal. Topics must not be published to afterwards.
+func (h *Hub) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var first error
+	for _, t := range h.topics {
+		t.mu.Lock()
+		if t.journal != nil {
+			if err := t.journal.Close(); err != nil && first == nil {
+				first = err
+			}
+			t.journal = nil
+		}
+		for s := range t.subs {
+			s.close(false)
+		}
+		t.subs = map[*Subscriber]struct{}{}
+		t.mu.Unlock()
+	}
+	return first
+}
+
+// journalName maps a workspace id to a file name. Ids are usually safe
+// already; anything else is hashed so no id can escape the directory.
+func journalName(id string) string {
+	safe := id != ""
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			safe = false
+			break
+		}
+	}
+	if safe && len(id) <= 100 {
+		return id + ".jsonl"
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "h-" + hex.EncodeToString(sum[:12]) + ".jsonl"
+}

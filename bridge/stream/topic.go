@@ -1,0 +1,197 @@
+// Package stream is the bridge's event hub: one Topic per workspace holds a
+// bounded history for replay by event id, numbers events so ids are strictly
+// increasing and survive a restart (via a Journal), and fans each event out
+// to its subscribers. A subscriber that cannot keep up is cut loose, never
+// waited on: it reconnects with its last id and is replayed what it missed.
+package stream
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"conductorbridge/bridge/event"
+)
+
+// Item is a numbered event and its encoded JSON, encoded once for every
+// subscriber and the journal.
+type Item struct {
+	event.Event
+	Data []byte
+}
+
+// DefaultHistory is how many events a topic keeps for replay.
+const DefaultHistory = 2000
+
+// subscriberBuffer is how far a subscriber may fall behind before it is cut.
+const subscriberBuffer = 512
+
+// Topic is one workspace's stream.
+type Topic struct {
+	ID string
+
+	mu      sync.Mutex
+	next    int64  // id of the next event
+	history []Item // oldest first, at most max
+	max     int
+	subs    map[*Subscriber]struct{}
+	journal *Journal        // nil: in memory only
+	cursor  json.RawMessage // the producer's resume point, journaled with events
+}
+
+func newTopic(id string, max int, j *Journal) (*Topic, error) {
+	t := &Topic{ID: id, next: 1, max: max, subs: make(map[*Subscriber]struct{}), journal: j}
+	if j != nil {
+		items, cursor, err := j.Load(max)
+		if err != nil {
+			return nil, fmt.Errorf("load journal of %s: %w", id, err)
+		}
+		t.history, t.cursor = items, cursor
+		if n := len(items); n > 0 {
+			t.next = items[n-1].ID + 1
+		}
+		if j.LastID >= t.next {
+			t.next = j.LastID + 1
+		}
+	}
+	return t, nil
+}
+
+// Cursor returns the resume point journaled with the newest events.
+func (t *Topic) Cursor() json.RawMessage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cursor
+}
+
+// LastID returns the id of the newest event, 0 if none.
+func (t *Topic) LastID() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.next - 1
+}
+
+// Publish numbers events, keeps them for replay, journals them together with
+// cursor (nil keeps the previous cursor) and hands them to every subscriber.
+// Events and cursor are journaled in one write, so after a crash the bridge
+// resumes exactly after the last event it numbered.
+func (t *Topic) Publish(evs []event.Event, cursor json.RawMessage) ([]Item, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	items := make([]Item, 0, len(evs))
+	for _, e := range evs {
+		e.ID = t.next
+		data, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("encode event %d: %w", e.ID, err)
+		}
+		t.next++
+		items = append(items, Item{Event: e, Data: data})
+	}
+	if len(items) == 0 && cursor == nil {
+		return nil, nil
+	}
+	if cursor != nil {
+		t.cursor = cursor
+	}
+	var jerr error
+	if t.journal != nil {
+		jerr = t.journal.Append(items, cursor, t.history, t.max, t.cursor)
+	}
+	t.history = append(t.history, items...)
+	if over := len(t.history) - t.max; over > 0 {
+		// Copy rather than reslice so the dropped items can be collected.
+		t.history = append(t.history[:0:0], t.history[over:]...)
+	}
+	for s := range t.subs {
+		for _, it := range items {
+			if !s.offer(it) {
+				delete(t.subs, s)
+				break
+			}
+		}
+	}
+	if jerr != nil {
+		return items, fmt.Errorf("journal %s: %w", t.ID, jerr)
+	}
+	return items, nil
+}
+
+// Subscribe returns the kept events after id `after` and a subscriber for
+// what follows, with nothing lost or repeated between the two. If events
+// after `after` are no longer kept, gap describes the hole (nil otherwise).
+func (t *Topic) Subscribe(after int64) (replay []Item, gap *event.Event, s *Subscriber) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s = newSubscriber()
+	t.subs[s] = struct{}{}
+	if after < 0 {
+		after = 0
+	}
+	first := t.next // id of the oldest kept event
+	if len(t.history) > 0 {
+		first = t.history[0].ID
+	}
+	if after+1 < first && after < t.next-1 {
+		gap = &event.Event{Type: event.Gap, ID: first - 1, GapFrom: after + 1, AvailableFrom: first}
+	}
+	for i, it := range t.history {
+		if it.ID > after {
+			replay = append(replay, t.history[i:]...)
+			break
+		}
+	}
+	return replay, gap, s
+}
+
+// Unsubscribe stops delivery to s.
+func (t *Topic) Unsubscribe(s *Subscriber) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.subs[s]; ok {
+		delete(t.subs, s)
+		s.close(false)
+	}
+}
+
+// History returns a copy of the kept events after id `after`.
+func (t *Topic) History(after int64) []Item {
+	replay, _, s := t.Subscribe(after)
+	t.Unsubscribe(s)
+	return replay
+}
+
+// Subscriber receives a topic's events on C. C is closed when the
+// subscriber is cut loose for falling behind (Dropped reports true) or
+// unsubscribed.
+type Subscriber struct {
+	C       chan Item
+	once    sync.Once
+	dropped bool
+}
+
+func newSubscriber() *Subscriber {
+	return &Subscriber{C: make(chan Item, subscriberBuffer)}
+}
+
+// offer delivers without blocking; a full buffer cuts the subscriber loose.
+func (s *Subscriber) offer(it Item) bool {
+	select {
+	case s.C <- it:
+		return true
+	default:
+		s.close(true)
+		return false
+	}
+}
+
+func (s *Subscriber) close(dropped bool) {
+	s.once.Do(func() {
+		s.dropped = dropped
+		close(s.C)
+	})
+}
+
+// Dropped reports whether the subscriber was cut loose for being slow. It is
+// meaningful once C is closed.
+func (s *Subscriber) Dropped() bool { return s.dropped }

@@ -1,0 +1,191 @@
+package stream
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"conductorbridge/bridge/event"
+)
+
+func texts(n int, prefix string) []event.Event {
+	evs := make([]event.Event, n)
+	for i := range evs {
+		evs[i] = event.Event{Type: event.Assistant, Content: prefix}
+	}
+	return evs
+}
+
+func ids(items []Item) []int64 {
+	out := make([]int64, len(items))
+	for i, it := range items {
+		out[i] = it.ID
+	}
+	return out
+}
+
+func TestPublishNumbersAndReplays(t *testing.T) {
+	h := NewHub("", 5)
+	tp, err := h.Topic("w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := tp.Publish(texts(3, "a"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(items); len(got) != 3 || got[0] != 1 || got[2] != 3 {
+		t.Fatalf("ids = %v, want 1..3", got)
+	}
+	var e event.Event
+	if err := json.Unmarshal(items[1].Data, &e); err != nil || e.ID != 2 {
+		t.Fatalf("payload id = %d (%v), want 2", e.ID, err)
+	}
+	replay, gap, s := tp.Subscribe(1)
+	defer tp.Unsubscribe(s)
+	if gap != nil {
+		t.Errorf("unexpected gap %+v", gap)
+	}
+	if got := ids(replay); len(got) != 2 || got[0] != 2 {
+		t.Errorf("replay after 1 = %v, want [2 3]", got)
+	}
+	tp.Publish(texts(1, "b"), nil)
+	if it := <-s.C; it.ID != 4 {
+		t.Errorf("live id = %d, want 4", it.ID)
+	}
+}
+
+func TestGapWhenCursorTooOld(t *testing.T) {
+	tp, _ := NewHub("", 5).Topic("w")
+	tp.Publish(texts(12, "x"), nil) // keeps 8..12
+	tests := []struct {
+		after     int64
+		wantGap   bool
+		wantFirst int64
+		wantLen   int
+	}{
+		{0, true, 8, 5},
+		{6, true, 8, 5},
+		{7, false, 8, 5},
+		{10, false, 11, 2},
+		{12, false, 0, 0},
+	}
+	for _, tt := range tests {
+		replay, gap, s := tp.Subscribe(tt.after)
+		tp.Unsubscribe(s)
+		if (gap != nil) != tt.wantGap {
+			t.Errorf("after %d: gap = %+v, want gap %v", tt.after, gap, tt.wantGap)
+		}
+		if gap != nil && (gap.GapFrom != tt.after+1 || gap.AvailableFrom != 8) {
+			t.Errorf("after %d: gap = %d..%d", tt.after, gap.GapFrom, gap.AvailableFrom)
+		}
+		if len(replay) != tt.wantLen || (tt.wantLen > 0 && replay[0].ID != tt.wantFirst) {
+			t.Errorf("after %d: replay %v", tt.after, ids(replay))
+		}
+	}
+}
+
+func TestSlowSubscriberIsCutLooseOthersKeepUp(t *testing.T) {
+	tp, _ := NewHub("", 10000).Topic("w")
+	slow := func() *Subscriber { _, _, s := tp.Subscribe(0); return s }()
+	_, _, fast := tp.Subscribe(0)
+	done := make(chan int)
+	go func() {
+		n := 0
+		for range fast.C {
+			n++
+			if n == subscriberBuffer*3 {
+				break
+			}
+		}
+		done <- n
+	}()
+	for i := 0; i < subscriberBuffer*3; i++ {
+		tp.Publish(texts(1, "x"), nil)
+	}
+	if n := <-done; n != subscriberBuffer*3 {
+		t.Fatalf("fast subscriber got %d", n)
+	}
+	// The slow one never read: it was closed once its buffer filled, and
+	// Publish never blocked on it.
+	n := 0
+	for range slow.C {
+		n++
+	}
+	if n != subscriberBuffer || !slow.Dropped() {
+		t.Errorf("slow subscriber: got %d buffered, dropped=%v; want %d, true", n, slow.Dropped(), subscriberBuffer)
+	}
+}
+
+func TestJournalSurvivesRestartAndTornTail(t *testing.T) {
+	dir := t.TempDir()
+	h := NewHub(dir, 100)
+	tp, _ := h.Topic("ws-1")
+	tp.Publish(texts(3, "a"), json.RawMessage(`{"off":10}`))
+	tp.Publish(texts(2, "b"), json.RawMessage(`{"off":20}`))
+	h.Close()
+
+	// Simulate a kill in the middle of a write.
+	path := filepath.Join(dir, "ws-1.jsonl")
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"e":[{"type":"assistant","id":6,"content":"torn`)
+	f.Close()
+
+	h2 := NewHub(dir, 100)
+	defer h2.Close()
+	tp2, err := h2.Topic("ws-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(tp2.Cursor()); got != `{"off":20}` {
+		t.Errorf("cursor = %s", got)
+	}
+	if tp2.LastID() != 5 {
+		t.Errorf("last id = %d, want 5", tp2.LastID())
+	}
+	items, _ := tp2.Publish(texts(1, "c"), json.RawMessage(`{"off":30}`))
+	if items[0].ID != 6 {
+		t.Errorf("next id after restart = %d, want 6", items[0].ID)
+	}
+	if h := tp2.History(4); len(h) != 2 || h[0].ID != 5 || h[1].ID != 6 {
+		t.Errorf("history after 4 = %v", ids(h))
+	}
+	info, _ := os.Stat(path)
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("journal mode %v, want 0600", info.Mode().Perm())
+	}
+}
+
+func TestJournalCompactionKeepsIDsAndCursor(t *testing.T) {
+	dir := t.TempDir()
+	h := NewHub(dir, 10)
+	tp, _ := h.Topic("w")
+	tp.journal.MaxBytes = 2000
+	for i := 0; i < 100; i++ {
+		tp.Publish(texts(1, "some text to fill the journal"), json.RawMessage(`{"n":`+itoa(i)+`}`))
+	}
+	h.Close()
+	info, _ := os.Stat(filepath.Join(dir, "w.jsonl"))
+	if info.Size() > 4000 {
+		t.Errorf("journal not compacted: %d bytes", info.Size())
+	}
+	tp2, _ := NewHub(dir, 10).Topic("w")
+	if tp2.LastID() != 100 || string(tp2.Cursor()) != `{"n":99}` {
+		t.Errorf("after compaction: last id %d cursor %s", tp2.LastID(), tp2.Cursor())
+	}
+	if h := tp2.History(0); len(h) != 10 || h[0].ID != 91 {
+		t.Errorf("history = %v", ids(h))
+	}
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func TestJournalNameNeverEscapes(t *testing.T) {
+	for _, id := range []string{"../../etc/passwd", "a/b", "", "ok-id_1"} {
+		name := journalName(id)
+		if filepath.Base(name) != name || name == ".jsonl" {
+			t.Errorf("journalName(%q) = %q", id, name)
+		}
+	}
+}

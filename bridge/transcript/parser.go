@@ -1,0 +1,351 @@
+// Package transcript turns Claude Code's JSONL transcripts into the bridge's
+// compact events: Parser reads one record at a time, Tail follows a growing
+// file by byte offset.
+//
+// The format differs across Claude Code versions (DESIGN.md, "Transcript
+// records"); the parser keys on what a record contains rather than on the
+// version that wrote it, and ignores every record type it does not know.
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"conductorbridge/bridge/event"
+)
+
+// ErrNotJSON marks a line that is not a JSON object. The caller counts and
+// skips it; nothing else is lost.
+var ErrNotJSON = errors.New("transcript line is not a JSON object")
+
+// Parser turns transcript lines into events. It keeps the little state a
+// stream needs across lines (tool names by id, the open turn's usage) in
+// State, which the caller may persist and restore to resume after a restart.
+// A Parser is not safe for concurrent use.
+type Parser struct {
+	State State
+	json  fastjson.Parser
+}
+
+// State is everything a Parser remembers between lines. It is small and
+// JSON-serialisable.
+type State struct {
+	SessionID string            `json:"session_id,omitempty"`
+	Tools     map[string]string `json:"tools,omitempty"` // unanswered tool_use id → tool name
+	Turn      *Turn             `json:"turn,omitempty"`  // the open turn, if any
+	// CostTotal is the session's last cost-state total. Claude Code 2.1
+	// writes cost-state only when the process exits, so it prices a turn
+	// only if one lands inside it; otherwise the price table does.
+	CostTotal float64 `json:"cost_total,omitempty"`
+	HasCost   bool    `json:"has_cost,omitempty"`
+	LastText  string  `json:"last_text,omitempty"` // start of the last assistant text, for notifications
+}
+
+// Turn accumulates one turn: from a prompt to the response that ends it.
+type Turn struct {
+	Start time.Time              `json:"start"`
+	Last  time.Time              `json:"last"`
+	Model string                 `json:"model,omitempty"`
+	Usage map[string]event.Usage `json:"usage,omitempty"` // by message.id+requestId, last line wins
+	// EndMsg is the message id of a response that ended the turn; the
+	// turn_complete waits until no further line of that message follows.
+	EndMsg string `json:"end_msg,omitempty"`
+	// Unsure is set while the newest response's end is unknown: before 2.1
+	// most lines say stop_reason null, so the end is inferred.
+	Unsure    bool    `json:"unsure,omitempty"`
+	CostStart float64 `json:"cost_start,omitempty"`
+}
+
+// Line parses one transcript line and appends its events to out. Events
+// carry no ID; the stream assigns those. A line that is not JSON returns
+// ErrNotJSON and leaves the state untouched.
+func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
+	v, err := p.json.ParseBytes(line)
+	if err != nil {
+		return out, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	if v.Type() != fastjson.TypeObject {
+		return out, ErrNotJSON
+	}
+	typ := string(v.GetStringBytes("type"))
+	ts := parseTime(v.GetStringBytes("timestamp"))
+
+	// A pending end of turn is settled by the first line that is not part
+	// of the response that ended it.
+	if t := p.State.Turn; t != nil && t.EndMsg != "" {
+		if typ != "assistant" || string(v.GetStringBytes("message", "id")) != t.EndMsg {
+			out = p.endTurn(out, t.Last)
+		}
+	}
+	if sid := v.GetStringBytes("sessionId"); len(sid) > 0 && string(sid) != p.State.SessionID {
+		p.State.SessionID = string(sid)
+	}
+
+	switch typ {
+	case "assistant":
+		out = p.assistant(v, ts, out)
+	case "user":
+		out = p.user(v, ts, out)
+	case "cost-state":
+		p.costState(v)
+	case "system":
+		// A stop hook summary follows the response that ended a turn.
+		if string(v.GetStringBytes("subtype")) == "stop_hook_summary" && p.State.Turn != nil && p.State.Turn.EndMsg != "" {
+			out = p.endTurn(out, p.State.Turn.Last)
+		}
+	}
+	return out, nil
+}
+
+// Flush is called when the reader has caught up with the end of the file.
+// A response that ended the turn with a known stop reason is complete once
+// no more of it is on disk, so its turn_complete goes out now.
+func (p *Parser) Flush(out []event.Event) []event.Event {
+	if t := p.State.Turn; t != nil && t.EndMsg != "" {
+		out = p.endTurn(out, t.Last)
+	}
+	return out
+}
+
+// Quiet is called after the file has been quiet for a while. For versions
+// that never write a stop reason, a turn whose last response asked for no
+// tool ends here (DESIGN.md: no tool call left unanswered, no further line,
+// a short quiet spell). It reports whether it ended a turn.
+func (p *Parser) Quiet(out []event.Event) []event.Event {
+	t := p.State.Turn
+	if t == nil || !t.Unsure || len(p.State.Tools) > 0 {
+		return out
+	}
+	return p.endTurn(out, t.Last)
+}
+
+// EndTurn ends the open turn now, if any: the Stop hook says exactly when.
+func (p *Parser) EndTurn(out []event.Event) []event.Event {
+	if p.State.Turn == nil {
+		return out
+	}
+	return p.endTurn(out, p.State.Turn.Last)
+}
+
+// InTurn reports whether a turn is open (the agent is working).
+func (p *Parser) InTurn() bool { return p.State.Turn != nil }
+
+func (p *Parser) startTurn(ts time.Time) {
+	p.State.Turn = &Turn{Start: ts, Last: ts, CostStart: p.State.CostTotal}
+}
+
+func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
+	t := p.State.Turn
+	p.State.Turn = nil
+	var u event.Usage
+	for _, mu := range t.Usage {
+		u = u.Add(mu)
+	}
+	e := event.Event{Type: event.TurnComplete, TS: ts, SessionID: p.State.SessionID, Usage: u, Model: t.Model}
+	if !t.Start.IsZero() && !ts.IsZero() && ts.After(t.Start) {
+		e.DurationMS = ts.Sub(t.Start).Milliseconds()
+	}
+	if p.State.HasCost && p.State.CostTotal > t.CostStart {
+		e.CostUSD = p.State.CostTotal - t.CostStart
+	} else {
+		e.CostUSD = Cost(t.Model, u)
+	}
+	return append(out, e)
+}
+
+func (p *Parser) assistant(v *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
+	msg := v.Get("message")
+	if msg == nil {
+		return out
+	}
+	side := v.GetBool("isSidechain")
+	if p.State.Turn == nil {
+		if side {
+			// A subagent's line outside a main turn belongs to no turn.
+			return p.blocks(msg, ts, true, out)
+		}
+		p.startTurn(ts) // a response with no prompt seen: we joined mid-session
+	}
+	t := p.State.Turn
+	if !ts.IsZero() {
+		t.Last = ts
+	}
+	msgID := string(msg.GetStringBytes("id"))
+	if !side {
+		if m := msg.GetStringBytes("model"); len(m) > 0 && string(m) != "<synthetic>" {
+			t.Model = string(m)
+		}
+		if u := msg.Get("usage"); u != nil {
+			if t.Usage == nil {
+				t.Usage = make(map[string]event.Usage)
+			}
+			// Every line of one response repeats its usage. Old versions
+			// write early lines before the final counts are known (output
+			// 1), so the largest value seen per field is the response's.
+			key := msgID + "|" + string(v.GetStringBytes("requestId"))
+			prev := t.Usage[key]
+			t.Usage[key] = event.Usage{
+				InputTokens:         max(prev.InputTokens, u.GetInt64("input_tokens")),
+				OutputTokens:        max(prev.OutputTokens, u.GetInt64("output_tokens")),
+				CacheCreationTokens: max(prev.CacheCreationTokens, u.GetInt64("cache_creation_input_tokens")),
+				CacheReadTokens:     max(prev.CacheReadTokens, u.GetInt64("cache_read_input_tokens")),
+			}
+		}
+	}
+	out = p.blocks(msg, ts, side, out)
+	if side {
+		return out
+	}
+	switch stop := msg.Get("stop_reason"); {
+	case stop == nil || stop.Type() == fastjson.TypeNull:
+		t.Unsure, t.EndMsg = true, ""
+	case string(stop.GetStringBytes()) == "tool_use":
+		t.Unsure, t.EndMsg = false, ""
+	default: // end_turn, stop_sequence, max_tokens, refusal, pause_turn …
+		t.Unsure, t.EndMsg = false, msgID
+		if msgID == "" {
+			t.EndMsg = "?" // no id to match further lines against: end at the next line
+		}
+	}
+	return out
+}
+
+// blocks emits the events for an assistant message's content blocks.
+func (p *Parser) blocks(msg *fastjson.Value, ts time.Time, side bool, out []event.Event) []event.Event {
+	base := event.Event{TS: ts, SessionID: p.State.SessionID, Sidechain: side}
+	for _, b := range msg.GetArray("content") {
+		switch string(b.GetStringBytes("type")) {
+		case "text":
+			text := b.GetStringBytes("text")
+			if len(text) == 0 {
+				continue
+			}
+			e := base
+			e.Type = event.Assistant
+			e.Content, e.Truncated = cut(text)
+			if !side {
+				p.State.LastText = e.Content
+			}
+			out = append(out, e)
+		case "thinking":
+			text := b.GetStringBytes("thinking")
+			if len(text) == 0 {
+				continue // redacted or signature-only
+			}
+			e := base
+			e.Type = event.Thinking
+			e.Content, e.Truncated = cut(text)
+			out = append(out, e)
+		case "tool_use", "server_tool_use":
+			e := base
+			e.Type = event.ToolUse
+			e.Name = string(b.GetStringBytes("name"))
+			e.ToolUseID = string(b.GetStringBytes("id"))
+			e.Input, e.TruncIn = toolInput(e.Name, b.Get("input"))
+			if e.ToolUseID != "" {
+				if p.State.Tools == nil {
+					p.State.Tools = make(map[string]string)
+				}
+				p.State.Tools[e.ToolUseID] = e.Name
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (p *Parser) user(v *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
+	if v.GetBool("isMeta") || v.GetBool("isCompactSummary") || v.GetBool("isVisibleInTranscriptOnly") {
+		return out
+	}
+	side := v.GetBool("isSidechain")
+	base := event.Event{TS: ts, SessionID: p.State.SessionID, Sidechain: side}
+	content := v.Get("message", "content")
+	if content == nil {
+		return out
+	}
+	if content.Type() == fastjson.TypeString {
+		return p.prompt(base, content.GetStringBytes(), out)
+	}
+	var text []byte
+	for _, b := range content.GetArray() {
+		switch string(b.GetStringBytes("type")) {
+		case "tool_result":
+			out = p.toolResult(base, b, out)
+		case "text":
+			if len(text) > 0 {
+				text = append(text, '\n')
+			}
+			text = append(text, b.GetStringBytes("text")...)
+		}
+	}
+	if len(text) > 0 {
+		out = p.prompt(base, text, out)
+	}
+	return out
+}
+
+// prompt emits a user's prompt and, for the main agent, starts a turn.
+func (p *Parser) prompt(base event.Event, text []byte, out []event.Event) []event.Event {
+	if len(text) == 0 {
+		return out
+	}
+	if !base.Sidechain {
+		if p.State.Turn != nil && p.State.Turn.Unsure && len(p.State.Tools) == 0 {
+			// An old-format turn whose end was not yet inferred: a new
+			// prompt proves it ended.
+			out = p.endTurn(out, p.State.Turn.Last)
+		}
+		if p.State.Turn == nil {
+			p.startTurn(base.TS)
+		}
+	}
+	e := base
+	e.Type = event.User
+	e.Content, e.Truncated = cut(text)
+	return append(out, e)
+}
+
+func (p *Parser) toolResult(base event.Event, b *fastjson.Value, out []event.Event) []event.Event {
+	e := base
+	e.Type = event.ToolResult
+	e.ToolUseID = string(b.GetStringBytes("tool_use_id"))
+	e.Name = p.State.Tools[e.ToolUseID]
+	delete(p.State.Tools, e.ToolUseID)
+	e.IsError = b.GetBool("is_error")
+	e.Output, e.TruncOut = resultText(b.Get("content"))
+	if p.State.Turn != nil && !base.TS.IsZero() {
+		p.State.Turn.Last = base.TS
+	}
+	return append(out, e)
+}
+
+// costState records the session's running cost, which newer versions write.
+func (p *Parser) costState(v *fastjson.Value) {
+	total := v.Get("totalCostUSD")
+	if total == nil {
+		total = v.Get("costState", "totalCostUSD")
+	}
+	if total == nil {
+		return
+	}
+	f, err := total.Float64()
+	if err != nil {
+		return
+	}
+	p.State.CostTotal, p.State.HasCost = f, true
+}
+
+func parseTime(b []byte) time.Time {
+	if len(b) == 0 {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}

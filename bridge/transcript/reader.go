@@ -1,0 +1,155 @@
+package transcript
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// DefaultMaxLine bounds the memory one line may take. Claude Code writes
+// multi-megabyte lines for big tool outputs, so the bound is generous; a
+// longer line is skipped and counted, never buffered whole.
+const DefaultMaxLine = 16 << 20
+
+const chunkSize = 64 << 10
+
+// Reader follows one growing JSONL file by byte offset and hands out only
+// complete lines. A partial line at the end of the file (Claude Code is
+// still writing it) is kept until its newline arrives. A file that shrinks
+// or is replaced is read again from its start.
+type Reader struct {
+	Path    string
+	Offset  int64 // first byte not yet handed out; persist it to resume
+	MaxLine int   // 0 means DefaultMaxLine
+
+	pending  []byte // the start of an incomplete line, read from Offset
+	skipping bool   // discarding an oversized line up to its newline
+	info     os.FileInfo
+	chunk    []byte
+}
+
+// ReadResult says what one Read saw.
+type ReadResult struct {
+	Lines     int  // complete lines handed out
+	Oversized int  // lines skipped for exceeding MaxLine
+	Reset     bool // the file shrank or was replaced: reading restarted at 0
+	Size      int64
+}
+
+// SkipTo starts reading at the first line that begins at or after off, so a
+// cold start reads only the tail it needs.
+func (r *Reader) SkipTo(off int64) {
+	r.pending = r.pending[:0]
+	r.Offset = off
+	if off == 0 {
+		r.skipping = false
+		return
+	}
+	// Unless the byte before off is a newline we are mid-line: skip it.
+	f, err := os.Open(r.Path)
+	if err == nil {
+		defer f.Close()
+		var b [1]byte
+		if _, err := f.ReadAt(b[:], off-1); err == nil && b[0] == '\n' {
+			r.skipping = false
+			return
+		}
+	}
+	r.skipping = true
+}
+
+// Read hands each complete line appended since the last call to fn, with
+// the file offset just past it. fn must not keep line after it returns.
+func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
+	var res ReadResult
+	f, err := os.Open(r.Path)
+	if err != nil {
+		return res, fmt.Errorf("open transcript: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return res, fmt.Errorf("stat transcript: %w", err)
+	}
+	res.Size = info.Size()
+	pos := r.Offset + int64(len(r.pending))
+	if (r.info != nil && !os.SameFile(r.info, info)) || info.Size() < pos {
+		r.Offset, r.pending, r.skipping, pos = 0, r.pending[:0], false, 0
+		res.Reset = true
+	}
+	r.info = info
+	if pos >= info.Size() {
+		return res, nil
+	}
+	if _, err := f.Seek(pos, io.SeekStart); err != nil {
+		return res, fmt.Errorf("seek transcript: %w", err)
+	}
+	if r.chunk == nil {
+		r.chunk = make([]byte, chunkSize)
+	}
+	maxLine := r.MaxLine
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLine
+	}
+	for {
+		n, rerr := f.Read(r.chunk)
+		data := r.chunk[:n]
+		for len(data) > 0 {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				r.keepPartial(data, maxLine, &res)
+				break
+			}
+			end := r.Offset + int64(len(r.pending)) + int64(i) + 1
+			switch {
+			case r.skipping:
+				r.skipping = false
+			case len(r.pending)+i > maxLine:
+				res.Oversized++
+			case len(r.pending) > 0:
+				r.pending = append(r.pending, data[:i]...)
+				fn(trimCR(r.pending), end)
+				res.Lines++
+			default:
+				fn(trimCR(data[:i]), end)
+				res.Lines++
+			}
+			r.Offset, r.pending = end, r.pending[:0]
+			data = data[i+1:]
+		}
+		if rerr == io.EOF || n == 0 {
+			break
+		}
+		if rerr != nil {
+			return res, fmt.Errorf("read transcript: %w", rerr)
+		}
+	}
+	if cap(r.pending) > 4*chunkSize && len(r.pending) == 0 {
+		r.pending = nil // give a big line's buffer back
+	}
+	return res, nil
+}
+
+// keepPartial holds the start of a line whose newline has not arrived, or
+// turns to skipping once it outgrows maxLine.
+func (r *Reader) keepPartial(data []byte, maxLine int, res *ReadResult) {
+	if r.skipping {
+		r.Offset += int64(len(data))
+		return
+	}
+	if len(r.pending)+len(data) > maxLine {
+		res.Oversized++
+		r.Offset += int64(len(r.pending) + len(data))
+		r.pending, r.skipping = nil, true
+		return
+	}
+	r.pending = append(r.pending, data...)
+}
+
+func trimCR(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		return b[:n-1]
+	}
+	return b
+}
