@@ -17,6 +17,8 @@ type Engine interface {
 	Workspaces() []engine.Info
 	Workspace(id string) (engine.Info, bool)
 	Topic(id string) (*stream.Topic, bool)
+	// Ready is closed once the first scan has found every workspace.
+	Ready() <-chan struct{}
 }
 
 // Server serves the API.
@@ -44,7 +46,25 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})
-	return s.guard(mux)
+	return s.guard(s.afterFirstScan(mux))
+}
+
+// afterFirstScan holds requests until the engine has done its first scan,
+// so a client reconnecting the instant the bridge restarts is answered
+// from the full workspace list rather than told its workspace is unknown
+// (EventSource gives up for good on a 404).
+func (s *Server) afterFirstScan(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/health" {
+			select {
+			case <-s.Engine.Ready():
+			case <-r.Context().Done():
+				return
+			case <-time.After(10 * time.Second):
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {

@@ -90,6 +90,7 @@ func (c *transcriptCache) scanProjects(projectsRoot string) ([]Workspace, error)
 
 	var out []Workspace
 	at := make(map[string]int) // directory → index in out
+	r := resolver{}
 	for _, e := range entries {
 		projectDir := filepath.Join(projectsRoot, e.Name())
 		if !e.IsDir() && !(e.Type()&fs.ModeSymlink != 0 && isDir(projectDir)) {
@@ -103,7 +104,7 @@ func (c *transcriptCache) scanProjects(projectsRoot string) ([]Workspace, error)
 			if !filepath.IsAbs(cwd) {
 				continue
 			}
-			dir := resolvePath(cwd)
+			dir := r.resolve(cwd)
 			if !isDir(dir) {
 				continue
 			}

@@ -20,6 +20,7 @@ func TestEncodeProjectDir(t *testing.T) {
 		{"/tmp/café", "-tmp-caf-"}, // one UTF-16 unit: one '-'
 		{"/tmp/a😀b", "-tmp-a--b"},  // a surrogate pair: two
 		{"/tmp/日本", "-tmp---"},
+		{"/tmp/cch/x😀é.y", "-tmp-cch-x----y"}, // as Claude Code 2.1.328 wrote it
 		{"", ""},
 		// Claude Code 2.1.328 wrote this folder for this cwd (232 units).
 		{long, "-tmp-cch-" + strings.Repeat("a", 120) + "-" + strings.Repeat("b", 70) + "-pgmyyj"},

@@ -186,6 +186,7 @@ func queryWorkspaces(ctx context.Context, db *sql.DB, q conductorQuery, conducto
 	var (
 		out     []Workspace
 		skipped int
+		r       = resolver{}
 	)
 	for rows.Next() {
 		// NullString accepts TEXT, INTEGER and BLOB alike: ids may be either.
@@ -211,7 +212,7 @@ func queryWorkspaces(ctx context.Context, db *sql.DB, q conductorQuery, conducto
 			Name:             dirName.String,
 			Repo:             repo,
 			Branch:           branch.String,
-			Directory:        resolvePath(filepath.Join(wsRoot, repo, dirName.String)),
+			Directory:        r.resolve(filepath.Join(wsRoot, repo, dirName.String)),
 			Source:           SourceConductorDB,
 			Archived:         state.String == "archived",
 			ConductorStatus:  status.String,

@@ -112,6 +112,7 @@ type cachedProject struct {
 	mod    time.Time // the folder's mtime when read
 	readAt time.Time
 	cwds   []string
+	files  []string // the transcripts read: still in use while the folder is
 	gen    uint64
 }
 
@@ -167,6 +168,11 @@ func (c *transcriptCache) projectCwds(projectDir string) ([]string, error) {
 		p := c.dirs[projectDir]
 		if p != nil && p.mod.Equal(fi.ModTime()) && p.readAt.Sub(p.mod) > racyWindow {
 			p.gen = c.gen
+			for _, f := range p.files {
+				if e := c.files[f]; e != nil {
+					e.gen = c.gen
+				}
+			}
 			c.mu.Unlock()
 			return p.cwds, nil
 		}
@@ -181,9 +187,10 @@ func (c *transcriptCache) projectCwds(projectDir string) ([]string, error) {
 	if len(files) > maxCwdFiles {
 		files = files[:maxCwdFiles]
 	}
-	var cwds []string
+	var cwds, paths []string
 	complete := true
 	for _, f := range files {
+		paths = append(paths, f.path)
 		cwd := c.fileCwd(f)
 		if cwd == "" {
 			complete = false // may record one later without the folder changing
@@ -196,7 +203,7 @@ func (c *transcriptCache) projectCwds(projectDir string) ([]string, error) {
 	if c != nil {
 		c.mu.Lock()
 		if complete {
-			c.dirs[projectDir] = &cachedProject{mod: fi.ModTime(), readAt: readAt, cwds: cwds, gen: c.gen}
+			c.dirs[projectDir] = &cachedProject{mod: fi.ModTime(), readAt: readAt, cwds: cwds, files: paths, gen: c.gen}
 		} else {
 			delete(c.dirs, projectDir)
 		}

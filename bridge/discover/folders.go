@@ -27,7 +27,8 @@ func ScanConductorFolders(conductorRoot string) ([]Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan conductor folders: %w", err)
 	}
-	reposRoot := resolvePath(filepath.Join(conductorRoot, "repos"))
+	r := resolver{}
+	reposRoot := r.resolve(filepath.Join(conductorRoot, "repos"))
 
 	var out []Workspace
 	for _, g := range groups {
@@ -42,14 +43,14 @@ func ScanConductorFolders(conductorRoot string) ([]Workspace, error) {
 			if err != nil || !co.Linked {
 				continue
 			}
-			if !within(resolvePath(co.GitDir), reposRoot) {
+			if !within(r.resolve(co.GitDir), reposRoot) {
 				continue // a worktree of some other repository: not Conductor's
 			}
 			out = append(out, Workspace{
 				Name:      e.Name(),
 				Repo:      g.Name(),
 				Branch:    co.Branch,
-				Directory: resolvePath(dir),
+				Directory: r.resolve(dir),
 				Source:    SourceConductorFolder,
 			})
 		}

@@ -14,11 +14,9 @@ import (
 // without running git: a scan every two seconds over hundreds of workspaces
 // cannot afford a process per workspace.
 type checkout struct {
-	GitDir    string // the tree's own git dir: <main>/.git, or <main>/.git/worktrees/<x> for a linked worktree
-	Linked    bool   // .git is a file ("gitdir: …"): a linked worktree or a submodule
-	Branch    string // the branch HEAD points at; empty when detached
-	Repo      string // the main repository's directory name
-	CommonDir string // the repository's shared git dir (<main>/.git)
+	GitDir string // the tree's own git dir: <main>/.git, or <main>/.git/worktrees/<x> for a linked worktree
+	Linked bool   // .git is a file ("gitdir: …"): a linked worktree or a submodule
+	Branch string // the branch HEAD points at; empty when detached
 }
 
 // maxGitFile bounds what is read from .git, HEAD and commondir, which are a
@@ -51,14 +49,6 @@ func readCheckout(dir string) (checkout, error) {
 		return checkout{}, fmt.Errorf("read git checkout: %s is neither a file nor a directory", dotGit)
 	}
 
-	// A linked worktree's git dir names the shared one in "commondir"
-	// (usually "../.."); a plain repository, or a submodule, shares nothing.
-	co.CommonDir = co.GitDir
-	if line, err := readLine(filepath.Join(co.GitDir, "commondir")); err == nil && line != "" {
-		co.CommonDir = absFrom(co.GitDir, line)
-	}
-	co.Repo = repoName(co.CommonDir)
-
 	if line, err := readLine(filepath.Join(co.GitDir, "HEAD")); err == nil {
 		// Detached (a bare hash) or a ref outside refs/heads: no branch.
 		if ref, ok := strings.CutPrefix(line, "ref:"); ok {
@@ -70,12 +60,18 @@ func readCheckout(dir string) (checkout, error) {
 	return co, nil
 }
 
-// repoName names a repository after its shared git dir: the directory that
-// holds ".git", or a bare "name.git" without its suffix.
-func repoName(commonGitDir string) string {
-	base := filepath.Base(commonGitDir)
+// repo names the repository the checkout belongs to, after its shared git
+// dir: the directory that holds ".git", or a bare "name.git" without its
+// suffix. A linked worktree's git dir names the shared one in "commondir"
+// (usually "../.."); a plain repository, or a submodule, shares nothing.
+func (co checkout) repo() string {
+	common := co.GitDir
+	if line, err := readLine(filepath.Join(co.GitDir, "commondir")); err == nil && line != "" {
+		common = absFrom(co.GitDir, line)
+	}
+	base := filepath.Base(common)
 	if base == ".git" {
-		return filepath.Base(filepath.Dir(commonGitDir))
+		return filepath.Base(filepath.Dir(common))
 	}
 	return strings.TrimSuffix(base, ".git")
 }

@@ -89,8 +89,8 @@ func TestReadCheckout(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if co.Branch != tt.wantBranch || co.Repo != tt.wantRepo || co.Linked != tt.wantLinked {
-				t.Errorf("got branch %q repo %q linked %v, want %q %q %v", co.Branch, co.Repo, co.Linked, tt.wantBranch, tt.wantRepo, tt.wantLinked)
+			if co.Branch != tt.wantBranch || co.repo() != tt.wantRepo || co.Linked != tt.wantLinked {
+				t.Errorf("got branch %q repo %q linked %v, want %q %q %v", co.Branch, co.repo(), co.Linked, tt.wantBranch, tt.wantRepo, tt.wantLinked)
 			}
 		})
 	}
@@ -124,14 +124,14 @@ func TestReadCheckoutRealGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !co.Linked || co.Branch != "me/tokyo" || co.Repo != "webapp" {
+	if !co.Linked || co.Branch != "me/tokyo" || co.repo() != "webapp" {
 		t.Errorf("worktree: %+v", co)
 	}
 	co, err = readCheckout(main)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if co.Linked || co.Branch != "main" || co.Repo != "webapp" {
+	if co.Linked || co.Branch != "main" || co.repo() != "webapp" {
 		t.Errorf("main: %+v", co)
 	}
 

@@ -14,14 +14,14 @@ import (
 // fakeHome is a user's home in a temp dir: Conductor's folders, its
 // database and Claude Code's transcripts, all built by the test.
 type fakeHome struct {
-	t         *testing.T
+	t         testing.TB
 	root      string // resolved: on macOS TempDir is under a symlink
 	conductor string // ~/conductor
 	projects  string // ~/.claude/projects
 	db        string // Conductor's database (not created until asked)
 }
 
-func newFakeHome(t *testing.T) *fakeHome {
+func newFakeHome(t testing.TB) *fakeHome {
 	t.Helper()
 	root := resolvePath(t.TempDir())
 	return &fakeHome{
@@ -56,7 +56,7 @@ func (h *fakeHome) worktree(repo, name, branch string) string {
 
 // makeWorktree makes dir a linked worktree of the repository main, with
 // HEAD as given; relative writes the links the way git ≥ 2.48 can.
-func makeWorktree(t *testing.T, main, dir, name, head string, relative bool) {
+func makeWorktree(t testing.TB, main, dir, name, head string, relative bool) {
 	t.Helper()
 	gitDir := filepath.Join(main, ".git", "worktrees", name)
 	link := gitDir
@@ -100,7 +100,7 @@ func record(typ, cwd string) string {
 	return string(b)
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-func mkdir(t *testing.T, path string) string {
+func mkdir(t testing.TB, path string) string {
 	t.Helper()
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		t.Fatal(err)
@@ -130,14 +130,14 @@ CREATE TABLE session_messages (id TEXT PRIMARY KEY, session_id TEXT, content TEX
 `
 
 // createDB makes a SQLite database at path and runs stmts in it.
-func createDB(t *testing.T, path string, stmts ...string) {
+func createDB(t testing.TB, path string, stmts ...string) {
 	t.Helper()
 	db := openRW(t, path)
 	defer db.Close()
 	execAll(t, db, stmts...)
 }
 
-func openRW(t *testing.T, path string) *sql.DB {
+func openRW(t testing.TB, path string) *sql.DB {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func openRW(t *testing.T, path string) *sql.DB {
 	return db
 }
 
-func execAll(t *testing.T, db *sql.DB, stmts ...string) {
+func execAll(t testing.TB, db *sql.DB, stmts ...string) {
 	t.Helper()
 	for _, s := range stmts {
 		if _, err := db.ExecContext(context.Background(), s); err != nil {

@@ -3,6 +3,7 @@ package discover
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,18 +26,40 @@ func PathID(dir string) string {
 // one spelling whether or not it exists today (on macOS /var and /tmp are
 // links into /private).
 func resolvePath(p string) string {
+	return resolver{}.resolve(p)
+}
+
+// resolver is resolvePath remembering the directories it has resolved. The
+// paths of one scan share their parents, so each directory costs one lstat
+// per scan instead of one per path below it (filepath.EvalSymlinks looks at
+// every component every time). Use one resolver per scan: a link changed
+// later is only seen by a new one.
+type resolver map[string]string
+
+func (r resolver) resolve(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.Clean(p)
 	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r
+	return r.resolveAbs(abs)
+}
+
+// resolveAbs resolves a clean absolute path.
+func (r resolver) resolveAbs(p string) string {
+	if v, ok := r[p]; ok {
+		return v
 	}
-	parent := filepath.Dir(abs)
-	if parent == abs {
-		return abs
+	out := p
+	if parent := filepath.Dir(p); parent != p { // not the root
+		out = filepath.Join(r.resolveAbs(parent), filepath.Base(p))
+		if fi, err := os.Lstat(out); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if target, err := filepath.EvalSymlinks(out); err == nil {
+				out = target
+			}
+		}
 	}
-	return filepath.Join(resolvePath(parent), filepath.Base(abs))
+	r[p] = out
+	return out
 }
 
 // within reports whether p is root or lies under it. Both must be clean.

@@ -202,8 +202,9 @@ func writeFileAtomic(path string, data []byte) (err error) {
 func ScanRegistered(dirs []string) []Workspace {
 	var out []Workspace
 	seen := make(map[string]bool)
+	r := resolver{}
 	for _, dir := range dirs {
-		d := resolvePath(dir)
+		d := r.resolve(dir)
 		if seen[d] || !isDir(d) {
 			continue
 		}
@@ -216,7 +217,7 @@ func ScanRegistered(dirs []string) []Workspace {
 		// A directory that is no longer a git checkout is still listed:
 		// it was registered, and an agent can still run in it.
 		if co, err := readCheckout(d); err == nil {
-			w.Repo, w.Branch = co.Repo, co.Branch
+			w.Repo, w.Branch = co.repo(), co.Branch
 		}
 		out = append(out, w)
 	}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/stream"
+)
+
+// binary is the conductor-bridge binary built once for the tests in this
+// package that run it as users do.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cb-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "conductor-bridge")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build conductor-bridge: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// bridgeProc is a conductor-bridge serve process on a fake home.
+type bridgeProc struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	base string
+	home string
+	log  *strings.Builder
+}
+
+func startBridgeProc(t *testing.T, home string, port int) *bridgeProc {
+	t.Helper()
+	if port == 0 {
+		var err error
+		if port, err = freePort(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.Command(binary, "serve", "--headless", "--home", home, "--addr", addr, "--log-level", "debug")
+	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR=", "XDG_STATE_HOME=")
+	var log strings.Builder
+	cmd.Stderr = &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &bridgeProc{t: t, cmd: cmd, base: "http://" + addr, home: home, log: &log}
+	t.Cleanup(func() { p.kill(syscall.SIGKILL) })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := probeHealth(context.Background(), p.base); err == nil {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bridge did not come up: %s", log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (p *bridgeProc) kill(sig syscall.Signal) {
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	p.cmd.Process.Signal(sig)
+	p.cmd.Wait()
+}
+
+// waitFor polls the workspace list until one satisfies ok.
+func (p *bridgeProc) waitFor(ok func(apiWorkspace) bool) apiWorkspace {
+	p.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		list, _ := listWorkspaces(context.Background(), p.base)
+		for _, w := range list {
+			if ok(w) {
+				return w
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.t.Fatalf("no such workspace appeared")
+	return apiWorkspace{}
+}
+
+// sseClient reads a workspace stream in the background, as a side panel does.
+type sseClient struct {
+	events chan event.Event
+	cancel context.CancelFunc
+}
+
+func openStream(t *testing.T, base, id string, lastID int64) *sseClient {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(base, id, 0), nil)
+	if lastID > 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatInt(lastID, 10))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		cancel()
+		t.Fatalf("stream %s: %s", id, resp.Status)
+	}
+	c := &sseClient{events: make(chan event.Event, 1000), cancel: cancel}
+	go func() {
+		defer resp.Body.Close()
+		defer close(c.events)
+		stream.Read(resp.Body, func(m stream.Message) error {
+			var e event.Event
+			if err := json.Unmarshal(m.Data, &e); err != nil || e.ID != m.ID || e.Type != m.Event {
+				t.Errorf("bad SSE message id=%d event=%s data=%s", m.ID, m.Event, m.Data)
+			}
+			c.events <- e
+			return nil
+		})
+	}()
+	t.Cleanup(cancel)
+	return c
+}
+
+// until collects events until pred holds for the list, or fails.
+func (c *sseClient) until(t *testing.T, timeout time.Duration, pred func([]event.Event) bool) []event.Event {
+	t.Helper()
+	var got []event.Event
+	deadline := time.After(timeout)
+	for !pred(got) {
+		select {
+		case e, ok := <-c.events:
+			if !ok {
+				t.Fatalf("stream ended; got %d events: %v", len(got), kinds(got))
+			}
+			got = append(got, e)
+		case <-deadline:
+			t.Fatalf("timed out after %d events: %v", len(got), kinds(got))
+		}
+	}
+	return got
+}
+
+func count(kind string) func([]event.Event) int {
+	return func(evs []event.Event) int {
+		n := 0
+		for _, e := range evs {
+			if e.Type == kind {
+				n++
+			}
+		}
+		return n
+	}
+}
+
+func kinds(evs []event.Event) []string {
+	var out []string
+	for _, e := range evs {
+		k := e.Type
+		if e.Name != "" {
+			k += ":" + e.Name
+		}
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,341 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/stream"
+)
+
+// home is a fake home: a workspace directory and its Claude Code project.
+type home struct {
+	t        *testing.T
+	root     string
+	projects string
+	state    string
+}
+
+func newHome(t *testing.T) *home {
+	root := t.TempDir()
+	h := &home{t: t, root: root, projects: filepath.Join(root, ".claude", "projects"), state: filepath.Join(root, "state")}
+	os.MkdirAll(h.projects, 0o755)
+	return h
+}
+
+// workspace makes a directory and returns it with its transcript folder.
+func (h *home) workspace(name string) (dir, proj string) {
+	dir = filepath.Join(h.root, "work", name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	proj = filepath.Join(h.projects, discover.EncodeProjectDir(dir))
+	os.MkdirAll(proj, 0o755)
+	return dir, proj
+}
+
+func (h *home) write(path string, lines ...string) {
+	h.t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		if _, err := f.WriteString(l + "\n"); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
+// running is an engine on the fake home, stopped when the test ends.
+type running struct {
+	eng    *Engine
+	hub    *stream.Hub
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (h *home) start() *running {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	hub := stream.NewHub(filepath.Join(h.state, "streams"), 0)
+	eng := New(Config{
+		Scanner:        &discover.Scanner{ClaudeProjects: h.projects},
+		Hub:            hub,
+		Log:            zerolog.Nop(),
+		ClaudeProjects: h.projects,
+		ScanEvery:      50 * time.Millisecond,
+		SweepEvery:     50 * time.Millisecond,
+		QuietAfter:     150 * time.Millisecond,
+		TailBytes:      4096,
+	})
+	r := &running{eng: eng, hub: hub, cancel: cancel, done: make(chan struct{})}
+	go func() { eng.Run(ctx); close(r.done) }()
+	h.t.Cleanup(r.stop)
+	return r
+}
+
+func (r *running) stop() {
+	r.cancel()
+	<-r.done
+	r.hub.Close()
+}
+
+// waitWorkspace waits until the engine follows dir and returns its id.
+func (r *running) waitWorkspace(t *testing.T, dir string) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, in := range r.eng.Workspaces() {
+			if in.Directory == dir {
+				return in.ID
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("workspace %s never appeared", dir)
+	return ""
+}
+
+// collect subscribes after `after` and gathers events until pred is
+// satisfied by the collected list, or fails after a timeout.
+func (r *running) collect(t *testing.T, id string, after int64, pred func([]event.Event) bool) []event.Event {
+	t.Helper()
+	topic, ok := r.eng.Topic(id)
+	if !ok {
+		t.Fatalf("no topic %s", id)
+	}
+	replay, _, sub := topic.Subscribe(after)
+	defer topic.Unsubscribe(sub)
+	var got []event.Event
+	for _, it := range replay {
+		got = append(got, it.Event)
+	}
+	timeout := time.After(5 * time.Second)
+	for !pred(got) {
+		select {
+		case it := <-sub.C:
+			got = append(got, it.Event)
+		case <-timeout:
+			t.Fatalf("timed out; got %s", summary(got))
+		}
+	}
+	return got
+}
+
+func summary(evs []event.Event) string {
+	var s []string
+	for _, e := range evs {
+		x := e.Type
+		switch e.Type {
+		case event.User, event.Assistant:
+			x += ":" + e.Content
+		case event.Status:
+			x += ":" + e.State
+		case event.Session:
+			x += ":" + e.SessionID
+		}
+		s = append(s, fmt.Sprintf("%d=%s", e.ID, x))
+	}
+	return strings.Join(s, " ")
+}
+
+func has(kind, content string) func([]event.Event) bool {
+	return func(evs []event.Event) bool {
+		for _, e := range evs {
+			if e.Type == kind && (content == "" || e.Content == content || e.State == content || e.SessionID == content) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// cwdOf is the workspace directory written into each test line, as
+// Claude Code does; discovery reads it.
+var cwdOf = map[string]string{}
+
+func prompt(sid, text string) string {
+	return fmt.Sprintf(`{"type":"user","sessionId":%q,"cwd":%q,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":%q}}`, sid, cwdOf[sid], text)
+}
+
+func answer(sid, id, text string, stop string) string {
+	s := "null"
+	if stop != "" {
+		s = fmt.Sprintf("%q", stop)
+	}
+	return fmt.Sprintf(`{"type":"assistant","sessionId":%q,"cwd":%q,"requestId":"r-%s","timestamp":"2026-01-01T00:00:02Z","message":{"id":%q,"model":"claude-sonnet-4-5","stop_reason":%s,"usage":{"input_tokens":10,"output_tokens":5},"content":[{"type":"text","text":%q}]}}`, sid, cwdOf[sid], id, id, s, text)
+}
+
+func TestFollowsLiveSessionAndNewSessions(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("app")
+	cwdOf["s1"] = dir
+	cwdOf["s2"] = dir
+	s1 := filepath.Join(proj, "11111111-1111-4111-8111-111111111111.jsonl")
+	h.write(s1, prompt("s1", "first"), answer("s1", "m1", "one", "end_turn"))
+	r := h.start()
+	id := r.waitWorkspace(t, dir)
+	evs := r.collect(t, id, 0, has(event.TurnComplete, ""))
+	if got := summary(evs); !strings.Contains(got, "session:11111111") || !strings.Contains(got, "user:first") || !strings.Contains(got, "assistant:one") {
+		t.Errorf("events: %s", got)
+	}
+	last := evs[len(evs)-1].ID
+
+	// Appended lines stream live; a working turn shows as status working.
+	h.write(s1, prompt("s1", "second"))
+	evs = r.collect(t, id, last, has(event.Status, event.StateWorking))
+	last = evs[len(evs)-1].ID
+
+	// A newer session file in the same workspace is the live session now.
+	time.Sleep(20 * time.Millisecond) // a later modification time
+	s2 := filepath.Join(proj, "22222222-2222-4222-8222-222222222222.jsonl")
+	h.write(s2, prompt("s2", "new session"))
+	evs = r.collect(t, id, last, has(event.User, "new session"))
+	if got := summary(evs); !strings.Contains(got, "session:22222222") {
+		t.Errorf("no session event for the new file: %s", got)
+	}
+	in, _ := r.eng.Workspace(id)
+	if in.SessionID != "22222222-2222-4222-8222-222222222222" || !in.Active {
+		t.Errorf("workspace info: %+v", in)
+	}
+}
+
+func TestNewAndRemovedWorkspacesWithoutRestart(t *testing.T) {
+	h := newHome(t)
+	r := h.start()
+	dir, proj := h.workspace("later")
+	cwdOf["s3"] = dir
+	h.write(filepath.Join(proj, "33333333-3333-4333-8333-333333333333.jsonl"), prompt("s3", "hello"))
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.User, "hello"))
+
+	os.RemoveAll(proj)
+	os.RemoveAll(dir)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, ok := r.eng.Workspace(id); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("deleted workspace still listed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestOldFormatTurnEndsAfterQuiet(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("old")
+	cwdOf["s4"] = dir
+	h.write(filepath.Join(proj, "44444444-4444-4444-8444-444444444444.jsonl"),
+		prompt("s4", "hi"), answer("s4", "m1", "hello", ""))
+	r := h.start()
+	id := r.waitWorkspace(t, dir)
+	evs := r.collect(t, id, 0, has(event.Status, event.StateIdle))
+	n := 0
+	for _, e := range evs {
+		if e.Type == event.TurnComplete {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("want one turn_complete, got %d: %s", n, summary(evs))
+	}
+}
+
+func TestColdStartReadsOnlyTheTail(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("big")
+	cwdOf["s5"] = dir
+	path := filepath.Join(proj, "55555555-5555-4555-8555-555555555555.jsonl")
+	h.write(path, prompt("s5", "ancient history"))
+	for i := 0; i < 200; i++ { // far more than TailBytes (4 KiB)
+		h.write(path, answer("s5", fmt.Sprintf("m%d", i), strings.Repeat("x", 100), "end_turn"))
+	}
+	h.write(path, prompt("s5", "recent"))
+	r := h.start()
+	id := r.waitWorkspace(t, dir)
+	evs := r.collect(t, id, 0, has(event.User, "recent"))
+	if strings.Contains(summary(evs), "ancient history") {
+		t.Error("cold start read the whole file")
+	}
+	if len(evs) > 60 {
+		t.Errorf("cold start emitted %d events from a 4 KiB tail", len(evs))
+	}
+}
+
+// TestRestartResumesExactly kills the engine mid-stream, appends more, and
+// restarts on the same state: a client resuming from its last id gets
+// exactly the events it missed, numbered on from where it stopped.
+func TestRestartResumesExactly(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("restart")
+	cwdOf["s6"] = dir
+	path := filepath.Join(proj, "66666666-6666-4666-8666-666666666666.jsonl")
+	h.write(path, prompt("s6", "one"), answer("s6", "m1", "a1", "end_turn"))
+	r := h.start()
+	id := r.waitWorkspace(t, dir)
+	before := r.collect(t, id, 0, has(event.TurnComplete, ""))
+	seen := before[len(before)-1].ID
+	r.stop()
+
+	h.write(path, prompt("s6", "two"), answer("s6", "m2", "a2", "end_turn"))
+	r2 := h.start()
+	if id2 := r2.waitWorkspace(t, dir); id2 != id {
+		t.Fatalf("workspace id changed across restart: %s → %s", id, id2)
+	}
+	after := r2.collect(t, id, seen, has(event.Assistant, "a2"))
+	after = r2.collect(t, id, seen, func(evs []event.Event) bool { return has(event.TurnComplete, "")(evs) })
+	if after[0].ID != seen+1 {
+		t.Errorf("first event after restart has id %d, want %d", after[0].ID, seen+1)
+	}
+	for i := 1; i < len(after); i++ {
+		if after[i].ID != after[i-1].ID+1 {
+			t.Errorf("ids not contiguous: %s", summary(after))
+		}
+	}
+	got := summary(after)
+	if strings.Contains(got, "user:one") || strings.Contains(got, "assistant:a1") || strings.Contains(got, "session:") {
+		t.Errorf("replayed events from before the restart: %s", got)
+	}
+	if !strings.Contains(got, "user:two") || !strings.Contains(got, "assistant:a2") {
+		t.Errorf("missed events: %s", got)
+	}
+}
+
+func TestTruncatedTranscriptIsReadAgain(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("trunc")
+	cwdOf["s7"] = dir
+	path := filepath.Join(proj, "77777777-7777-4777-8777-777777777777.jsonl")
+	h.write(path, prompt("s7", "before"), answer("s7", "m1", "x", "end_turn"))
+	r := h.start()
+	id := r.waitWorkspace(t, dir)
+	evs := r.collect(t, id, 0, has(event.TurnComplete, ""))
+	os.WriteFile(path, []byte(prompt("s7", "rewritten")+"\n"), 0o644)
+	r.collect(t, id, evs[len(evs)-1].ID, has(event.User, "rewritten"))
+}
+
+func TestMalformedLinesAreSkippedAndCounted(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("bad")
+	cwdOf["s8"] = dir
+	path := filepath.Join(proj, "88888888-8888-4888-8888-888888888888.jsonl")
+	h.write(path, prompt("s8", "ok"), "{not json", `{"type":"user","message":`, prompt("s8", "still ok"))
+	r := h.start()
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.User, "still ok"))
+	if in, _ := r.eng.Workspace(id); in.Malformed != 2 {
+		t.Errorf("malformed = %d, want 2", in.Malformed)
+	}
+}
