@@ -135,9 +135,11 @@ type transcriptFile struct {
 	info fs.FileInfo
 }
 
-// transcripts lists the top-level *.jsonl regular files of projectDir,
-// newest first (subagent transcripts live in subfolders and are not
-// sessions of their own).
+// transcripts lists the session transcripts of projectDir, newest first:
+// its top-level *.jsonl regular files. Subagent transcripts are not
+// sessions of their own: 2.1 keeps them in <sessionId>/subagents/, but 2.0
+// writes them next to the sessions as agent-<id>.jsonl, one per "Warmup"
+// too, often newer than the session that started them.
 func transcripts(projectDir string) ([]transcriptFile, error) {
 	entries, err := os.ReadDir(projectDir)
 	if err != nil {
@@ -145,7 +147,8 @@ func transcripts(projectDir string) ([]transcriptFile, error) {
 	}
 	var out []transcriptFile
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".jsonl") || !e.Type().IsRegular() {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".jsonl") || strings.HasPrefix(name, "agent-") || !e.Type().IsRegular() {
 			continue
 		}
 		fi, err := e.Info()
@@ -163,12 +166,14 @@ func transcripts(projectDir string) ([]transcriptFile, error) {
 	return out, nil
 }
 
-// LiveSession returns the transcript of the session running in cwd: the
-// newest-modified top-level *.jsonl of projectDir whose recorded cwd is cwd
-// (DESIGN.md: a new file means a new session). Since folder names are lossy,
-// newer files of another directory are passed over; a file that records no
-// cwd yet (just created) counts as a match. An empty cwd matches any file.
-// When there is none, the error wraps fs.ErrNotExist.
+// LiveSession returns the transcript of the session running in cwd, and its
+// modification time: the newest-modified top-level *.jsonl of projectDir
+// (agent-*.jsonl excluded, see transcripts) whose recorded cwd is cwd.
+// DESIGN.md: a new file means a new session. Since folder names are lossy,
+// newer files of another directory are passed over, newest first, stopping
+// at the first match; a file that records no cwd yet (just created) counts
+// as a match. An empty cwd matches any file. When there is none, the error
+// wraps fs.ErrNotExist.
 func LiveSession(projectDir, cwd string) (string, time.Time, error) {
 	files, err := transcripts(projectDir)
 	if err != nil {

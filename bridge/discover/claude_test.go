@@ -67,6 +67,14 @@ func TestReadCwdLimit(t *testing.T) {
 	if got, err := readCwd(far); err != nil || got != "" {
 		t.Errorf("readCwd(far) = %q, %v; want nothing (beyond the limit)", got, err)
 	}
+	// Past the first reads, within the limit.
+	for _, at := range []int{5 << 10, 40 << 10, cwdScanLimit - 200} {
+		mid := filepath.Join(dir, "mid.jsonl")
+		writeFile(t, mid, `{"type":"x","pad":"`+strings.Repeat("p", at)+`"}`+"\n"+record("user", "/w/mid")+"\n")
+		if got, err := readCwd(mid); err != nil || got != "/w/mid" {
+			t.Errorf("cwd after %d bytes: readCwd = %q, %v", at, got, err)
+		}
+	}
 	// A huge line after the cwd is never read.
 	near := filepath.Join(dir, "near.jsonl")
 	writeFile(t, near, record("user", "/w/near")+"\n"+strings.Repeat("y", 4*cwdScanLimit))
@@ -225,8 +233,10 @@ func TestLiveSession(t *testing.T) {
 	aOld := h.transcript(EncodeProjectDir(a), "a-old.jsonl", now.Add(-3*time.Hour), record("user", a))
 	aNew := h.transcript(EncodeProjectDir(a), "a-new.jsonl", now.Add(-2*time.Hour), record("user", a))
 	bNew := h.transcript(EncodeProjectDir(a), "b-new.jsonl", now.Add(-time.Hour), record("user", b))
-	// A subagent transcript, newest of all, is not a session.
+	// Subagent transcripts, newest of all, are not sessions: 2.1 puts them
+	// in a subfolder, 2.0 next to the sessions.
 	h.transcript(EncodeProjectDir(a), filepath.Join("b-new", "subagents", "x.jsonl"), now, record("user", a))
+	h.transcript(EncodeProjectDir(a), "agent-a15c892.jsonl", now, record("user", a))
 
 	check := func(cwd, want string, wantMod time.Time) {
 		t.Helper()
@@ -262,6 +272,36 @@ func TestLiveSession(t *testing.T) {
 	} {
 		if _, _, err := LiveSession(tc.project, tc.cwd); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("LiveSession(%s, %s) error = %v, want fs.ErrNotExist", tc.project, tc.cwd, err)
+		}
+	}
+}
+
+func TestFileCwdSettled(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, content string
+		wantCwd       string
+		wantSettled   bool
+	}{
+		{"found", record("user", "/w") + "\n", "/w", true},
+		{"not yet", `{"type":"queue-operation"}` + "\n", "", false},
+		{"empty", "", "", false},
+		{"never: a first 64 KiB without one", strings.Repeat("x", cwdScanLimit+10), "", true},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".jsonl")
+		writeFile(t, path, tt.content)
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []*transcriptCache{nil, newTranscriptCache()} {
+			for range 2 {
+				cwd, settled := c.fileCwd(transcriptFile{path: path, info: fi})
+				if cwd != tt.wantCwd || settled != tt.wantSettled {
+					t.Errorf("%s: fileCwd = %q, %v; want %q, %v", tt.name, cwd, settled, tt.wantCwd, tt.wantSettled)
+				}
+			}
 		}
 	}
 }

@@ -17,19 +17,32 @@ const cwdScanLimit = 64 << 10
 
 // readCwd returns the first cwd recorded in the transcript at path, or ""
 // when none is found in its first 64 KiB (a file just created, or one that
-// opens with a huge record).
+// opens with a huge record). It reads 4 KiB first and doubles only while
+// the cwd is not found: the engine asks on every change of a live file.
 func readCwd(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	buf := make([]byte, cwdScanLimit)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return "", err
+	buf := make([]byte, 0, 4<<10)
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return cwdIn(buf), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if len(buf) < cap(buf) {
+			continue // a short read: fill the buffer before looking
+		}
+		if cwd := cwdIn(buf); cwd != "" || len(buf) >= cwdScanLimit {
+			return cwd, nil
+		}
+		buf = append(make([]byte, 0, min(2*cap(buf), cwdScanLimit)), buf...)
 	}
-	return cwdIn(buf[:n]), nil
 }
 
 // cwdKey is how a record's cwd field starts in Claude Code's compact JSON.
@@ -191,9 +204,11 @@ func (c *transcriptCache) projectCwds(projectDir string) ([]string, error) {
 	complete := true
 	for _, f := range files {
 		paths = append(paths, f.path)
-		cwd := c.fileCwd(f)
+		cwd, settled := c.fileCwd(f)
+		if !settled {
+			complete = false // may record a cwd later without the folder changing
+		}
 		if cwd == "" {
-			complete = false // may record one later without the folder changing
 			continue
 		}
 		if !slices.Contains(cwds, cwd) {
@@ -212,28 +227,35 @@ func (c *transcriptCache) projectCwds(projectDir string) ([]string, error) {
 	return cwds, nil
 }
 
-// fileCwd returns the cwd of a transcript, read once and remembered.
-func (c *transcriptCache) fileCwd(f transcriptFile) string {
-	if c == nil {
-		cwd, _ := readCwd(f.path)
-		return cwd
-	}
+// fileCwd returns the cwd of a transcript, read once and remembered. It is
+// settled when it can no longer change: found, or not in a first 64 KiB
+// already written.
+func (c *transcriptCache) fileCwd(f transcriptFile) (cwd string, settled bool) {
 	size, mod := f.info.Size(), f.info.ModTime()
-	c.mu.Lock()
-	e := c.files[f.path]
-	if e != nil && (e.cwd != "" && size >= e.size || e.cwd == "" && size == e.size && mod.Equal(e.mod)) {
-		e.gen = c.gen
+	if c != nil {
+		c.mu.Lock()
+		e := c.files[f.path]
+		if e != nil && (e.settled() && size >= e.size || size == e.size && mod.Equal(e.mod)) {
+			e.gen = c.gen
+			c.mu.Unlock()
+			return e.cwd, e.settled()
+		}
 		c.mu.Unlock()
-		return e.cwd
 	}
-	c.mu.Unlock()
-
 	cwd, err := readCwd(f.path)
 	if err != nil {
-		return ""
+		return "", false // gone since listed, or unreadable for now
 	}
-	c.mu.Lock()
-	c.files[f.path] = &cachedFile{size: size, mod: mod, cwd: cwd, gen: c.gen}
-	c.mu.Unlock()
-	return cwd
+	e := &cachedFile{size: size, mod: mod, cwd: cwd}
+	if c != nil {
+		c.mu.Lock()
+		e.gen = c.gen
+		c.files[f.path] = e
+		c.mu.Unlock()
+	}
+	return cwd, e.settled()
+}
+
+func (e *cachedFile) settled() bool {
+	return e.cwd != "" || e.size >= cwdScanLimit
 }
