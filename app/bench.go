@@ -143,7 +143,7 @@ func benchLatency(ctx context.Context, w io.Writer, home string, nws, nsubs, nli
 	if err != nil {
 		return err
 	}
-	defer b.close()
+	defer func() { cancel(); b.close() }() // the engine stops when ctx ends
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

@@ -34,6 +34,8 @@ type Server struct {
 	Origins []string
 	// Done ends open streams when the bridge shuts down.
 	Done context.Context
+	// SSE tunes the streams (heartbeat, write timeout).
+	SSE stream.SSE
 }
 
 // Handler returns the routed, guarded handler.
@@ -146,7 +148,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	if done == nil {
 		done = r.Context()
 	}
-	stream.Serve(done, w, r, t)
+	s.SSE.Serve(done, w, r, t)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

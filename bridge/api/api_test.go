@@ -49,7 +49,8 @@ func newServer(t *testing.T) (*httptest.Server, *stream.Topic) {
 			Directory: "/w/tokyo", PID: 42, Source: discover.SourceConductorDB}, Active: true, Status: "working", SessionID: "s1"}},
 		topics: map[string]*stream.Topic{"ws1": topic},
 	}
-	s := &Server{Engine: eng, Version: "test", Started: time.Now(), Origins: []string{"chrome-extension://good"}}
+	s := &Server{Engine: eng, Version: "test", Started: time.Now(), Origins: []string{"chrome-extension://good"},
+		SSE: stream.SSE{Heartbeat: 50 * time.Millisecond}}
 	ts := httptest.NewServer(s.Handler())
 	s.Port = ts.Listener.Addr().(*net.TCPAddr).Port
 	t.Cleanup(ts.Close)
@@ -209,4 +210,23 @@ func TestStreamReplaysFromCursor(t *testing.T) {
 	if got := <-done; len(got) != 1 || got[0].ID != 6 || got[0].Event != "tool_use" {
 		t.Errorf("live: %+v", got)
 	}
+}
+
+func TestStreamHeartbeat(t *testing.T) {
+	ts, _ := newServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/workspace/ws1/session/stream", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if sc.Text() == ": ping" {
+			return
+		}
+	}
+	t.Fatal("no heartbeat on an idle stream")
 }

@@ -224,9 +224,9 @@ func (e *Engine) sweep() {
 		dir, path := f.ws.ProjectDir, f.path
 		dirMod, liveMod, liveSize := f.dirMod, f.liveMod, f.liveSize
 		f.mu.Unlock()
-		poke := false
+		poke, relook := false, false
 		if info, err := os.Stat(dir); err == nil && !info.ModTime().Equal(dirMod) {
-			poke = true
+			poke, relook = true, true
 			f.mu.Lock()
 			f.dirMod = info.ModTime()
 			f.mu.Unlock()
@@ -246,7 +246,7 @@ func (e *Engine) sweep() {
 			}
 		}
 		if poke {
-			f.poke()
+			f.poke(relook)
 		}
 	}
 }
@@ -265,9 +265,15 @@ func (e *Engine) route(ev fsnotify.Event) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	for _, f := range e.followers {
-		if f.ws.ProjectDir == dir { // ws.ProjectDir only changes under e.mu
-			f.poke()
+		if f.ws.ProjectDir != dir { // ws.ProjectDir only changes under e.mu
+			continue
 		}
+		f.mu.Lock()
+		live := f.path == ev.Name
+		f.mu.Unlock()
+		// A write to the live file needs only a read; anything else (a
+		// new file, a removal) may mean another session is live now.
+		f.poke(!live || !ev.Has(fsnotify.Write))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"conductorbridge/bridge/discover"
@@ -33,6 +34,11 @@ type follower struct {
 	topic *stream.Topic
 	kick  chan struct{}
 	stop  context.CancelFunc
+	// relook asks the next sync to look for the live session file again
+	// (the folder changed) rather than only read the current one, which is
+	// all a write to it needs: listing a folder per line would cost more
+	// than parsing the line.
+	relook atomic.Bool
 
 	// Owned by the follower's goroutine.
 	reader   transcript.Reader
@@ -60,8 +66,12 @@ func (f *follower) workspace() discover.Workspace {
 	return f.ws
 }
 
-// poke asks the follower to look at its files again; it never blocks.
-func (f *follower) poke() {
+// poke asks the follower to read its live file again, and with relook to
+// look for a newer session file too; it never blocks.
+func (f *follower) poke(relook bool) {
+	if relook {
+		f.relook.Store(true)
+	}
 	select {
 	case f.kick <- struct{}{}:
 	default:
@@ -109,14 +119,18 @@ func (f *follower) restore() {
 
 // sync reads whatever the live transcript gained and publishes its events.
 func (f *follower) sync() {
-	ws := f.workspace()
-	path, _, err := discover.LiveSession(ws.ProjectDir, ws.Directory)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			f.warnOnce("live", "find live session", err)
+	path := f.reader.Path
+	if f.relook.Swap(false) || path == "" {
+		ws := f.workspace()
+		var err error
+		path, _, err = discover.LiveSession(ws.ProjectDir, ws.Directory)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				f.warnOnce("live", "find live session", err)
+			}
+			f.publish(f.statusChange(f.evs[:0]), true)
+			return
 		}
-		f.publish(f.statusChange(f.evs[:0]), true)
-		return
 	}
 	evs := f.evs[:0]
 	if path != f.reader.Path {
@@ -162,6 +176,7 @@ func (f *follower) read(evs []event.Event) []event.Event {
 	}
 	if err != nil {
 		f.warnOnce("read", "read transcript", err)
+		f.relook.Store(true) // deleted or replaced: find the live file again
 	}
 	if bad > 0 || res.Oversized > 0 {
 		f.eng.log.Warn().Str("workspace", f.topic.ID).Str("path", f.reader.Path).

@@ -8,13 +8,16 @@ import (
 	"time"
 )
 
-// Heartbeat is how often an idle stream sends a comment line, so proxies
-// and the client's own timeout see a live connection.
-const Heartbeat = 15 * time.Second
-
-// writeTimeout bounds one write to a client; a client that stops reading
-// is disconnected instead of holding a goroutine forever.
-const writeTimeout = 30 * time.Second
+// SSE writes topics to clients as Server-Sent Events.
+type SSE struct {
+	// Heartbeat is how often an idle stream sends a comment line, so
+	// proxies and the client's own timeout see a live connection
+	// (default 15 s).
+	Heartbeat time.Duration
+	// WriteTimeout bounds one write; a client that stops reading is
+	// disconnected instead of holding a goroutine forever (default 30 s).
+	WriteTimeout time.Duration
+}
 
 // Cursor returns the id a client has seen up to: the larger of its
 // Last-Event-ID header (sent by EventSource on reconnect) and ?after=N (set
@@ -32,7 +35,13 @@ func Cursor(r *http.Request) int64 {
 
 // Serve streams t to w from the request's cursor until the client leaves,
 // the subscriber is cut loose for being slow, or ctx ends.
-func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, t *Topic) {
+func (o SSE) Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, t *Topic) {
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 30 * time.Second
+	}
 	replay, gap, sub := t.Subscribe(Cursor(r))
 	defer t.Unsubscribe(sub)
 
@@ -42,7 +51,7 @@ func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, t *Topic
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	sw := &sseWriter{w: w, rc: rc}
+	sw := &sseWriter{w: w, rc: rc, timeout: o.WriteTimeout}
 
 	sw.raw("retry: 2000\n\n")
 	if gap != nil {
@@ -55,7 +64,7 @@ func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, t *Topic
 	if sw.flush() != nil {
 		return
 	}
-	tick := time.NewTicker(Heartbeat)
+	tick := time.NewTicker(o.Heartbeat)
 	defer tick.Stop()
 	for {
 		select {
@@ -87,9 +96,10 @@ func Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, t *Topic
 }
 
 type sseWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	buf []byte
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	buf     []byte
 }
 
 func (s *sseWriter) event(it Item) {
@@ -108,7 +118,7 @@ func (s *sseWriter) flush() error {
 	if len(s.buf) == 0 {
 		return nil
 	}
-	_ = s.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
 	_, err := s.w.Write(s.buf)
 	s.buf = s.buf[:0]
 	if err != nil {

@@ -101,8 +101,8 @@ func (s *Writer) Turn(prompt string) error {
 		case 1:
 			name, input, size = "Edit", map[string]any{"file_path": s.Cwd + "/src/file.go", "old_string": words(s.Rand, 30), "new_string": words(s.Rand, 40)}, 300
 		}
-		if s.Rand.IntN(50) == 0 {
-			size = 1 << 20 // now and then a huge output
+		if s.Rand.IntN(100) == 0 {
+			size = 512 << 10 // now and then a huge output (a big file, a long log)
 		}
 		if err := s.assistant([]any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}, "tool_use"); err != nil {
 			return err
