@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,8 +17,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"conductorbridge/bridge/api"
+	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/inject"
+	"conductorbridge/bridge/registrar"
 	"conductorbridge/bridge/stream"
 )
 
@@ -64,6 +69,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	b.api.Port = ln.Addr().(*net.TCPAddr).Port
+	if err := writeRunFile(c.StateDir, ln.Addr().String()); err != nil {
+		log.Warn().Err(err).Msg("cannot record where the bridge listens; hooks fall back to the default address")
+	}
+	defer os.Remove(filepath.Join(c.StateDir, runFile))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info().Str("addr", ln.Addr().String()).Str("version", version()).
@@ -86,11 +95,31 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 type bridge struct {
 	engine *engine.Engine
 	hub    *stream.Hub
+	queue  *inject.Queue
 	api    *api.Server
 	done   chan struct{}
 }
 
+// State files under the state dir.
+const (
+	tokenFile      = "token"       // the API's Bearer token
+	hookSecretFile = "hook-secret" // what hooks present
+	runFile        = "bridge.json" // where the running bridge listens, for hooks and the CLI
+)
+
 func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, error) {
+	token, err := auth.LoadOrCreate(filepath.Join(c.StateDir, tokenFile))
+	if err != nil {
+		return nil, fmt.Errorf("api token: %w", err)
+	}
+	hookSecret, err := auth.LoadOrCreate(filepath.Join(c.StateDir, hookSecretFile))
+	if err != nil {
+		return nil, fmt.Errorf("hook secret: %w", err)
+	}
+	queue, err := inject.Open(filepath.Join(c.StateDir, "queue"))
+	if err != nil {
+		return nil, err
+	}
 	reg := discover.NewRegistry(filepath.Join(c.StateDir, "registered.json"))
 	if err := reg.Load(); err != nil {
 		// Keep running without registrations rather than refuse to start;
@@ -105,19 +134,82 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Log:            func(msg string) { log.Warn().Msg(msg) },
 	}
 	hub := stream.NewHub(filepath.Join(c.StateDir, "streams"), 0)
-	eng := engine.New(engine.Config{Scanner: scanner, Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects})
-	b := &bridge{engine: eng, hub: hub, done: make(chan struct{})}
+	eng := engine.New(engine.Config{
+		Scanner: scanner, Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects,
+		OnUser: func(ws string, e *event.Event) { confirmInjected(queue, log, ws, e) },
+	})
+	b := &bridge{engine: eng, hub: hub, queue: queue, done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
 		if err := eng.Run(ctx); err != nil {
 			log.Error().Err(err).Msg("engine stopped")
 		}
 	}()
+	go requeueLost(ctx, eng, queue, log)
 	b.api = &api.Server{
 		Engine: eng, Version: version(), Started: time.Now(),
 		Origins: []string{gstackOrigin}, Done: ctx,
+		Token: token, HookSecret: hookSecret, Queue: queue,
+		Hooks:     &inject.Hooks{Queue: queue, Engine: eng, Log: log},
+		Registrar: &registrar.Registrar{Registry: reg, Engine: eng, Worktrees: filepath.Join(c.StateDir, "worktrees")},
 	}
 	return b, nil
+}
+
+// confirmInjected recognises a message the bridge injected when Claude's
+// transcript shows it, marks it confirmed, and shows the person's own
+// words in the stream instead of the framing around them.
+func confirmInjected(q *inject.Queue, log zerolog.Logger, ws string, e *event.Event) {
+	id, text, ok := inject.Unframe(e.Content)
+	if !ok {
+		return
+	}
+	m, fresh := q.Confirm(ws, id)
+	if fresh {
+		log.Info().Str("workspace", ws).Str("message", id).Msg("message confirmed in the transcript")
+	}
+	if m.Text != "" {
+		text = m.Text
+	}
+	e.MessageID = id
+	e.Content, e.Truncated = event.Cut(text, event.MaxText)
+}
+
+// requeueLost puts back messages that were handed to a hook but never
+// reached the transcript: the hook or the bridge died in between. After a
+// restart that is decided once the engine has caught up; while running, a
+// message gets two minutes.
+func requeueLost(ctx context.Context, eng *engine.Engine, q *inject.Queue, log zerolog.Logger) {
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+		return
+	case <-eng.Ready():
+	}
+	grace := time.NewTimer(5 * time.Second) // the followers read what was written while we were down
+	defer grace.Stop()
+	tick := time.NewTicker(30 * time.Second)
+	defer tick.Stop()
+	cutoff := func() time.Time { return time.Now().Add(-2 * time.Minute) }
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-grace.C:
+			for _, ws := range q.Workspaces() {
+				if n, err := q.Requeue(ws, start); err != nil || n > 0 {
+					log.Info().Err(err).Str("workspace", ws).Int("messages", n).Msg("messages handed out before the restart and never seen: queued again")
+				}
+			}
+			continue
+		case <-tick.C:
+		}
+		for _, ws := range q.Workspaces() {
+			if n, err := q.Requeue(ws, cutoff()); err != nil || n > 0 {
+				log.Warn().Err(err).Str("workspace", ws).Int("messages", n).Msg("messages handed to a hook never reached the transcript: queued again")
+			}
+		}
+	}
 }
 
 func (b *bridge) close() {
@@ -138,4 +230,30 @@ func listen(ctx context.Context, addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("port in use: Conductor Bridge %s is already running on %s (stop it, or pass --addr 127.0.0.1:<other port>)", h.Version, addr)
 	}
 	return nil, fmt.Errorf("port in use: another program is listening on %s; pass --addr 127.0.0.1:<other port>", addr)
+}
+
+// runInfo says where a running bridge listens; hooks and the CLI read it.
+type runInfo struct {
+	Addr    string `json:"addr"`
+	PID     int    `json:"pid"`
+	Version string `json:"version"`
+}
+
+func writeRunFile(stateDir, addr string) error {
+	b, _ := json.Marshal(runInfo{Addr: addr, PID: os.Getpid(), Version: version()})
+	tmp := filepath.Join(stateDir, runFile+".tmp")
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(stateDir, runFile))
+}
+
+// readRunFile returns the address of the bridge running on stateDir, if any.
+func readRunFile(stateDir string) (runInfo, error) {
+	var ri runInfo
+	b, err := os.ReadFile(filepath.Join(stateDir, runFile))
+	if err != nil {
+		return ri, err
+	}
+	return ri, json.Unmarshal(b, &ri)
 }

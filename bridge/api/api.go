@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"time"
 
+	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/engine"
+	"conductorbridge/bridge/inject"
 	"conductorbridge/bridge/stream"
 )
 
@@ -36,6 +38,12 @@ type Server struct {
 	Done context.Context
 	// SSE tunes the streams (heartbeat, write timeout).
 	SSE stream.SSE
+
+	Token      *auth.Secret  // Bearer token for every state-changing call
+	HookSecret *auth.Secret  // what hook calls present instead
+	Queue      *inject.Queue // messages for agents
+	Hooks      Hooks
+	Registrar  Registrar
 }
 
 // Handler returns the routed, guarded handler.
@@ -45,6 +53,14 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/workspaces", s.workspaces)
 	mux.HandleFunc("GET /api/workspaces/{id}", s.workspace)
 	mux.HandleFunc("GET /workspace/{id}/session/stream", s.stream)
+	mux.HandleFunc("GET /workspace/{id}/session/messages", s.listMessages)
+
+	// State changes: a Bearer token, JSON bodies only.
+	mux.HandleFunc("POST /workspace/{id}/session/messages", authorized(s.Token, s.postMessage))
+	mux.HandleFunc("DELETE /workspace/{id}/session/messages/{mid}", authorized(s.Token, s.deleteMessage))
+	mux.HandleFunc("POST /api/workspaces", authorized(s.Token, s.registerWorkspace))
+	mux.HandleFunc("DELETE /api/workspaces/{id}", authorized(s.Token, s.unregisterWorkspace))
+	mux.HandleFunc("POST /hook/{event}", authorized(s.HookSecret, s.hook))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})

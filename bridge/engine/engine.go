@@ -42,6 +42,9 @@ type Config struct {
 	// WatchDirs watches transcript folders (cheap with inotify) instead of
 	// the live files (kqueue opens every file in a watched folder).
 	WatchDirs *bool
+	// OnUser sees every user event before it is published and may rewrite
+	// it: the injector recognises its own messages there.
+	OnUser func(workspace string, e *event.Event)
 }
 
 func (c *Config) withDefaults() {
@@ -198,7 +201,7 @@ func (e *Engine) startLocked(ws discover.Workspace) error {
 		return fmt.Errorf("open stream: %w", err)
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
-	f := &follower{eng: e, topic: topic, kick: make(chan struct{}, 1), stop: cancel, ws: ws}
+	f := &follower{eng: e, topic: topic, kick: make(chan struct{}, 1), do: make(chan func()), stop: cancel, ws: ws}
 	e.followers[ws.ID] = f
 	if *e.cfg.WatchDirs {
 		e.watchLocked(ws.ProjectDir)
@@ -398,4 +401,71 @@ func (e *Engine) info(f *follower) Info {
 func sessionID(path string) string {
 	base := filepath.Base(path)
 	return base[:len(base)-len(filepath.Ext(base))]
+}
+
+// run hands fn to a workspace's follower goroutine and waits for it, so
+// hook-driven changes are ordered with the transcript's own events.
+func (e *Engine) run(ctx context.Context, id string, fn func(f *follower)) bool {
+	e.mu.RLock()
+	f, ok := e.followers[id]
+	e.mu.RUnlock()
+	if !ok {
+		return false
+	}
+	done := make(chan struct{})
+	select {
+	case f.do <- func() { fn(f); close(done) }:
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	return true
+}
+
+// NeedsInput marks a workspace's agent as waiting for the person (a
+// permission prompt, an idle prompt) until it moves on.
+func (e *Engine) NeedsInput(ctx context.Context, id, reason string) bool {
+	return e.run(ctx, id, func(f *follower) { f.needsInput(reason) })
+}
+
+// TurnEnded tells a workspace's follower that the agent finished a turn.
+func (e *Engine) TurnEnded(ctx context.Context, id string) bool {
+	return e.run(ctx, id, func(f *follower) { f.turnEnded() })
+}
+
+// Relook makes a workspace look for its live session file again now: a
+// hook said a session started or ended.
+func (e *Engine) Relook(id string) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if f, ok := e.followers[id]; ok {
+		f.poke(true)
+	}
+}
+
+// Rescan scans for workspaces now, e.g. right after one was registered.
+func (e *Engine) Rescan(ctx context.Context) { e.scan(ctx) }
+
+// WorkspaceFor finds the followed workspace a hook call comes from, by its
+// working directory or else by its transcript's folder.
+func (e *Engine) WorkspaceFor(cwd, transcriptPath string) (string, bool) {
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	projDir := filepath.Dir(transcriptPath)
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	byProject := ""
+	for id, f := range e.followers {
+		if cwd != "" && f.ws.Directory == cwd {
+			return id, true
+		}
+		if transcriptPath != "" && f.ws.ProjectDir == projDir {
+			byProject = id
+		}
+	}
+	return byProject, byProject != ""
 }

@@ -33,6 +33,7 @@ type follower struct {
 	eng   *Engine
 	topic *stream.Topic
 	kick  chan struct{}
+	do    chan func() // work from other goroutines, run on the follower's
 	stop  context.CancelFunc
 	// relook asks the next sync to look for the live session file again
 	// (the folder changed) rather than only read the current one, which is
@@ -58,6 +59,7 @@ type follower struct {
 	dirMod    time.Time
 	malformed int
 	oversized int
+	needs     string // why the agent waits for the person (a hook said so), "" if it does not
 }
 
 func (f *follower) workspace() discover.Workspace {
@@ -90,6 +92,8 @@ func (f *follower) run(ctx context.Context) {
 			return
 		case <-f.kick:
 			f.sync()
+		case fn := <-f.do:
+			fn()
 		case <-f.quiet.C:
 			f.sync()
 			f.evs = f.parser.Quiet(f.evs[:0])
@@ -164,10 +168,18 @@ func (f *follower) sync() {
 func (f *follower) read(evs []event.Event) []event.Event {
 	var bad int
 	res, err := f.reader.Read(func(line []byte, _ int64) {
+		n := len(evs)
 		var perr error
 		evs, perr = f.parser.Line(line, evs)
 		if perr != nil {
 			bad++
+		}
+		if on := f.eng.cfg.OnUser; on != nil {
+			for i := n; i < len(evs); i++ {
+				if evs[i].Type == event.User {
+					on(f.topic.ID, &evs[i])
+				}
+			}
 		}
 	})
 	if res.Reset {
@@ -194,17 +206,42 @@ func (f *follower) read(evs []event.Event) []event.Event {
 
 // statusChange appends a status event when the agent's state changed.
 func (f *follower) statusChange(evs []event.Event) []event.Event {
-	st := event.StateIdle
+	st, reason := event.StateIdle, ""
 	if f.parser.InTurn() {
 		st = event.StateWorking
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.needs != "" {
+		if len(evs) > 0 {
+			f.needs = "" // the agent moved on: it has its answer
+		} else {
+			st, reason = event.StateNeedsInput, f.needs
+		}
+	}
 	if st == f.status {
 		return evs
 	}
 	f.status, f.since = st, time.Now()
-	return append(evs, event.Event{Type: event.Status, TS: f.since, SessionID: f.parser.State.SessionID, State: st})
+	return append(evs, event.Event{Type: event.Status, TS: f.since, SessionID: f.parser.State.SessionID, State: st, Reason: reason})
+}
+
+// needsInput marks the agent as waiting for the person until it moves on.
+func (f *follower) needsInput(reason string) {
+	f.sync()
+	f.mu.Lock()
+	f.needs = reason
+	f.mu.Unlock()
+	f.publish(f.statusChange(f.evs[:0]), true)
+}
+
+// turnEnded is the Stop hook's word that the agent finished its turn. For
+// versions that write no stop reason it ends the turn now instead of
+// after a quiet spell.
+func (f *follower) turnEnded() {
+	f.sync()
+	f.evs = f.parser.Quiet(f.evs[:0])
+	f.publish(f.statusChange(f.evs), true)
 }
 
 // publish sends evs to the topic, journaled with the current cursor when

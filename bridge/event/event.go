@@ -50,6 +50,7 @@ type Event struct {
 	// assistant, thinking, user
 	Content   string
 	Truncated bool
+	MessageID string // user: the injected message this is (sent from the side panel)
 
 	// tool_use and tool_result
 	Name      string // tool name; on results resolved from the tool_use id

@@ -18,6 +18,7 @@ type wire struct {
 
 	Content   *string `json:"content,omitempty"`
 	Truncated *bool   `json:"truncated,omitempty"`
+	MessageID string  `json:"message_id,omitempty"`
 
 	Name      string  `json:"name,omitempty"`
 	ToolUseID string  `json:"tool_use_id,omitempty"`
@@ -53,7 +54,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}
 	switch e.Type {
 	case Assistant, Thinking, User:
-		w.Content, w.Truncated = &e.Content, &e.Truncated
+		w.Content, w.Truncated, w.MessageID = &e.Content, &e.Truncated, e.MessageID
 	case ToolUse:
 		w.Name, w.ToolUseID = e.Name, e.ToolUseID
 		w.Input, w.TruncIn = &e.Input, &e.TruncIn
@@ -84,7 +85,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	}
 	*e = Event{
 		ID: w.ID, Type: w.Type, SessionID: w.SessionID, Sidechain: w.Sidechain,
-		Name: w.Name, ToolUseID: w.ToolUseID, Model: w.Model,
+		Name: w.Name, ToolUseID: w.ToolUseID, Model: w.Model, MessageID: w.MessageID,
 		State: w.State, Reason: w.Reason, Path: w.Path, Workspace: w.Workspace,
 	}
 	if w.TS != "" {

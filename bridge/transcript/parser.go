@@ -27,8 +27,12 @@ var ErrNotJSON = errors.New("transcript line is not a JSON object")
 // A Parser is not safe for concurrent use.
 type Parser struct {
 	State State
-	json  fastjson.Parser
 }
+
+// parsers are shared by every Parser: fastjson keeps buffers as large as
+// the largest line it parsed, which hundreds of workspaces should not
+// each hold.
+var parsers fastjson.ParserPool
 
 // State is everything a Parser remembers between lines. It is small and
 // JSON-serialisable.
@@ -63,7 +67,9 @@ type Turn struct {
 // carry no ID; the stream assigns those. A line that is not JSON returns
 // ErrNotJSON and leaves the state untouched.
 func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
-	v, err := p.json.ParseBytes(line)
+	jp := parsers.Get()
+	defer parsers.Put(jp)
+	v, err := jp.ParseBytes(line)
 	if err != nil {
 		return out, fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // DefaultMaxLine bounds the memory one line may take. Claude Code writes
@@ -26,8 +27,11 @@ type Reader struct {
 	pending  []byte // the start of an incomplete line, read from Offset
 	skipping bool   // discarding an oversized line up to its newline
 	info     os.FileInfo
-	chunk    []byte
 }
+
+// chunks are read buffers shared by all readers: hundreds of idle
+// workspaces should not each hold one.
+var chunks = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
 
 // ReadResult says what one Read saw.
 type ReadResult struct {
@@ -85,16 +89,16 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 	if _, err := f.Seek(pos, io.SeekStart); err != nil {
 		return res, fmt.Errorf("seek transcript: %w", err)
 	}
-	if r.chunk == nil {
-		r.chunk = make([]byte, chunkSize)
-	}
+	bp := chunks.Get().(*[]byte)
+	defer chunks.Put(bp)
+	chunk := *bp
 	maxLine := r.MaxLine
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
 	for {
-		n, rerr := f.Read(r.chunk)
-		data := r.chunk[:n]
+		n, rerr := f.Read(chunk)
+		data := chunk[:n]
 		for len(data) > 0 {
 			i := bytes.IndexByte(data, '\n')
 			if i < 0 {

@@ -1,0 +1,37 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"conductorbridge/bridge/inject"
+)
+
+// Hooks answers Claude Code hook calls relayed by `conductor-bridge hook`.
+type Hooks interface {
+	Handle(ctx context.Context, event string, in inject.HookInput) inject.Answer
+}
+
+// hook relays one hook call. It needs the hook secret, which only the
+// user's own processes can read; the hook process prints the answer.
+func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
+	event := r.PathValue("event")
+	if !slices.Contains(inject.Events, event) {
+		writeError(w, http.StatusNotFound, "unknown hook event: "+event)
+		return
+	}
+	var in inject.HookInput
+	if !decodeJSON(w, r, maxHookBody, &in) {
+		return
+	}
+	ctx := r.Context()
+	if s.Done != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		stop := context.AfterFunc(s.Done, cancel) // shutting down: let waiting hooks go
+		defer stop()
+	}
+	writeJSON(w, http.StatusOK, s.Hooks.Handle(ctx, event, in))
+}

@@ -1,0 +1,399 @@
+// Package hooks installs and removes the bridge's Claude Code hooks in a
+// settings file (<workspace>/.claude/settings.local.json, or the user's
+// ~/.claude/settings.json), merged with what the user has there: their own
+// hooks and settings, and the order of their keys, survive both install
+// and uninstall.
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// marker identifies the bridge's own hook commands: the program is
+// conductor-bridge and its first argument is "hook".
+const marker = "conductor-bridge"
+
+// Spec is how hooks call the bridge.
+type Spec struct {
+	Binary   string // absolute path of conductor-bridge
+	StateDir string // where the bridge keeps its state (secret, address)
+}
+
+// hook is one command hook as Claude Code reads it.
+type hook struct {
+	Type        string `json:"type"`
+	Command     string `json:"command"`
+	Timeout     int    `json:"timeout,omitempty"` // seconds
+	AsyncRewake bool   `json:"asyncRewake,omitempty"`
+}
+
+// group is one entry of an event's list: an optional matcher and hooks.
+type group struct {
+	Matcher string `json:"matcher,omitempty"`
+	Hooks   []hook `json:"hooks"`
+}
+
+// rewakeTimeout bounds how long the idle-wake hook waits for a message
+// before Claude Code stops it (a new one starts after the next turn).
+const rewakeTimeout = 24 * 60 * 60
+
+// groups returns the bridge's hooks by Claude Code event.
+func (s Spec) groups() map[string]group {
+	cmd := func(event string) string {
+		return quote(s.Binary) + " hook " + event + " --state-dir " + quote(s.StateDir)
+	}
+	short := func(event string) hook { return hook{Type: "command", Command: cmd(event), Timeout: 10} }
+	return map[string]group{
+		"Stop": {Hooks: []hook{
+			short("stop"),
+			{Type: "command", Command: cmd("rewake"), Timeout: rewakeTimeout, AsyncRewake: true},
+		}},
+		"PostToolUse":      {Matcher: "*", Hooks: []hook{short("post-tool-use")}},
+		"Notification":     {Hooks: []hook{short("notification")}},
+		"SessionStart":     {Hooks: []hook{short("session-start")}},
+		"SessionEnd":       {Hooks: []hook{short("session-end")}},
+		"UserPromptSubmit": {Hooks: []hook{short("user-prompt-submit")}},
+	}
+}
+
+// eventOrder is the order events are added in, for a stable file.
+var eventOrder = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Notification", "Stop", "SessionEnd"}
+
+// quote makes a path safe as one shell word.
+func quote(p string) string {
+	if p != "" && strings.IndexFunc(p, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+", r))
+	}) < 0 {
+		return p
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+}
+
+// Install merges the bridge's hooks into the settings file at path,
+// replacing any earlier version of them. It reports whether the file
+// changed. A file that is not valid JSON is left alone with an error.
+func Install(path string, s Spec) (bool, error) {
+	if !filepath.IsAbs(s.Binary) || !filepath.IsAbs(s.StateDir) {
+		return false, errors.New("hooks need the absolute paths of the binary and the state dir")
+	}
+	return edit(path, func(h *object) error {
+		want := s.groups()
+		for _, ev := range eventOrder {
+			list, err := withoutOurs(h.get(ev))
+			if err != nil {
+				return fmt.Errorf("hooks.%s: %w", ev, err)
+			}
+			g, _ := json.Marshal(want[ev])
+			list = append(list, g)
+			h.set(ev, mustJSON(list))
+		}
+		return nil
+	})
+}
+
+// Uninstall removes the bridge's hooks from the file at path, and the
+// "hooks" key or the file itself if nothing else is left in them.
+func Uninstall(path string) (bool, error) {
+	return edit(path, func(h *object) error {
+		for _, ev := range append([]string(nil), h.keys...) {
+			list, err := withoutOurs(h.get(ev))
+			if err != nil {
+				return fmt.Errorf("hooks.%s: %w", ev, err)
+			}
+			if len(list) == 0 {
+				h.remove(ev)
+			} else {
+				h.set(ev, mustJSON(list))
+			}
+		}
+		return nil
+	})
+}
+
+// Status reports whether the bridge's hooks are in the file at path, and
+// the binary they run.
+func Status(path string) (installed bool, binary string, err error) {
+	root, err := load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, "", nil
+	}
+	if err != nil {
+		return false, "", err
+	}
+	h, err := parseObject(root.get("hooks"))
+	if err != nil {
+		return false, "", fmt.Errorf("%s: hooks: %w", path, err)
+	}
+	for _, ev := range h.keys {
+		var groups []group
+		if json.Unmarshal(h.get(ev), &groups) != nil {
+			continue
+		}
+		for _, g := range groups {
+			for _, hk := range g.Hooks {
+				if ours(hk.Command) {
+					return true, commandBinary(hk.Command), nil
+				}
+			}
+		}
+	}
+	return false, "", nil
+}
+
+// edit applies fn to the "hooks" object of the settings at path and writes
+// the result atomically, creating the file and its folder if needed.
+func edit(path string, fn func(*object) error) (bool, error) {
+	root, err := load(path)
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
+		return false, err
+	}
+	if missing {
+		root = &object{vals: map[string]json.RawMessage{}}
+	}
+	before := root.encode()
+	h, err := parseObject(root.get("hooks"))
+	if err != nil {
+		return false, fmt.Errorf("%s: hooks: %w (file left unchanged)", path, err)
+	}
+	if err := fn(h); err != nil {
+		return false, fmt.Errorf("%s: %w (file left unchanged)", path, err)
+	}
+	if len(h.keys) == 0 {
+		root.remove("hooks")
+	} else {
+		root.set("hooks", h.encode())
+	}
+	after := root.encode()
+	if sameJSON(before, after) {
+		return false, nil
+	}
+	if missing && len(root.keys) == 0 {
+		return false, nil
+	}
+	if len(root.keys) == 0 {
+		return true, os.Remove(path) // only our hooks were ever in it
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, after, "", "  "); err != nil {
+		return false, err
+	}
+	out.WriteByte('\n')
+	return true, writeAtomic(path, out.Bytes())
+}
+
+func load(path string) (*object, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return &object{vals: map[string]json.RawMessage{}}, nil
+	}
+	o, err := parseObject(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not valid JSON, so it was left alone: %w", path, err)
+	}
+	return o, nil
+}
+
+// withoutOurs returns an event's hook groups without the bridge's hooks,
+// keeping the user's groups byte for byte.
+func withoutOurs(raw json.RawMessage) ([]json.RawMessage, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, errors.New("not a list")
+	}
+	kept := list[:0]
+	for _, g := range list {
+		var parsed struct {
+			Hooks []json.RawMessage `json:"hooks"`
+		}
+		if json.Unmarshal(g, &parsed) != nil || len(parsed.Hooks) == 0 {
+			kept = append(kept, g)
+			continue
+		}
+		theirs := parsed.Hooks[:0]
+		for _, hk := range parsed.Hooks {
+			var c struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(hk, &c) == nil && ours(c.Command) {
+				continue
+			}
+			theirs = append(theirs, hk)
+		}
+		switch {
+		case len(theirs) == len(parsed.Hooks):
+			kept = append(kept, g)
+		case len(theirs) > 0: // a group shared with the user's hooks: keep theirs
+			o, err := parseObject(g)
+			if err != nil {
+				return nil, err
+			}
+			o.set("hooks", mustJSON(theirs))
+			kept = append(kept, o.encode())
+		}
+	}
+	return kept, nil
+}
+
+// ours reports whether a hook command runs conductor-bridge's hook verb.
+func ours(cmd string) bool {
+	i := strings.Index(cmd, marker)
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimLeft(cmd[i+len(marker):], `'"`)
+	rest = strings.TrimPrefix(rest, ".exe")
+	return strings.HasPrefix(strings.TrimLeft(rest, `'" `), "hook ")
+}
+
+// commandBinary returns the program of a hook command we wrote.
+func commandBinary(cmd string) string {
+	if strings.HasPrefix(cmd, "'") {
+		if end := strings.Index(cmd[1:], "' hook "); end >= 0 {
+			return strings.ReplaceAll(cmd[1:1+end], `'\''`, "'")
+		}
+	}
+	if f := strings.Fields(cmd); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only ever called on values built here
+	}
+	return b
+}
+
+func writeAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	mode := os.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		mode = info.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// object is a JSON object that remembers its key order.
+type object struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+func parseObject(b []byte) (*object, error) {
+	o := &object{vals: map[string]json.RawMessage{}}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return o, nil
+	}
+	if !json.Valid(b) {
+		return nil, errors.New("not valid JSON")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		o.set(key, v)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (o *object) get(k string) json.RawMessage { return o.vals[k] }
+
+func (o *object) set(k string, v json.RawMessage) {
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+func (o *object) remove(k string) {
+	if _, ok := o.vals[k]; !ok {
+		return
+	}
+	delete(o.vals, k)
+	for i, key := range o.keys {
+		if key == k {
+			o.keys = append(o.keys[:i], o.keys[i+1:]...)
+			break
+		}
+	}
+}
+
+func (o *object) encode() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(o.vals[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// sameJSON compares two encodings ignoring insignificant whitespace.
+func sameJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return false
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}

@@ -1,0 +1,347 @@
+// Package inject holds the messages a person sends to an agent from the
+// side panel until the agent has them (DESIGN.md, "Talking back").
+//
+// A message moves queued → delivered (handed to exactly one hook) →
+// confirmed (seen in the transcript). Every change is written to disk
+// (atomic rename, fsynced) before it takes effect, so a bridge killed at any
+// moment restarts with each message either confirmed or back in the queue.
+package inject
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+)
+
+// Message states.
+const (
+	Queued    = "queued"
+	Delivered = "delivered"
+	Confirmed = "confirmed"
+	Cancelled = "cancelled"
+)
+
+// Limits.
+const (
+	// MaxRunes keeps a framed message within Claude Code's 10,000-character
+	// cap on hook output.
+	MaxRunes = 9000
+	// MaxQueued bounds the messages waiting per workspace.
+	MaxQueued = 20
+	// keepDone is how many confirmed or cancelled messages are kept for
+	// the listing.
+	keepDone = 50
+)
+
+// Errors the API maps to status codes.
+var (
+	ErrEmpty     = errors.New("message is empty")
+	ErrTooLong   = fmt.Errorf("message is longer than %d characters", MaxRunes)
+	ErrFull      = fmt.Errorf("queue is full (%d messages waiting)", MaxQueued)
+	ErrNotFound  = errors.New("no such message")
+	ErrNotQueued = errors.New("message is no longer queued")
+)
+
+// Message is one message for an agent.
+type Message struct {
+	ID        string    `json:"id"`
+	Workspace string    `json:"workspace"`
+	Text      string    `json:"message"`
+	State     string    `json:"status"`
+	Created   time.Time `json:"created"`
+	Delivered time.Time `json:"delivered,omitzero"`
+	Confirmed time.Time `json:"confirmed,omitzero"`
+	Via       string    `json:"via,omitempty"`     // the hook that took it: stop, rewake, post_tool_use
+	Session   string    `json:"session,omitempty"` // the session it was handed to
+}
+
+// Queue is every workspace's messages, persisted in dir.
+type Queue struct {
+	dir string
+	now func() time.Time
+
+	mu      sync.Mutex
+	ws      map[string][]Message // by workspace, oldest first
+	changed chan struct{}        // closed and replaced on every enqueue
+}
+
+// Open loads the queue kept in dir.
+func Open(dir string) (*Queue, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create queue dir: %w", err)
+	}
+	q := &Queue{dir: dir, now: time.Now, ws: make(map[string][]Message), changed: make(chan struct{})}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("read queue: %w", err)
+		}
+		var msgs []Message
+		if err := json.Unmarshal(b, &msgs); err != nil {
+			return nil, fmt.Errorf("queue file %s is damaged (move it away to start afresh): %w", f, err)
+		}
+		if len(msgs) > 0 {
+			q.ws[msgs[0].Workspace] = msgs
+		}
+	}
+	return q, nil
+}
+
+// Clean strips control characters (keeping newlines and tabs) and
+// surrounding space, and checks the limits.
+func Clean(text string) (string, error) {
+	text = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if r == '\r' || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return -1
+		}
+		return r
+	}, text)
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return "", ErrEmpty
+	}
+	if n := len([]rune(text)); n > MaxRunes {
+		return "", ErrTooLong
+	}
+	return text, nil
+}
+
+// Enqueue adds a message for workspace and returns it with its position in
+// the queue (1 is next).
+func (q *Queue) Enqueue(workspace, text string) (Message, int, error) {
+	text, err := Clean(text)
+	if err != nil {
+		return Message{}, 0, err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	msgs := q.ws[workspace]
+	waiting := 0
+	for _, m := range msgs {
+		if m.State == Queued {
+			waiting++
+		}
+	}
+	if waiting >= MaxQueued {
+		return Message{}, 0, ErrFull
+	}
+	m := Message{ID: newID(), Workspace: workspace, Text: text, State: Queued, Created: q.now().UTC()}
+	if err := q.saveLocked(workspace, append(msgs, m)); err != nil {
+		return Message{}, 0, err
+	}
+	close(q.changed)
+	q.changed = make(chan struct{})
+	return m, waiting + 1, nil
+}
+
+// List returns a workspace's messages, oldest first.
+func (q *Queue) List(workspace string) []Message {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]Message(nil), q.ws[workspace]...)
+}
+
+// Cancel withdraws a message that no hook has taken yet.
+func (q *Queue) Cancel(workspace, id string) (Message, error) {
+	return q.update(workspace, id, func(m *Message) error {
+		if m.State != Queued {
+			return ErrNotQueued
+		}
+		m.State = Cancelled
+		return nil
+	})
+}
+
+// Take hands the oldest queued message of workspace to one hook. The
+// hand-over is on disk before Take returns, so it happens exactly once.
+func (q *Queue) Take(workspace, via, session string) (Message, bool, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	msgs := append([]Message(nil), q.ws[workspace]...)
+	for i := range msgs {
+		if msgs[i].State != Queued {
+			continue
+		}
+		m := &msgs[i]
+		m.State, m.Via, m.Session, m.Delivered = Delivered, via, session, q.now().UTC()
+		if err := q.saveLocked(workspace, msgs); err != nil {
+			return Message{}, false, err
+		}
+		return *m, true, nil
+	}
+	return Message{}, false, nil
+}
+
+// Wait blocks until workspace has a queued message or ctx ends.
+func (q *Queue) Wait(ctx context.Context, workspace string) error {
+	for {
+		q.mu.Lock()
+		for _, m := range q.ws[workspace] {
+			if m.State == Queued {
+				q.mu.Unlock()
+				return nil
+			}
+		}
+		ch := q.changed
+		q.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// Confirm marks a delivered (or, after a restart, requeued) message as seen
+// in the transcript. It reports whether the message was waiting for that.
+func (q *Queue) Confirm(workspace, id string) (Message, bool) {
+	m, err := q.update(workspace, id, func(m *Message) error {
+		if m.State == Confirmed || m.State == Cancelled {
+			return ErrNotQueued
+		}
+		m.State, m.Confirmed = Confirmed, q.now().UTC()
+		return nil
+	})
+	return m, err == nil
+}
+
+// Requeue puts back every message of workspace that was handed to a hook
+// before `before` and never seen in the transcript: the hook died, or the
+// bridge died before the hook got its answer.
+func (q *Queue) Requeue(workspace string, before time.Time) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	msgs := append([]Message(nil), q.ws[workspace]...)
+	n := 0
+	for i := range msgs {
+		if msgs[i].State == Delivered && msgs[i].Delivered.Before(before) {
+			msgs[i].State, msgs[i].Via, msgs[i].Session, msgs[i].Delivered = Queued, "", "", time.Time{}
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	if err := q.saveLocked(workspace, msgs); err != nil {
+		return 0, err
+	}
+	close(q.changed)
+	q.changed = make(chan struct{})
+	return n, nil
+}
+
+// Workspaces returns the workspaces that have messages.
+func (q *Queue) Workspaces() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]string, 0, len(q.ws))
+	for ws := range q.ws {
+		out = append(out, ws)
+	}
+	return out
+}
+
+func (q *Queue) update(workspace, id string, fn func(*Message) error) (Message, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	msgs := append([]Message(nil), q.ws[workspace]...)
+	for i := range msgs {
+		if msgs[i].ID != id {
+			continue
+		}
+		if err := fn(&msgs[i]); err != nil {
+			return msgs[i], err
+		}
+		if err := q.saveLocked(workspace, msgs); err != nil {
+			return Message{}, err
+		}
+		return msgs[i], nil
+	}
+	return Message{}, ErrNotFound
+}
+
+// saveLocked writes a workspace's messages (dropping the oldest finished
+// ones beyond keepDone) and only then makes them current.
+func (q *Queue) saveLocked(workspace string, msgs []Message) error {
+	done := 0
+	for _, m := range msgs {
+		if m.State == Confirmed || m.State == Cancelled {
+			done++
+		}
+	}
+	if done > keepDone {
+		kept := msgs[:0:0]
+		for _, m := range msgs {
+			if (m.State == Confirmed || m.State == Cancelled) && done > keepDone {
+				done--
+				continue
+			}
+			kept = append(kept, m)
+		}
+		msgs = kept
+	}
+	b, err := json.MarshalIndent(msgs, "", " ")
+	if err != nil {
+		return fmt.Errorf("encode queue: %w", err)
+	}
+	if err := writeAtomic(filepath.Join(q.dir, fileName(workspace)), b); err != nil {
+		return fmt.Errorf("save queue: %w", err)
+	}
+	q.ws[workspace] = msgs
+	return nil
+}
+
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".queue-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	// fsync the directory so the rename itself survives a crash.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// fileName maps a workspace id to a safe file name.
+func fileName(workspace string) string {
+	return hex.EncodeToString([]byte(workspace)) + ".json"
+}
+
+func newID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return "m-" + hex.EncodeToString(b[:])
+}
