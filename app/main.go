@@ -6,6 +6,9 @@
 //	conductor-bridge serve [flags]   run the bridge
 //	conductor-bridge workspaces      list workspaces
 //	conductor-bridge tail <ws>       follow a workspace's session in the terminal
+//	conductor-bridge send <ws> <msg> inject a message into the agent
+//	conductor-bridge hooks install   install the hooks that deliver messages
+//	conductor-bridge register <dir>  adopt a git worktree as a workspace
 //	conductor-bridge bench           measure throughput, latency, cold start
 //	conductor-bridge version         print the version
 package main
@@ -23,6 +26,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if len(os.Args) > 1 && os.Args[1] == "hook" {
+		hookMain(ctx, os.Args[2:]) // Claude Code reads its exit code
+	}
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
@@ -44,6 +50,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return workspaces(ctx, args, stdout, stderr)
 	case "tail":
 		return tail(ctx, args, stdout, stderr)
+	case "send":
+		return send(ctx, args, stdout, stderr)
+	case "hooks":
+		return hooksCmd(ctx, args, stdout, stderr)
+	case "register":
+		return register(ctx, args, stdout, stderr)
+	case "unregister":
+		return unregister(ctx, args, stdout, stderr)
+	case "token":
+		return token(ctx, args, stdout, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
 	case "version", "--version":
@@ -65,6 +81,13 @@ commands:
   serve        run the bridge (the default): --headless --addr 127.0.0.1:34568
   workspaces   list workspaces (from the running bridge, else a direct scan)
   tail <ws>    follow a workspace's live session (id, name or directory)
+  send <ws> <message>      queue a message for the agent (--wait: until Claude has it)
+  hooks install|uninstall|status [<ws>|--all] [--user]
+                           manage the hooks that deliver messages
+  register <dir> | register --repo <repo>
+                           adopt a git worktree (or create a detached one)
+  unregister <ws>          let a registered workspace go
+  token                    print the API token
   bench        measure parser throughput, stream latency, cold start and memory
   version      print the version
 

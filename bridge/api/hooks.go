@@ -33,5 +33,12 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		stop := context.AfterFunc(s.Done, cancel) // shutting down: let waiting hooks go
 		defer stop()
 	}
-	writeJSON(w, http.StatusOK, s.Hooks.Handle(ctx, event, in))
+	ans := s.Hooks.Handle(ctx, event, in)
+	if event == inject.HookRewake && ans == (inject.Answer{}) && s.Done != nil && s.Done.Err() != nil {
+		// Shutting down: drop the connection instead of answering, so the
+		// waiting hook reconnects to the next bridge and the idle agent
+		// stays wakeable across a restart.
+		panic(http.ErrAbortHandler)
+	}
+	writeJSON(w, http.StatusOK, ans)
 }

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"conductorbridge/bridge/auth"
+	"conductorbridge/bridge/inject"
+)
+
+// Hook calls get a short bound: a hook must never stall the agent. The
+// waiting rewake hook is the exception, and Claude Code runs it in the
+// background.
+const (
+	hookTimeout    = 5 * time.Second
+	maxHookInput   = 4 << 20
+	rewakeRetryMax = 10 * time.Second
+)
+
+// runHook is `conductor-bridge hook <event>`, run by Claude Code. It relays
+// its stdin to the running bridge and prints the answer. Whatever goes
+// wrong — no bridge, a slow one, garbage — it exits 0 with no output, so
+// the user's agent carries on as if there were no hook.
+func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var c config
+	c.register(fs)
+	if len(args) == 0 || !slices.Contains(inject.Events, args[0]) {
+		return 0
+	}
+	event := args[0]
+	if fs.Parse(args[1:]) != nil || c.resolve() != nil {
+		return 0
+	}
+	in, err := io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
+	if err != nil || len(in) > maxHookInput || !json.Valid(in) {
+		return 0
+	}
+	secret, err := auth.Read(filepath.Join(c.StateDir, hookSecretFile))
+	if err != nil {
+		return 0 // the bridge never ran here
+	}
+	addr := c.Addr
+	if ri, err := readRunFile(c.StateDir); err == nil && ri.Addr != "" {
+		addr = ri.Addr
+	}
+	var ans inject.Answer
+	if event == inject.HookRewake {
+		ans, err = waitRewake(ctx, addr, secret, in)
+	} else {
+		cctx, cancel := context.WithTimeout(ctx, hookTimeout)
+		ans, err = callHook(cctx, addr, secret, event, in)
+		cancel()
+	}
+	if err != nil || (ans.Exit != 0 && ans.Exit != 2) {
+		return 0
+	}
+	io.WriteString(stdout, ans.Stdout)
+	io.WriteString(stderr, ans.Stderr)
+	return ans.Exit
+}
+
+// waitRewake long-polls the bridge for a message to wake the agent with.
+// A bridge that restarts meanwhile is waited for, so an idle agent stays
+// wakeable; Claude Code ends the hook at its timeout. A bridge that is not
+// running at all is not waited for.
+func waitRewake(ctx context.Context, addr, secret string, in []byte) (inject.Answer, error) {
+	backoff := 500 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		ans, err := callHook(ctx, addr, secret, inject.HookRewake, in)
+		if err == nil {
+			return ans, nil
+		}
+		if attempt == 0 && isRefused(err) {
+			return ans, err
+		}
+		var ne net.Error
+		if !errors.As(err, &ne) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) && !isRefused(err) {
+			return ans, err // an answer we do not understand: give up
+		}
+		select {
+		case <-ctx.Done():
+			return ans, ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, rewakeRetryMax)
+	}
+}
+
+func isRefused(err error) bool {
+	return strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "connection reset")
+}
+
+func callHook(ctx context.Context, addr, secret, event string, in []byte) (inject.Answer, error) {
+	var ans inject.Answer
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/hook/"+event, bytes.NewReader(in))
+	if err != nil {
+		return ans, err
+	}
+	req.Header.Set("Authorization", "Bearer "+secret)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ans, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return ans, errors.New(resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return ans, err
+	}
+	if err := json.Unmarshal(body, &ans); err != nil {
+		return ans, errors.New("garbled answer")
+	}
+	return ans, nil
+}
+
+// hookOutput is what main does with runHook: exit with its code.
+func hookMain(ctx context.Context, args []string) {
+	os.Exit(runHook(ctx, args, os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,116 @@
+package inject
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+type fakeEngine struct {
+	needs   []string
+	ended   int
+	relooks int
+}
+
+func (f *fakeEngine) WorkspaceFor(cwd, _ string) (string, bool) { return "ws", cwd == "/w" }
+func (f *fakeEngine) NeedsInput(_ context.Context, _, reason string) bool {
+	f.needs = append(f.needs, reason)
+	return true
+}
+func (f *fakeEngine) TurnEnded(context.Context, string) bool { f.ended++; return true }
+func (f *fakeEngine) Relook(string)                          { f.relooks++ }
+
+func newHooks(t *testing.T) (*Hooks, *fakeEngine) {
+	q, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &fakeEngine{}
+	return &Hooks{Queue: q, Engine: e, Log: zerolog.Nop()}, e
+}
+
+var in = HookInput{SessionID: "s", Cwd: "/w"}
+
+func TestStopAndPostToolUseDeliver(t *testing.T) {
+	h, e := newHooks(t)
+	ctx := context.Background()
+	if a := h.Handle(ctx, HookStop, in); a != (Answer{}) {
+		t.Errorf("nothing queued: %+v", a)
+	}
+	m, _, _ := h.Queue.Enqueue("ws", "test the mobile view")
+	a := h.Handle(ctx, HookStop, in)
+	var block struct{ Decision, Reason string }
+	if json.Unmarshal([]byte(a.Stdout), &block); block.Decision != "block" || !strings.Contains(block.Reason, "test the mobile view") {
+		t.Errorf("stop answer: %+v", a)
+	}
+	if id, text, ok := Unframe(block.Reason); !ok || id != m.ID || text != "test the mobile view" {
+		t.Errorf("framing does not round-trip: %q %q %v", id, text, ok)
+	}
+	if e.ended != 2 {
+		t.Errorf("TurnEnded called %d times", e.ended)
+	}
+	h.Queue.Enqueue("ws", "second")
+	a = h.Handle(ctx, HookPostToolUse, in)
+	var post struct {
+		HookSpecificOutput struct{ HookEventName, AdditionalContext string }
+	}
+	json.Unmarshal([]byte(a.Stdout), &post)
+	if post.HookSpecificOutput.HookEventName != "PostToolUse" || !strings.Contains(post.HookSpecificOutput.AdditionalContext, "second") {
+		t.Errorf("post-tool-use answer: %+v", a)
+	}
+	if a := h.Handle(ctx, HookPostToolUse, in); a != (Answer{}) {
+		t.Errorf("delivered twice: %+v", a)
+	}
+	h.Queue.Enqueue("ws", "elsewhere")
+	if a := h.Handle(ctx, HookStop, HookInput{Cwd: "/not/a/workspace"}); a != (Answer{}) {
+		t.Errorf("unknown workspace got a message: %+v", a)
+	}
+}
+
+func TestRewakeWaitsAndIsCancelledWhenBusy(t *testing.T) {
+	h, _ := newHooks(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	got := make(chan Answer, 1)
+	go func() { got <- h.Handle(ctx, HookRewake, in) }()
+	time.Sleep(50 * time.Millisecond)
+	h.Queue.Enqueue("ws", "wake up")
+	a := <-got
+	if a.Exit != 2 || !strings.Contains(a.Stderr, "wake up") {
+		t.Fatalf("rewake: %+v", a)
+	}
+
+	// A waiter is sent home when the agent turns busy, and replaced by a newer one.
+	first := make(chan Answer, 1)
+	go func() { first <- h.Handle(ctx, HookRewake, in) }()
+	time.Sleep(50 * time.Millisecond)
+	second := make(chan Answer, 1)
+	go func() { second <- h.Handle(ctx, HookRewake, in) }()
+	if a := <-first; a != (Answer{}) {
+		t.Errorf("replaced waiter answered %+v", a)
+	}
+	time.Sleep(50 * time.Millisecond)
+	h.Handle(ctx, HookUserPromptSubmit, in)
+	if a := <-second; a != (Answer{}) {
+		t.Errorf("busy agent's waiter answered %+v", a)
+	}
+	if n := len(h.Queue.List("ws")); n != 1 {
+		t.Errorf("messages: %d", n)
+	}
+}
+
+func TestNotificationAndSessionHooks(t *testing.T) {
+	h, e := newHooks(t)
+	ctx := context.Background()
+	h.Handle(ctx, HookNotification, HookInput{Cwd: "/w", NotificationType: "permission_prompt"})
+	h.Handle(ctx, HookNotification, HookInput{Cwd: "/w", Message: "Claude is waiting for your input"})
+	h.Handle(ctx, HookSessionStart, in)
+	h.Handle(ctx, HookSessionEnd, in)
+	if len(e.needs) != 2 || e.needs[0] != "permission_prompt" || e.relooks != 2 {
+		t.Errorf("needs %v relooks %d", e.needs, e.relooks)
+	}
+}
