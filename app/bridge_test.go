@@ -64,7 +64,20 @@ func startBridgeProc(t *testing.T, home string, port int) *bridgeProc {
 		t.Fatal(err)
 	}
 	p := &bridgeProc{t: t, cmd: cmd, base: "http://" + addr, home: home, log: &log}
-	t.Cleanup(func() { p.kill(syscall.SIGKILL) })
+	t.Cleanup(func() {
+		p.kill(syscall.SIGKILL)
+		if t.Failed() && os.Getenv("BRIDGE_TEST_LOGS") != "" {
+			logs, _ := filepath.Glob(filepath.Join(home, ".local", "state", "conductor-bridge", "logs", "*.log"))
+			for _, f := range logs {
+				b, _ := os.ReadFile(f)
+				t.Logf("bridge log %s:\n%s", f, b)
+			}
+			for _, f := range transcripts(home) {
+				b, _ := os.ReadFile(f)
+				t.Logf("transcript %s:\n%s", f, b)
+			}
+		}
+	})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if _, err := probeHealth(context.Background(), p.base); err == nil {
@@ -182,4 +195,10 @@ func kinds(evs []event.Event) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// transcripts lists the transcripts under a fake home, for failure reports.
+func transcripts(home string) []string {
+	files, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", "*.jsonl"))
+	return files
 }

@@ -58,7 +58,25 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	var ans inject.Answer
 	if event == inject.HookRewake {
-		ans, err = waitRewake(ctx, addr, secret, in)
+		pid, ok := canWaitForRewake(os.Getenv)
+		if !ok {
+			return 0 // this Claude Code would wait for us: never stall it
+		}
+		// Claude Code waits for its rewake hooks before it exits: go as
+		// soon as it is gone or going.
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			for alive(pid) {
+				select {
+				case <-wctx.Done():
+					return
+				case <-time.After(time.Second):
+				}
+			}
+			cancel()
+		}()
+		ans, err = waitRewake(wctx, addr, secret, in)
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, hookTimeout)
 		ans, err = callHook(cctx, addr, secret, event, in)

@@ -166,7 +166,7 @@ func confirmInjected(q *inject.Queue, log zerolog.Logger, ws string, e *event.Ev
 	}
 	m, fresh := q.Confirm(ws, id)
 	if fresh {
-		log.Info().Str("workspace", ws).Str("message", id).Msg("message confirmed in the transcript")
+		log.Info().Str("workspace", ws).Str("msg_id", id).Msg("message confirmed in the transcript")
 	}
 	if m.Text != "" {
 		text = m.Text

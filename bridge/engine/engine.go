@@ -83,7 +83,11 @@ type Engine struct {
 	notify    []chan struct{}
 	scanned   chan struct{} // closed after the first scan
 	firstScan sync.Once
-	started   time.Time
+	// hinted are workspaces a hook told us about before any scan could
+	// find them (a session's first hooks run before its transcript holds
+	// a cwd). Scans keep them until they find the directory themselves.
+	hinted  map[string]discover.Workspace // by directory
+	started time.Time
 }
 
 // New returns an engine; Run starts it.
@@ -94,6 +98,7 @@ func New(cfg Config) *Engine {
 		log:       cfg.Log,
 		followers: make(map[string]*follower),
 		watched:   make(map[string]bool),
+		hinted:    make(map[string]discover.Workspace),
 		rescan:    make(chan struct{}, 1),
 		scanned:   make(chan struct{}),
 		started:   time.Now(),
@@ -160,6 +165,17 @@ func (e *Engine) scan(ctx context.Context) {
 	seen := make(map[string]bool, len(list))
 	e.mu.Lock()
 	changed := false
+	found := make(map[string]bool, len(list))
+	for _, ws := range list {
+		found[ws.Directory] = true
+	}
+	for dir, ws := range e.hinted {
+		if found[dir] || !isDir(dir) {
+			delete(e.hinted, dir) // the scan knows it now, or it is gone
+			continue
+		}
+		list = append(list, ws)
+	}
 	for _, ws := range list {
 		if ws.Archived || seen[ws.ID] {
 			continue
@@ -448,6 +464,34 @@ func (e *Engine) Relook(id string) {
 
 // Rescan scans for workspaces now, e.g. right after one was registered.
 func (e *Engine) Rescan(ctx context.Context) { e.scan(ctx) }
+
+// Hint adopts the workspace a hook call comes from when no scan has found
+// it yet: a Claude Code session in cwd writing transcriptPath. Only a
+// directory whose transcript lives in the watched projects folder is
+// adopted, so a hook cannot make the bridge follow arbitrary paths.
+func (e *Engine) Hint(ctx context.Context, cwd, transcriptPath string) (string, bool) {
+	dir, err := filepath.EvalSymlinks(cwd)
+	if err != nil || !filepath.IsAbs(dir) || !isDir(dir) || transcriptPath == "" {
+		return "", false
+	}
+	projDir := filepath.Dir(transcriptPath)
+	if filepath.Dir(projDir) != filepath.Clean(e.cfg.ClaudeProjects) {
+		return "", false
+	}
+	e.mu.Lock()
+	e.hinted[dir] = discover.Workspace{
+		ID: discover.PathID(dir), Name: filepath.Base(dir), Directory: dir,
+		Source: discover.SourceClaude, ProjectDir: projDir,
+	}
+	e.mu.Unlock()
+	e.scan(ctx)
+	return e.WorkspaceFor(cwd, transcriptPath)
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}
 
 // WorkspaceFor finds the followed workspace a hook call comes from, by its
 // working directory or else by its transcript's folder.

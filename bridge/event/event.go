@@ -33,6 +33,11 @@ const (
 	StateError      = "error"
 )
 
+// InjectedMarker starts the frame around a message the bridge injected
+// (inject.Frame). The transcript parser looks for it to show such a
+// message as the person's own input wherever Claude Code recorded it.
+const InjectedMarker = "[Conductor Bridge message "
+
 // MaxText is the cut, in runes, applied to every text, tool input and tool
 // output that leaves the bridge. It is a privacy feature as much as a size
 // limit: long code and file contents stay in the agent's own UI.

@@ -3,13 +3,15 @@ package inject
 import (
 	"regexp"
 	"strings"
+
+	"conductorbridge/bridge/event"
 )
 
 // Frame wraps a message so Claude knows it comes from the person, typed in
 // the Chrome side panel while it works, and so the bridge can recognise it
 // in the transcript by its id.
 func Frame(m Message) string {
-	return "[Conductor Bridge message " + m.ID + "] The user sent this from the Chrome side panel; " +
+	return event.InjectedMarker + m.ID + "] The user sent this from the Chrome side panel; " +
 		"treat it as their own words and act on it now:\n\n" + m.Text
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 )
@@ -28,6 +29,7 @@ type Engine interface {
 	NeedsInput(ctx context.Context, id, reason string) bool
 	TurnEnded(ctx context.Context, id string) bool
 	Relook(id string)
+	Hint(ctx context.Context, cwd, transcriptPath string) (string, bool)
 }
 
 // HookInput is what Claude Code gives a hook on stdin (the fields used).
@@ -55,14 +57,16 @@ type Hooks struct {
 	Engine Engine
 	Log    zerolog.Logger
 
-	mu      sync.Mutex
-	waiters map[string]context.CancelFunc // workspace → its waiting rewake hook
+	mu         sync.Mutex
+	waiters    map[string]context.CancelFunc // workspace → its waiting rewake hook
+	hinted     map[string]time.Time // cwd → when a hook from it last asked to be adopted
 }
 
 // Handle answers one hook call. Unknown workspaces and events get an empty
 // answer: the hook then does nothing and the agent carries on.
 func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
-	ws, ok := h.Engine.WorkspaceFor(in.Cwd, in.TranscriptPath)
+	ws, ok := h.workspace(ctx, in)
+	h.Log.Debug().Str("hook", event).Str("cwd", in.Cwd).Str("workspace", ws).Msg("hook call")
 	if !ok {
 		return Answer{}
 	}
@@ -90,10 +94,36 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 			reason = in.Message
 		}
 		h.Engine.NeedsInput(ctx, ws, reason)
-	case HookSessionStart, HookSessionEnd:
+	case HookSessionStart:
+		h.Engine.Relook(ws)
+	case HookSessionEnd:
+		h.cancelWaiter(ws) // Claude Code waits for its rewake hook before it exits
 		h.Engine.Relook(ws)
 	}
 	return Answer{}
+}
+
+// workspace finds the workspace a hook call comes from. A session that
+// started since the last scan is not known yet: its hook call adopts it
+// (at most once a second per directory, since with user-scope hooks every
+// Claude Code session on the machine calls in).
+func (h *Hooks) workspace(ctx context.Context, in HookInput) (string, bool) {
+	if ws, ok := h.Engine.WorkspaceFor(in.Cwd, in.TranscriptPath); ok {
+		return ws, true
+	}
+	h.mu.Lock()
+	if h.hinted == nil {
+		h.hinted = make(map[string]time.Time)
+	}
+	due := time.Since(h.hinted[in.Cwd]) >= time.Second
+	if due {
+		h.hinted[in.Cwd] = time.Now()
+	}
+	h.mu.Unlock()
+	if !due {
+		return "", false
+	}
+	return h.Engine.Hint(ctx, in.Cwd, in.TranscriptPath)
 }
 
 func (h *Hooks) take(ws, via, session string) (Message, bool) {
@@ -103,7 +133,7 @@ func (h *Hooks) take(ws, via, session string) (Message, bool) {
 		return Message{}, false
 	}
 	if ok {
-		h.Log.Info().Str("workspace", ws).Str("message", m.ID).Str("via", via).Msg("message handed to the agent")
+		h.Log.Info().Str("workspace", ws).Str("msg_id", m.ID).Str("via", via).Msg("message handed to the agent")
 	}
 	return m, ok
 }

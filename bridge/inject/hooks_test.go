@@ -21,8 +21,9 @@ func (f *fakeEngine) NeedsInput(_ context.Context, _, reason string) bool {
 	f.needs = append(f.needs, reason)
 	return true
 }
-func (f *fakeEngine) TurnEnded(context.Context, string) bool { f.ended++; return true }
-func (f *fakeEngine) Relook(string)                          { f.relooks++ }
+func (f *fakeEngine) TurnEnded(context.Context, string) bool              { f.ended++; return true }
+func (f *fakeEngine) Relook(string)                                       { f.relooks++ }
+func (f *fakeEngine) Hint(context.Context, string, string) (string, bool) { return "", false }
 
 func newHooks(t *testing.T) (*Hooks, *fakeEngine) {
 	q, err := Open(t.TempDir())

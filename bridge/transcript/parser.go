@@ -8,6 +8,7 @@
 package transcript
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -95,6 +96,8 @@ func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
 		out = p.assistant(v, ts, out)
 	case "user":
 		out = p.user(v, ts, out)
+	case "attachment":
+		out = p.attachment(v, ts, out)
 	case "cost-state":
 		p.costState(v)
 	case "system":
@@ -264,13 +267,22 @@ func (p *Parser) blocks(msg *fastjson.Value, ts time.Time, side bool, out []even
 }
 
 func (p *Parser) user(v *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
-	if v.GetBool("isMeta") || v.GetBool("isCompactSummary") || v.GetBool("isVisibleInTranscriptOnly") {
-		return out
-	}
 	side := v.GetBool("isSidechain")
 	base := event.Event{TS: ts, SessionID: p.State.SessionID, Sidechain: side}
 	content := v.Get("message", "content")
 	if content == nil {
+		return out
+	}
+	// Records Claude Code writes for itself (meta notes, summaries, task
+	// notifications) are not the person's input, unless they carry a
+	// message the bridge injected: the Stop hook's feedback is meta, an
+	// idle wake arrives as a task notification.
+	system := v.GetBool("isMeta") || v.GetBool("isCompactSummary") || v.GetBool("isVisibleInTranscriptOnly") ||
+		string(v.GetStringBytes("origin", "kind")) == "task-notification"
+	if system {
+		if text := content.GetStringBytes(); content.Type() == fastjson.TypeString && injected(text) {
+			return p.prompt(base, text, out)
+		}
 		return out
 	}
 	if content.Type() == fastjson.TypeString {
@@ -354,4 +366,36 @@ func parseTime(b []byte) time.Time {
 		return time.Time{}
 	}
 	return t
+}
+
+// attachment handles the records Claude Code 2.1 writes for what hooks
+// added to the conversation: a message the bridge injected mid-turn
+// (PostToolUse additional context) or that woke a busy agent (a queued
+// task notification) shows as the person's input. Nothing else here is.
+func (p *Parser) attachment(v *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
+	a := v.Get("attachment")
+	if a == nil {
+		return out
+	}
+	var text []byte
+	switch string(a.GetStringBytes("type")) {
+	case "hook_additional_context":
+		for _, c := range a.GetArray("content") {
+			if s := c.GetStringBytes(); injected(s) {
+				text = s
+				break
+			}
+		}
+	case "queued_command":
+		text = a.GetStringBytes("prompt")
+	}
+	if !injected(text) {
+		return out
+	}
+	base := event.Event{TS: ts, SessionID: p.State.SessionID, Sidechain: v.GetBool("isSidechain")}
+	return p.prompt(base, text, out)
+}
+
+func injected(text []byte) bool {
+	return bytes.Contains(text, []byte(event.InjectedMarker))
 }

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/claudetest"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/fakemodel"
+	"conductorbridge/bridge/inject"
+)
+
+// agentEnv is a fake home with a workspace whose hooks point at a bridge.
+type agentEnv struct {
+	t    *testing.T
+	home string
+	dir  string
+	bin  string
+	p    *bridgeProc
+	cfg  config
+}
+
+func newAgentEnv(t *testing.T) *agentEnv {
+	t.Helper()
+	e := &agentEnv{t: t, home: t.TempDir(), bin: claudetest.Find(t, claudetest.Latest)}
+	e.dir = filepath.Join(e.home, "work", "demo")
+	if err := os.MkdirAll(e.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.cfg = config{Addr: "127.0.0.1:0"}
+	e.cfg.Home = e.home
+	if err := e.cfg.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runCLI(t, "hooks", "install", e.dir, "--home", e.home); err != nil {
+		t.Fatalf("hooks install: %v\n%s", err, out)
+	}
+	return e
+}
+
+func (e *agentEnv) start(port int) {
+	e.p = startBridgeProc(e.t, e.home, port)
+	e.cfg.Addr = strings.TrimPrefix(e.p.base, "http://")
+}
+
+// post queues a message through the API, as the side panel does.
+func (e *agentEnv) post(ws, text string) string {
+	e.t.Helper()
+	var res struct{ ID, Status string }
+	if err := apiCall(context.Background(), e.cfg, http.MethodPost, "/workspace/"+ws+"/session/messages", map[string]string{"message": text}, &res); err != nil {
+		e.t.Fatal(err)
+	}
+	if res.Status != "queued" {
+		e.t.Fatalf("posted message is %s", res.Status)
+	}
+	return res.ID
+}
+
+func (e *agentEnv) messages(ws string) map[string]inject.Message {
+	var list struct{ Messages []inject.Message }
+	if err := getJSON(context.Background(), e.p.base+"/workspace/"+ws+"/session/messages", &list); err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]inject.Message{}
+	for _, m := range list.Messages {
+		out[m.ID] = m
+	}
+	return out
+}
+
+// waitState waits until message id of ws is in state.
+func (e *agentEnv) waitState(ws, id, state string) inject.Message {
+	e.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := e.messages(ws)[id]; m.State == state {
+			return m
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.t.Fatalf("message %s never %s: %+v", id, state, e.messages(ws)[id])
+	return inject.Message{}
+}
+
+func (e *agentEnv) workspace() apiWorkspace {
+	return e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.dir })
+}
+
+// endSession stops an agent the way Conductor does, with SIGTERM: closing
+// its stdin makes Claude Code wait up to 30 s for a pending rewake hook.
+func endSession(s *claudetest.Session) {
+	syscall.Kill(s.Pid(), syscall.SIGTERM)
+	s.Close()
+}
+
+// deliveries counts how often the transcript shows message id reaching
+// the agent, as the bridge streams it from the session's start.
+func (e *agentEnv) deliveries(ws, id string) int {
+	e.t.Helper()
+	evs := openStream(e.t, e.p.base, ws, 0).until(e.t, 10*time.Second, func(evs []event.Event) bool {
+		return len(evs) > 0 && evs[len(evs)-1].ID >= e.workspaceByID(ws).LastEventID
+	})
+	n := 0
+	for _, ev := range evs {
+		if ev.Type == event.User && ev.MessageID == id {
+			n++
+		}
+	}
+	return n
+}
+
+func (e *agentEnv) workspaceByID(id string) apiWorkspace {
+	return e.p.waitFor(func(w apiWorkspace) bool { return w.ID == id })
+}
+
+func waitRequest(t *testing.T, fm *fakemodel.Server, text string) fakemodel.Request {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := fm.WaitRequest(ctx, func(r fakemodel.Request) bool { return r.Kind == fakemodel.KindMain && r.ContainsText(text) })
+	if err != nil {
+		t.Fatalf("the model never got %q: %v", text, err)
+	}
+	return r
+}
+
+// TestInjectMidTurn queues a message while the agent runs a tool; the
+// PostToolUse hook hands it over and the model's next request in the same
+// turn carries it.
+func TestInjectMidTurn(t *testing.T) {
+	e := newAgentEnv(t)
+	fm := fakemodel.NewTest(t,
+		fakemodel.Reply(fakemodel.Bash("sleep 2")),
+		fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")),
+	)
+	e.start(0)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := claudetest.Start(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer endSession(s)
+	s.Send("check the page")
+	waitRequest(t, fm, "check the page")
+	ws := e.workspace()
+	c := openStream(t, e.p.base, ws.ID, 0)
+
+	const msg = "no, test the mobile view"
+	sent := time.Now()
+	id := e.post(ws.ID, msg)
+	r := waitRequest(t, fm, msg)
+	t.Logf("POST → model request (PostToolUse, includes the running tool): %v", time.Since(sent))
+	if n := len(fm.MainRequests()); r.Seq != fm.MainRequests()[1].Seq {
+		t.Errorf("message arrived in request %d of %d, want the turn's second request", r.Seq, n)
+	}
+	if _, err := s.WaitResult(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m := e.waitState(ws.ID, id, inject.Confirmed)
+	if m.Via != "post_tool_use" {
+		t.Errorf("delivered via %q", m.Via)
+	}
+	t.Logf("hook hand-over → model request: %v", r.Time.Sub(m.Delivered))
+	evs := c.until(t, 30*time.Second, func(evs []event.Event) bool {
+		for _, e := range evs {
+			if e.Type == event.User && e.MessageID == id {
+				return true
+			}
+		}
+		return false
+	})
+	last := evs[len(evs)-1]
+	if last.Content != msg {
+		t.Errorf("stream shows the injected message as %q", last.Content)
+	}
+	if n := e.deliveries(ws.ID, id); n != 1 {
+		t.Errorf("message reached the agent %d times", n)
+	}
+}
+
+// TestInjectWakesIdleAgent sends a message to an agent that finished its
+// turn and sits idle, as Conductor runs it (stream-json, stdin open): the
+// asyncRewake hook wakes it with nothing written to its stdin.
+func TestInjectWakesIdleAgent(t *testing.T) {
+	e := newAgentEnv(t)
+	fm := fakemodel.NewTest(t,
+		fakemodel.Reply(fakemodel.Text("Ready.")),
+		fakemodel.Reply(fakemodel.Text("On it: mobile view.")),
+	)
+	e.start(0)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := claudetest.Start(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer endSession(s)
+	s.Send("hello")
+	if _, err := s.WaitResult(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws := e.workspace()
+	time.Sleep(500 * time.Millisecond) // the rewake hook starts after the turn
+
+	const msg = "please test the mobile view"
+	sent := time.Now()
+	id := e.post(ws.ID, msg)
+	waitRequest(t, fm, msg)
+	t.Logf("POST → model request (idle wake): %v", time.Since(sent))
+	m := e.waitState(ws.ID, id, inject.Confirmed)
+	if m.Via != "rewake" {
+		t.Errorf("delivered via %q", m.Via)
+	}
+
+	if n := e.deliveries(ws.ID, id); n != 1 {
+		t.Errorf("message reached the agent %d times", n)
+	}
+}
+
+// TestBridgeDownAgentUnaffected runs a whole turn with the hooks installed
+// and the bridge stopped: the agent finishes normally, and its own hooks
+// (in the same settings file) keep running, after install and after
+// uninstall.
+func TestBridgeDownAgentUnaffected(t *testing.T) {
+	e := newAgentEnv(t)
+	e.start(0)
+	e.p.kill(syscall.SIGTERM)
+
+	// The user's own Stop hook, next to the bridge's.
+	marker := filepath.Join(e.home, "user-hook-ran")
+	settings := filepath.Join(e.dir, ".claude", "settings.local.json")
+	b, _ := os.ReadFile(settings)
+	var cfg map[string]any
+	json.Unmarshal(b, &cfg)
+	hooks := cfg["hooks"].(map[string]any)
+	hooks["Stop"] = append([]any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "touch " + marker}}}}, hooks["Stop"].([]any)...)
+	b, _ = json.Marshal(cfg)
+	os.WriteFile(settings, b, 0o644)
+
+	turn := func(label string) {
+		t.Helper()
+		os.Remove(marker)
+		fm := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Bash("echo hi")), fakemodel.Reply(fakemodel.Text("done")))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		res, err := claudetest.Run(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir, Prompt: "go"})
+		if err != nil {
+			t.Fatalf("%s: agent turn failed: %v", label, err)
+		}
+		t.Logf("%s: a full turn took %v", label, res.Duration)
+		if res.Output.IsError || res.Output.Result != "done" {
+			t.Errorf("%s: result %+v", label, res.Output)
+		}
+		if _, err := os.Stat(marker); err != nil {
+			t.Errorf("%s: the user's own Stop hook did not run", label)
+		}
+	}
+	turn("bridge stopped, hooks installed")
+	if out, err := runCLI(t, "hooks", "uninstall", e.dir, "--home", e.home); err != nil {
+		t.Fatalf("uninstall: %v %s", err, out)
+	}
+	b, _ = os.ReadFile(settings)
+	if strings.Contains(string(b), "conductor-bridge") || !strings.Contains(string(b), "touch ") {
+		t.Errorf("uninstall left:\n%s", b)
+	}
+	turn("after uninstall")
+}
+
+// TestInjectSurvivesKillNine kills the bridge with SIGKILL right after it
+// handed one message to a hook, with another queued, and restarts it; a
+// third message is on disk as handed out to a hook that never got it (the
+// bridge died between its write and its answer). Each message reaches the
+// agent exactly once.
+func TestInjectSurvivesKillNine(t *testing.T) {
+	e := newAgentEnv(t)
+	fm := fakemodel.NewTest(t,
+		fakemodel.Reply(fakemodel.Bash("sleep 1")),
+		fakemodel.Reply(fakemodel.Bash("sleep 4")),
+		fakemodel.Reply(fakemodel.Text("Did both.")),
+		fakemodel.Reply(fakemodel.Text("And the third.")),
+	)
+	port, _ := freePort()
+	e.start(port)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := claudetest.Start(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer endSession(s)
+	s.Send("work on the page")
+	waitRequest(t, fm, "work on the page")
+	ws := e.workspace()
+	m1 := e.post(ws.ID, "first: test the mobile view")
+	m2 := e.post(ws.ID, "second: check the footer")
+	e.waitState(ws.ID, m1, inject.Delivered) // the PostToolUse hook after sleep 1 took it
+	e.p.kill(syscall.SIGKILL)
+
+	// The crash window: a message written as handed out, never answered.
+	queueFile := filepath.Join(e.cfg.StateDir, "queue", hexName(ws.ID))
+	var msgs []inject.Message
+	b, err := os.ReadFile(queueFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(b, &msgs)
+	m3 := inject.Message{ID: "m-0000000000c3", Workspace: ws.ID, Text: "third: and the header", State: inject.Delivered,
+		Created: time.Now().UTC(), Delivered: time.Now().UTC(), Via: "post_tool_use"}
+	b, _ = json.Marshal(append(msgs, m3))
+	os.WriteFile(queueFile, b, 0o600)
+
+	e.start(port) // during sleep 4
+	waitRequest(t, fm, "second: check the footer")
+	waitRequest(t, fm, "third: and the header")
+	for _, id := range []string{m1, m2, m3.ID} {
+		e.waitState(ws.ID, id, inject.Confirmed)
+		if n := e.deliveries(ws.ID, id); n != 1 {
+			t.Errorf("message %s reached the agent %d times", id, n)
+		}
+	}
+}
+
+func hexName(ws string) string { return hex.EncodeToString([]byte(ws)) + ".json" }
