@@ -57,9 +57,9 @@ type Hooks struct {
 	Engine Engine
 	Log    zerolog.Logger
 
-	mu         sync.Mutex
-	waiters    map[string]context.CancelFunc // workspace → its waiting rewake hook
-	hinted     map[string]time.Time // cwd → when a hook from it last asked to be adopted
+	mu      sync.Mutex
+	waiters map[string]context.CancelFunc // workspace → its waiting rewake hook
+	hinted  map[string]time.Time          // cwd → when a hook from it last asked to be adopted
 }
 
 // Handle answers one hook call. Unknown workspaces and events get an empty
