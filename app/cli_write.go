@@ -258,6 +258,7 @@ func hooksCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	spec.UserScope = *user
 	failed := 0
 	for _, f := range files {
 		var changed bool

@@ -37,12 +37,17 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.SetOutput(io.Discard)
 	var c config
 	c.register(fs)
+	scope := fs.String("scope", "", `"user" for hooks in the user's own settings`)
 	if len(args) == 0 || !slices.Contains(inject.Events, args[0]) {
 		return 0
 	}
 	event := args[0]
 	if fs.Parse(args[1:]) != nil || c.resolve() != nil {
 		return 0
+	}
+	path := event
+	if *scope == "user" {
+		path += "?scope=user"
 	}
 	in, err := io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
 	if err != nil || len(in) > maxHookInput || !json.Valid(in) {
@@ -76,10 +81,10 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			}
 			cancel()
 		}()
-		ans, err = waitRewake(wctx, addr, secret, in)
+		ans, err = waitRewake(wctx, addr, secret, path, in)
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, hookTimeout)
-		ans, err = callHook(cctx, addr, secret, event, in)
+		ans, err = callHook(cctx, addr, secret, path, in)
 		cancel()
 	}
 	if err != nil || (ans.Exit != 0 && ans.Exit != 2) {
@@ -94,10 +99,10 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // A bridge that restarts meanwhile is waited for, so an idle agent stays
 // wakeable; Claude Code ends the hook at its timeout. A bridge that is not
 // running at all is not waited for.
-func waitRewake(ctx context.Context, addr, secret string, in []byte) (inject.Answer, error) {
+func waitRewake(ctx context.Context, addr, secret, path string, in []byte) (inject.Answer, error) {
 	backoff := 500 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		ans, err := callHook(ctx, addr, secret, inject.HookRewake, in)
+		ans, err := callHook(ctx, addr, secret, path, in)
 		if err == nil {
 			return ans, nil
 		}
@@ -121,9 +126,9 @@ func isRefused(err error) bool {
 	return strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "connection reset")
 }
 
-func callHook(ctx context.Context, addr, secret, event string, in []byte) (inject.Answer, error) {
+func callHook(ctx context.Context, addr, secret, path string, in []byte) (inject.Answer, error) {
 	var ans inject.Answer
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/hook/"+event, bytes.NewReader(in))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/hook/"+path, bytes.NewReader(in))
 	if err != nil {
 		return ans, err
 	}

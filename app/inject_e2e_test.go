@@ -330,3 +330,44 @@ func TestInjectSurvivesKillNine(t *testing.T) {
 }
 
 func hexName(ws string) string { return hex.EncodeToString([]byte(ws)) + ".json" }
+
+// TestInjectOlderVersions delivers a message sent mid-turn to Claude Code
+// 2.0 and 1.0, whose transcripts and hooks differ: 1.0 takes it after the
+// tool call, 2.0 (which would not record that) at the end of the turn.
+// Either way it arrives once and is confirmed.
+func TestInjectOlderVersions(t *testing.T) {
+	for _, tt := range []struct{ version, via string }{{"2.0.77", "stop"}, {"1.0.128", "post_tool_use"}} {
+		t.Run(tt.version, func(t *testing.T) {
+			e := newAgentEnv(t)
+			e.bin = claudetest.Find(t, tt.version)
+			fm := fakemodel.NewTest(t,
+				fakemodel.Reply(fakemodel.Bash("sleep 3")),
+				fakemodel.Reply(fakemodel.Text("Done.")),
+				fakemodel.Reply(fakemodel.Text("Got your message.")),
+			)
+			e.start(0)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			s, err := claudetest.Start(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer endSession(s)
+			s.Send("start")
+			waitRequest(t, fm, "start")
+			ws := e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.dir && w.LastEventID > 0 })
+			// Wait until the bridge has read the version from the transcript.
+			time.Sleep(300 * time.Millisecond)
+			const msg = "also check the footer"
+			id := e.post(ws.ID, msg)
+			waitRequest(t, fm, msg)
+			m := e.waitState(ws.ID, id, inject.Confirmed)
+			if m.Via != tt.via {
+				t.Errorf("delivered via %q, want %q", m.Via, tt.via)
+			}
+			if n := e.deliveries(ws.ID, id); n != 1 {
+				t.Errorf("message reached the agent %d times", n)
+			}
+		})
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/inject"
 	"conductorbridge/bridge/registrar"
 	"conductorbridge/bridge/stream"
@@ -35,6 +36,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	var c config
 	c.register(fs)
 	headless := fs.Bool("headless", false, "run without the menu-bar icon")
+	autoHooks := fs.Bool("auto-hooks", false, "install the message hooks into every workspace as it is found (writes <workspace>/.claude/settings.local.json)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,6 +64,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer b.close()
+	if *autoHooks {
+		spec, err := hookSpec(c)
+		if err != nil {
+			return fmt.Errorf("auto hooks: %w", err)
+		}
+		go installHooksAsFound(ctx, b.engine, spec, log)
+	}
 
 	srv := &http.Server{
 		Handler:           b.api.Handler(),
@@ -256,4 +265,36 @@ func readRunFile(stateDir string) (runInfo, error) {
 		return ri, err
 	}
 	return ri, json.Unmarshal(b, &ri)
+}
+
+// installHooksAsFound installs the message hooks into each workspace the
+// first time the engine lists it (the --auto-hooks setting).
+func installHooksAsFound(ctx context.Context, eng *engine.Engine, spec hooks.Spec, log zerolog.Logger) {
+	changes := eng.Changes()
+	done := map[string]bool{}
+	select {
+	case <-ctx.Done():
+		return
+	case <-eng.Ready():
+	}
+	for {
+		for _, ws := range eng.Workspaces() {
+			if done[ws.Directory] {
+				continue
+			}
+			done[ws.Directory] = true
+			changed, err := hooks.Install(settingsFile(ws.Directory), spec)
+			switch {
+			case err != nil:
+				log.Warn().Err(err).Str("workspace", ws.ID).Msg("auto hooks: not installed")
+			case changed:
+				log.Info().Str("workspace", ws.ID).Str("dir", ws.Directory).Msg("auto hooks: installed")
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changes:
+		}
+	}
 }

@@ -25,6 +25,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, maxHookBody, &in) {
 		return
 	}
+	in.UserScope = r.URL.Query().Get("scope") == "user"
 	ctx := r.Context()
 	if s.Done != nil {
 		var cancel context.CancelFunc

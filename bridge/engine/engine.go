@@ -342,8 +342,9 @@ type Info struct {
 	SessionID   string
 	Transcript  string
 	LastEventID int64
-	Malformed   int // transcript lines skipped as not JSON
-	Oversized   int // transcript lines skipped as too long
+	Malformed   int    // transcript lines skipped as not JSON
+	Oversized   int    // transcript lines skipped as too long
+	Version     string // the Claude Code version writing the live session
 }
 
 // Workspaces returns every followed workspace, sorted by repo, name, directory.
@@ -397,7 +398,7 @@ func (e *Engine) info(f *follower) Info {
 	f.mu.Lock()
 	in := Info{
 		Workspace: f.ws, Status: f.status, StatusSince: f.since, Transcript: f.path,
-		Malformed: f.malformed, Oversized: f.oversized,
+		Malformed: f.malformed, Oversized: f.oversized, Version: f.version,
 	}
 	liveMod := f.liveMod
 	f.mu.Unlock()
@@ -491,6 +492,20 @@ func (e *Engine) Hint(ctx context.Context, cwd, transcriptPath string) (string, 
 func isDir(p string) bool {
 	info, err := os.Stat(p)
 	return err == nil && info.IsDir()
+}
+
+// ClaudeVersion returns the Claude Code version writing a workspace's live
+// session, "" if not known yet.
+func (e *Engine) ClaudeVersion(id string) string {
+	in, _ := e.Workspace(id)
+	return in.Version
+}
+
+// Adopted reports whether a workspace is Conductor's or registered with
+// the bridge (not a plain Claude Code project).
+func (e *Engine) Adopted(id string) bool {
+	in, ok := e.Workspace(id)
+	return ok && in.Source != discover.SourceClaude
 }
 
 // WorkspaceFor finds the followed workspace a hook call comes from, by its

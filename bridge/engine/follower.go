@@ -60,6 +60,7 @@ type follower struct {
 	malformed int
 	oversized int
 	needs     string // why the agent waits for the person (a hook said so), "" if it does not
+	version   string // the Claude Code version writing the live transcript
 }
 
 func (f *follower) workspace() discover.Workspace {
@@ -195,6 +196,7 @@ func (f *follower) read(evs []event.Event) []event.Event {
 			Int("malformed", bad).Int("oversized", res.Oversized).Msg("skipped transcript lines")
 	}
 	f.mu.Lock()
+	f.version = f.parser.State.Version
 	f.malformed += bad
 	f.oversized += res.Oversized
 	if res.Size > 0 || err == nil {

@@ -24,6 +24,9 @@ const marker = "conductor-bridge"
 type Spec struct {
 	Binary   string // absolute path of conductor-bridge
 	StateDir string // where the bridge keeps its state (secret, address)
+	// UserScope marks hooks for the user's own settings: they run in every
+	// session on the machine and act only in adopted workspaces.
+	UserScope bool
 }
 
 // hook is one command hook as Claude Code reads it.
@@ -47,7 +50,11 @@ const rewakeTimeout = 24 * 60 * 60
 // groups returns the bridge's hooks by Claude Code event.
 func (s Spec) groups() map[string]group {
 	cmd := func(event string) string {
-		return quote(s.Binary) + " hook " + event + " --state-dir " + quote(s.StateDir)
+		c := quote(s.Binary) + " hook " + event + " --state-dir " + quote(s.StateDir)
+		if s.UserScope {
+			c += " --scope user"
+		}
+		return c
 	}
 	short := func(event string) hook { return hook{Type: "command", Command: cmd(event), Timeout: 10} }
 	return map[string]group{

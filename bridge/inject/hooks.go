@@ -3,6 +3,7 @@ package inject
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +27,10 @@ var Events = []string{HookStop, HookRewake, HookPostToolUse, HookNotification, H
 // Engine is what answering hooks needs from the engine.
 type Engine interface {
 	WorkspaceFor(cwd, transcriptPath string) (string, bool)
+	// Adopted reports whether a workspace is Conductor's or registered
+	// with the bridge, as opposed to a plain Claude Code project.
+	Adopted(id string) bool
+	ClaudeVersion(id string) string
 	NeedsInput(ctx context.Context, id, reason string) bool
 	TurnEnded(ctx context.Context, id string) bool
 	Relook(id string)
@@ -41,6 +46,11 @@ type HookInput struct {
 	StopHookActive   bool   `json:"stop_hook_active"`
 	NotificationType string `json:"notification_type"`
 	Message          string `json:"message"`
+
+	// UserScope is set for hooks installed in the user's own settings,
+	// which run in every Claude Code session on the machine: those act
+	// only in Conductor's and registered workspaces.
+	UserScope bool `json:"-"`
 }
 
 // Answer is what the hook process should print and exit with.
@@ -81,6 +91,12 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 		return h.rewake(ctx, ws, in.SessionID)
 	case HookPostToolUse:
 		h.cancelWaiter(ws) // busy: a waiting rewake hook must not fire mid-turn
+		if strings.HasPrefix(h.Engine.ClaudeVersion(ws), "2.0.") {
+			// 2.0 passes additional context to the model but records it
+			// nowhere: the bridge could never confirm it. Such a message
+			// waits for the Stop hook, which 2.0 does record.
+			break
+		}
 		if m, ok := h.take(ws, "post_tool_use", in.SessionID); ok {
 			out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
 				"hookEventName": "PostToolUse", "additionalContext": Frame(m)}})
@@ -108,6 +124,10 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 // (at most once a second per directory, since with user-scope hooks every
 // Claude Code session on the machine calls in).
 func (h *Hooks) workspace(ctx context.Context, in HookInput) (string, bool) {
+	if in.UserScope {
+		ws, ok := h.Engine.WorkspaceFor(in.Cwd, in.TranscriptPath)
+		return ws, ok && h.Engine.Adopted(ws)
+	}
 	if ws, ok := h.Engine.WorkspaceFor(in.Cwd, in.TranscriptPath); ok {
 		return ws, true
 	}

@@ -11,12 +11,23 @@ import (
 )
 
 type fakeEngine struct {
+	version string
 	needs   []string
 	ended   int
 	relooks int
 }
 
-func (f *fakeEngine) WorkspaceFor(cwd, _ string) (string, bool) { return "ws", cwd == "/w" }
+func (f *fakeEngine) WorkspaceFor(cwd, _ string) (string, bool) {
+	switch cwd {
+	case "/w":
+		return "ws", true
+	case "/plain":
+		return "plain", true
+	}
+	return "", false
+}
+func (f *fakeEngine) Adopted(id string) bool      { return id == "ws" }
+func (f *fakeEngine) ClaudeVersion(string) string { return f.version }
 func (f *fakeEngine) NeedsInput(_ context.Context, _, reason string) bool {
 	f.needs = append(f.needs, reason)
 	return true
@@ -113,5 +124,34 @@ func TestNotificationAndSessionHooks(t *testing.T) {
 	h.Handle(ctx, HookSessionEnd, in)
 	if len(e.needs) != 2 || e.needs[0] != "permission_prompt" || e.relooks != 2 {
 		t.Errorf("needs %v relooks %d", e.needs, e.relooks)
+	}
+}
+
+func TestUserScopeHooksActOnlyInAdoptedWorkspaces(t *testing.T) {
+	h, _ := newHooks(t)
+	ctx := context.Background()
+	h.Queue.Enqueue("plain", "for a plain project")
+	h.Queue.Enqueue("ws", "for conductor")
+	if a := h.Handle(ctx, HookStop, HookInput{Cwd: "/plain", UserScope: true}); a != (Answer{}) {
+		t.Errorf("user-scope hook acted in a plain project: %+v", a)
+	}
+	if a := h.Handle(ctx, HookStop, HookInput{Cwd: "/w", UserScope: true}); !strings.Contains(a.Stdout, "for conductor") {
+		t.Errorf("user-scope hook in a Conductor workspace: %+v", a)
+	}
+	if a := h.Handle(ctx, HookStop, HookInput{Cwd: "/plain"}); !strings.Contains(a.Stdout, "for a plain project") {
+		t.Errorf("project hook in a plain project: %+v", a)
+	}
+}
+
+func TestPostToolUseWaitsForStopOnClaude20(t *testing.T) {
+	h, e := newHooks(t)
+	e.version = "2.0.77"
+	ctx := context.Background()
+	h.Queue.Enqueue("ws", "later")
+	if a := h.Handle(ctx, HookPostToolUse, in); a != (Answer{}) {
+		t.Errorf("2.0 got a mid-turn message it would not record: %+v", a)
+	}
+	if a := h.Handle(ctx, HookStop, in); !strings.Contains(a.Stdout, "later") {
+		t.Errorf("stop: %+v", a)
 	}
 }

@@ -47,6 +47,7 @@ type State struct {
 	CostTotal float64 `json:"cost_total,omitempty"`
 	HasCost   bool    `json:"has_cost,omitempty"`
 	LastText  string  `json:"last_text,omitempty"` // start of the last assistant text, for notifications
+	Version   string  `json:"version,omitempty"`   // the Claude Code version writing the transcript
 }
 
 // Turn accumulates one turn: from a prompt to the response that ends it.
@@ -89,6 +90,9 @@ func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
 	}
 	if sid := v.GetStringBytes("sessionId"); len(sid) > 0 && string(sid) != p.State.SessionID {
 		p.State.SessionID = string(sid)
+	}
+	if ver := v.GetStringBytes("version"); len(ver) > 0 && string(ver) != p.State.Version {
+		p.State.Version = string(ver)
 	}
 
 	switch typ {
