@@ -40,14 +40,14 @@ func TestMain(m *testing.M) {
 
 // bridgeProc is a conductor-bridge serve process on a fake home.
 type bridgeProc struct {
-	t    *testing.T
+	t    testing.TB
 	cmd  *exec.Cmd
 	base string
 	home string
 	log  *strings.Builder
 }
 
-func startBridgeProc(t *testing.T, home string, port int) *bridgeProc {
+func startBridgeProc(t testing.TB, home string, port int) *bridgeProc {
 	t.Helper()
 	if port == 0 {
 		var err error
@@ -121,7 +121,7 @@ type sseClient struct {
 	cancel context.CancelFunc
 }
 
-func openStream(t *testing.T, base, id string, lastID int64) *sseClient {
+func openStream(t testing.TB, base, id string, lastID int64) *sseClient {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(base, id, 0), nil)
@@ -155,7 +155,7 @@ func openStream(t *testing.T, base, id string, lastID int64) *sseClient {
 }
 
 // until collects events until pred holds for the list, or fails.
-func (c *sseClient) until(t *testing.T, timeout time.Duration, pred func([]event.Event) bool) []event.Event {
+func (c *sseClient) until(t testing.TB, timeout time.Duration, pred func([]event.Event) bool) []event.Event {
 	t.Helper()
 	var got []event.Event
 	deadline := time.After(timeout)

@@ -31,7 +31,7 @@ func plainProject(t *testing.T, home, name string) (dir, transcript string) {
 	return dir, transcript
 }
 
-func runCLI(t *testing.T, args ...string) (string, error) {
+func runCLI(t testing.TB, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR=", "XDG_STATE_HOME=")

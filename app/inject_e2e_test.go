@@ -20,7 +20,7 @@ import (
 
 // agentEnv is a fake home with a workspace whose hooks point at a bridge.
 type agentEnv struct {
-	t    *testing.T
+	t    testing.TB
 	home string
 	dir  string
 	bin  string
@@ -28,7 +28,7 @@ type agentEnv struct {
 	cfg  config
 }
 
-func newAgentEnv(t *testing.T) *agentEnv {
+func newAgentEnv(t testing.TB) *agentEnv {
 	t.Helper()
 	e := &agentEnv{t: t, home: t.TempDir(), bin: claudetest.Find(t, claudetest.Latest)}
 	e.dir = filepath.Join(e.home, "work", "demo")
@@ -121,7 +121,7 @@ func (e *agentEnv) workspaceByID(id string) apiWorkspace {
 	return e.p.waitFor(func(w apiWorkspace) bool { return w.ID == id })
 }
 
-func waitRequest(t *testing.T, fm *fakemodel.Server, text string) fakemodel.Request {
+func waitRequest(t testing.TB, fm *fakemodel.Server, text string) fakemodel.Request {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -1,0 +1,74 @@
+package event
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestCut(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+		cut  bool
+	}{
+		{"hello", 10, "hello", false},
+		{"hello", 5, "hello", false},
+		{"hello", 3, "hel", true},
+		{"héllo", 2, "hé", true},
+		{"日本語テキスト", 3, "日本語", true},
+		{"👍👍👍", 1, "👍", true},
+		{"", 0, "", false},
+	}
+	for _, tt := range tests {
+		got, cut := Cut(tt.in, tt.n)
+		if got != tt.want || cut != tt.cut || !utf8.ValidString(got) {
+			t.Errorf("Cut(%q, %d) = %q, %v", tt.in, tt.n, got, cut)
+		}
+	}
+}
+
+func TestJSONRoundTripPerType(t *testing.T) {
+	ts := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	evs := []Event{
+		{ID: 1, Type: Assistant, TS: ts, SessionID: "s", Content: "hi", Sidechain: true},
+		{ID: 2, Type: User, TS: ts, Content: "do it", MessageID: "m-1"},
+		{ID: 3, Type: ToolUse, TS: ts, Name: "Bash", ToolUseID: "t", Input: "ls"},
+		{ID: 4, Type: ToolResult, TS: ts, Name: "Bash", ToolUseID: "t", Output: "x", TruncOut: true, IsError: true},
+		{ID: 5, Type: TurnComplete, TS: ts, Usage: Usage{1, 2, 3, 4}, CostUSD: 0.5, DurationMS: 9, Model: "m"},
+		{ID: 6, Type: Status, TS: ts, State: StateNeedsInput, Reason: "permission_prompt"},
+		{ID: 7, Type: Session, TS: ts, SessionID: "s2", Path: "/p.jsonl"},
+		{ID: 8, Type: Gap, GapFrom: 1, AvailableFrom: 5},
+	}
+	for _, e := range evs {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Event
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back != e {
+			t.Errorf("%s: round trip\n got %+v\nwant %+v\njson %s", e.Type, back, e, b)
+		}
+	}
+	// Fields of other types never leak into an event's JSON, and the
+	// false flags a client checks are present.
+	b, _ := json.Marshal(Event{ID: 3, Type: ToolUse, Name: "Bash", Input: "ls", Output: "secret", Content: "x"})
+	s := string(b)
+	if strings.Contains(s, "secret") || strings.Contains(s, `"content"`) || !strings.Contains(s, `"truncated_input":false`) {
+		t.Errorf("tool_use JSON: %s", s)
+	}
+	b, _ = json.Marshal(Event{ID: 4, Type: ToolResult})
+	if !strings.Contains(string(b), `"is_error":false`) || !strings.Contains(string(b), `"truncated_output":false`) {
+		t.Errorf("tool_result JSON: %s", b)
+	}
+	b, _ = json.Marshal(Event{ID: 8, Type: Gap, GapFrom: 1, AvailableFrom: 5})
+	if !strings.Contains(string(b), `"gapFrom":1`) || !strings.Contains(string(b), `"availableFrom":5`) {
+		t.Errorf("gap JSON: %s", b)
+	}
+}
