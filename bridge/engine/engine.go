@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -264,6 +265,9 @@ func (e *Engine) sweep() {
 				}
 			}
 		}
+		if f.subCount.Load() > 0 && !*e.cfg.WatchDirs {
+			poke = true // subagent files are not watched here: look each sweep
+		}
 		if poke {
 			f.poke(relook)
 		}
@@ -284,6 +288,10 @@ func (e *Engine) route(ev fsnotify.Event) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	for _, f := range e.followers {
+		if strings.HasPrefix(dir, f.ws.ProjectDir+string(filepath.Separator)) {
+			f.poke(false) // a subagent transcript of one of its sessions
+			continue
+		}
 		if f.ws.ProjectDir != dir { // ws.ProjectDir only changes under e.mu
 			continue
 		}
@@ -293,6 +301,15 @@ func (e *Engine) route(ev fsnotify.Event) {
 		// A write to the live file needs only a read; anything else (a
 		// new file, a removal) may mean another session is live now.
 		f.poke(!live || !ev.Has(fsnotify.Write))
+	}
+}
+
+// watchSubagents watches a session's subagent folder where folders are
+// watched; elsewhere the sweep and the main file's own events bring the
+// follower round often enough.
+func (e *Engine) watchSubagents(dir string) {
+	if *e.cfg.WatchDirs {
+		e.watch(dir)
 	}
 }
 

@@ -64,11 +64,13 @@ type running struct {
 	done   chan struct{}
 }
 
-func (h *home) start() *running {
+func (h *home) start() *running { return h.startWith(nil) }
+
+func (h *home) startWith(tune func(*Config)) *running {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	hub := stream.NewHub(filepath.Join(h.state, "streams"), 0)
-	eng := New(Config{
+	cfg := Config{
 		Scanner:        &discover.Scanner{ClaudeProjects: h.projects},
 		Hub:            hub,
 		Log:            zerolog.Nop(),
@@ -77,7 +79,11 @@ func (h *home) start() *running {
 		SweepEvery:     50 * time.Millisecond,
 		QuietAfter:     150 * time.Millisecond,
 		TailBytes:      4096,
-	})
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	eng := New(cfg)
 	r := &running{eng: eng, hub: hub, cancel: cancel, done: make(chan struct{})}
 	go func() { eng.Run(ctx); close(r.done) }()
 	h.t.Cleanup(r.stop)
@@ -337,5 +343,57 @@ func TestMalformedLinesAreSkippedAndCounted(t *testing.T) {
 	r.collect(t, id, 0, has(event.User, "still ok"))
 	if in, _ := r.eng.Workspace(id); in.Malformed != 2 {
 		t.Errorf("malformed = %d, want 2", in.Malformed)
+	}
+}
+
+func sideLine(cwd, text string) string {
+	return fmt.Sprintf(`{"type":"assistant","isSidechain":true,"agentId":"a1","sessionId":"s9","cwd":%q,"message":{"id":"sm-%s","model":"claude-haiku-4-5","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1},"content":[{"type":"text","text":%q}]}}`, cwd, text, text)
+}
+
+// TestSubagentTranscriptsAreFollowed covers Claude Code 2.1, which writes a
+// subagent's transcript beside the session: its events stream, marked as
+// sidechain, live and across a restart, without a turn of their own.
+func TestSubagentTranscriptsAreFollowed(t *testing.T) {
+	for _, watchDirs := range []bool{true, false} {
+		t.Run(fmt.Sprintf("watchDirs=%v", watchDirs), func(t *testing.T) {
+			h := newHome(t)
+			dir, proj := h.workspace("sub")
+			cwdOf["s9"] = dir
+			sid := "99999999-0000-4000-8000-000000000009"
+			main := filepath.Join(proj, sid+".jsonl")
+			h.write(main, prompt("s9", "delegate"))
+			subDir := filepath.Join(proj, sid, "subagents")
+			os.MkdirAll(subDir, 0o755)
+			sub := filepath.Join(subDir, "agent-a1.jsonl")
+			h.write(sub, sideLine(dir, "sub one"))
+			r := h.startWith(func(c *Config) { c.WatchDirs = &watchDirs })
+			id := r.waitWorkspace(t, dir)
+			evs := r.collect(t, id, 0, has(event.Assistant, "sub one"))
+			var last event.Event
+			for _, e := range evs {
+				if e.Content == "sub one" {
+					last = e
+				}
+			}
+			if !last.Sidechain {
+				t.Errorf("subagent event not marked sidechain: %+v", last)
+			}
+			h.write(sub, sideLine(dir, "sub two"))
+			evs = r.collect(t, id, last.ID, has(event.Assistant, "sub two"))
+			for _, e := range evs {
+				if e.Type == event.TurnComplete {
+					t.Errorf("a subagent line ended a turn: %s", summary(evs))
+				}
+			}
+			seen := evs[len(evs)-1].ID
+			r.stop()
+			h.write(sub, sideLine(dir, "sub three"))
+			r2 := h.startWith(func(c *Config) { c.WatchDirs = &watchDirs })
+			r2.waitWorkspace(t, dir)
+			evs = r2.collect(t, id, seen, has(event.Assistant, "sub three"))
+			if got := summary(evs); strings.Contains(got, "sub one") || strings.Contains(got, "sub two") {
+				t.Errorf("replayed after restart: %s", got)
+			}
+		})
 	}
 }

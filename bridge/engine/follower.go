@@ -20,11 +20,12 @@ import (
 // where it stopped: the live transcript, how far it was read, the parser's
 // memory, and the last status it announced.
 type cursor struct {
-	Path   string           `json:"path"`
-	Offset int64            `json:"offset"`
-	Parser transcript.State `json:"parser"`
-	Status string           `json:"status,omitempty"`
-	Since  time.Time        `json:"since,omitzero"`
+	Path   string               `json:"path"`
+	Offset int64                `json:"offset"`
+	Parser transcript.State     `json:"parser"`
+	Status string               `json:"status,omitempty"`
+	Since  time.Time            `json:"since,omitzero"`
+	Subs   map[string]subCursor `json:"subs,omitempty"` // subagent transcripts of the session
 }
 
 // follower tails one workspace's live transcript into its topic. All its
@@ -40,14 +41,18 @@ type follower struct {
 	// all a write to it needs: listing a folder per line would cost more
 	// than parsing the line.
 	relook atomic.Bool
+	// subCount is how many subagent transcripts it follows, for the sweep.
+	subCount atomic.Int32
 
 	// Owned by the follower's goroutine.
-	reader   transcript.Reader
-	parser   transcript.Parser
-	restored bool // resumed from a journaled cursor
-	quiet    *time.Timer
-	evs      []event.Event
-	warned   map[string]bool
+	reader    transcript.Reader
+	parser    transcript.Parser
+	restored  bool // resumed from a journaled cursor
+	quiet     *time.Timer
+	evs       []event.Event
+	warned    map[string]bool
+	subs      map[string]*subTail // the live session's subagent transcripts
+	subDirMod time.Time
 
 	mu        sync.Mutex // guards the fields below
 	ws        discover.Workspace
@@ -116,6 +121,7 @@ func (f *follower) restore() {
 	}
 	f.reader = transcript.Reader{Path: c.Path, Offset: c.Offset}
 	f.parser = transcript.Parser{State: c.Parser}
+	f.restoreSubs(c.Subs)
 	f.restored = true
 	f.mu.Lock()
 	f.status, f.since, f.path = c.Status, c.Since, c.Path
@@ -138,17 +144,20 @@ func (f *follower) sync() {
 		}
 	}
 	evs := f.evs[:0]
+	cold := false
 	if path != f.reader.Path {
 		if f.reader.Path != "" {
 			// Finish the old session before following the new one.
 			evs = f.read(evs)
+			evs = f.readSubagents(evs, false)
 			evs = f.parser.Flush(evs)
 			f.publish(evs, true)
 			evs = f.evs[:0]
 		}
-		cold := f.reader.Path == "" && !f.restored
+		cold = f.reader.Path == "" && !f.restored
 		f.reader = transcript.Reader{Path: path}
 		f.parser = transcript.Parser{}
+		f.subs, f.subDirMod = nil, time.Time{}
 		if info, err := os.Stat(path); err == nil && cold && info.Size() > f.eng.cfg.TailBytes {
 			// First sight of an old transcript: only its tail matters.
 			f.reader.SkipTo(info.Size() - f.eng.cfg.TailBytes)
@@ -160,6 +169,7 @@ func (f *follower) sync() {
 			SessionID: sessionID(path), Path: path})
 	}
 	evs = f.read(evs)
+	evs = f.readSubagents(evs, cold)
 	evs = f.parser.Flush(evs)
 	f.publish(f.statusChange(evs), true)
 	f.armQuiet()
@@ -255,7 +265,7 @@ func (f *follower) publish(evs []event.Event, withCursor bool) {
 	var raw json.RawMessage
 	if withCursor {
 		f.mu.Lock()
-		c := cursor{Path: f.reader.Path, Offset: f.reader.Offset, Parser: f.parser.State, Status: f.status, Since: f.since}
+		c := cursor{Path: f.reader.Path, Offset: f.reader.Offset, Parser: f.parser.State, Status: f.status, Since: f.since, Subs: f.subCursors()}
 		f.mu.Unlock()
 		b, err := json.Marshal(c)
 		if err != nil {
