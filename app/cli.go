@@ -100,7 +100,7 @@ func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c.register(fs)
 	last := fs.Int64("n", 20, "show this many past events first")
 	raw := fs.Bool("json", false, "print each event as a JSON line")
-	if err := fs.Parse(reorder(args)); err != nil {
+	if err := fs.Parse(reorder(fs, args)); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -143,19 +143,33 @@ func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // reorder moves flags before positional arguments so `tail ws -n 5` works.
-func reorder(args []string) []string {
+// A flag takes the next word as its value unless it is a boolean flag.
+func reorder(fs *flag.FlagSet, args []string) []string {
 	var flags, pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if strings.HasPrefix(a, "-") {
-			flags = append(flags, a)
-			if !strings.Contains(a, "=") && a != "-json" && a != "--json" && i+1 < len(args) {
-				flags = append(flags, args[i+1])
-				i++
-			}
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			pos = append(pos, a)
 			continue
 		}
-		pos = append(pos, a)
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				continue
+			}
+		}
+		if i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
 	}
 	return append(flags, pos...)
 }

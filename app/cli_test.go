@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"flag"
+	"net"
 	"fmt"
 	"os"
 	"os/exec"
@@ -85,8 +87,10 @@ func TestCLIVersionAndErrors(t *testing.T) {
 	if out, err := runCLI(t, "version"); err != nil || !strings.HasPrefix(out, "conductor-bridge ") {
 		t.Errorf("version: %v %q", err, out)
 	}
-	if out, err := runCLI(t, "serve", "--addr", "0.0.0.0:34568", "--home", t.TempDir()); err == nil || !strings.Contains(out, "loopback only") {
-		t.Errorf("non-loopback addr accepted: %q", out)
+	for _, addr := range []string{"0.0.0.0:34568", "[::1]:34568", "127.0.0.2:34568", "192.168.1.2:34568"} {
+		if out, err := runCLI(t, "serve", "--addr", addr, "--home", t.TempDir()); err == nil || !strings.Contains(out, "127.0.0.1 only") {
+			t.Errorf("%s accepted: %q", addr, out)
+		}
 	}
 	if out, err := runCLI(t, "frobnicate"); err == nil || !strings.Contains(out, "unknown command") {
 		t.Errorf("unknown command: %q", out)
@@ -94,11 +98,30 @@ func TestCLIVersionAndErrors(t *testing.T) {
 }
 
 func TestPortInUseIsExplained(t *testing.T) {
-	home := t.TempDir()
-	p := startBridgeProc(t, home, 0)
+	p := startBridgeProc(t, t.TempDir(), 0)
 	addr := strings.TrimPrefix(p.base, "http://")
-	out, err := runCLI(t, "serve", "--headless", "--home", home, "--addr", addr)
+	out, err := runCLI(t, "serve", "--headless", "--home", t.TempDir(), "--addr", addr)
 	if err == nil || !strings.Contains(out, "already running") {
 		t.Errorf("second bridge on the same port: %v %q", err, out)
+	}
+	// Another program on the port.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	out, err = runCLI(t, "serve", "--headless", "--home", t.TempDir(), "--addr", ln.Addr().String())
+	if err == nil || !strings.Contains(out, "another program is listening") {
+		t.Errorf("port held by another program: %v %q", err, out)
+	}
+}
+
+func TestReorderKeepsBoolFlagsApart(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.Bool("wait", false, "")
+	fs.String("addr", "", "")
+	got := strings.Join(reorder(fs, []string{"ws", "--wait", "hi there", "--addr", "127.0.0.1:1", "x"}), "|")
+	if want := "--wait|--addr|127.0.0.1:1|ws|hi there|x"; got != want {
+		t.Errorf("reorder = %s, want %s", got, want)
 	}
 }

@@ -68,7 +68,7 @@ func clientFlags(name string, args []string, stderr io.Writer, extra func(*flag.
 	if extra != nil {
 		extra(fs)
 	}
-	if err := fs.Parse(reorder(args)); err != nil {
+	if err := fs.Parse(reorder(fs, args)); err != nil {
 		return c, fs, err
 	}
 	return c, fs, c.resolve()

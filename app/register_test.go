@@ -122,14 +122,20 @@ func TestRegisterWorktrees(t *testing.T) {
 	}
 }
 
-// TestAutoHooks installs the hooks into a workspace as soon as the bridge
-// finds it, when asked to, and never otherwise.
+// TestAutoHooks installs the hooks into a Conductor workspace as soon as
+// the bridge finds it, when asked to — never into a plain Claude Code
+// project, and never without --auto-hooks.
 func TestAutoHooks(t *testing.T) {
 	home := t.TempDir()
-	dir, _ := plainProject(t, home, "auto")
+	plain, _ := plainProject(t, home, "plain")
+	repo := gitRepo(t, filepath.Join(home, "conductor", "repos", "app"))
+	tokyo := filepath.Join(home, "conductor", "workspaces", "app", "tokyo")
+	if out, err := exec.Command("git", "-C", repo, "worktree", "add", "-q", "--detach", tokyo).CombinedOutput(); err != nil {
+		t.Fatalf("git worktree add: %v %s", err, out)
+	}
 	p := startBridgeProc(t, home, 0)
-	p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir })
-	if _, err := os.Stat(settingsFile(dir)); !os.IsNotExist(err) {
+	p.waitFor(func(w apiWorkspace) bool { return w.Name == "tokyo" })
+	if _, err := os.Stat(settingsFile(tokyo)); !os.IsNotExist(err) {
 		t.Fatal("hooks installed without --auto-hooks")
 	}
 	p.kill(9)
@@ -142,11 +148,26 @@ func TestAutoHooks(t *testing.T) {
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(settingsFile(dir)); err == nil && strings.Contains(string(b), "hook stop") {
-			return
+	for {
+		if b, err := os.ReadFile(settingsFile(tokyo)); err == nil && strings.Contains(string(b), "hook stop") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("--auto-hooks did not install the hooks into the Conductor workspace")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("--auto-hooks did not install the hooks")
+	if _, err := os.Stat(settingsFile(plain)); !os.IsNotExist(err) {
+		t.Error("--auto-hooks wrote into a plain Claude Code project")
+	}
+}
+
+func TestSecondBridgeOnOneStateDirRefused(t *testing.T) {
+	home := t.TempDir()
+	startBridgeProc(t, home, 0)
+	port, _ := freePort()
+	out, err := runCLI(t, "serve", "--headless", "--home", home, "--addr", "127.0.0.1:"+strconv.Itoa(port))
+	if err == nil || !strings.Contains(out, "another Conductor Bridge is running") {
+		t.Errorf("second bridge on the same state dir: %v %q", err, out)
+	}
 }

@@ -36,7 +36,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	var c config
 	c.register(fs)
 	headless := fs.Bool("headless", false, "run without the menu-bar icon")
-	autoHooks := fs.Bool("auto-hooks", false, "install the message hooks into every workspace as it is found (writes <workspace>/.claude/settings.local.json)")
+	autoHooks := fs.Bool("auto-hooks", false, "install the message hooks into every Conductor or registered workspace as it is found (writes <workspace>/.claude/settings.local.json)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,6 +52,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer logFile.Close()
+	lock, err := lockState(c.StateDir)
+	if err != nil {
+		log.Error().Err(err).Msg("cannot start")
+		return err
+	}
+	defer lock.Close()
 
 	ln, err := listen(ctx, c.Addr)
 	if err != nil {
@@ -129,6 +135,9 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	if err != nil {
 		return nil, err
 	}
+	for _, f := range queue.SetAside {
+		log.Error().Str("file", f).Msg("a message queue file was damaged; set aside for you to look at, its workspace starts with an empty queue")
+	}
 	reg := discover.NewRegistry(filepath.Join(c.StateDir, "registered.json"))
 	if err := reg.Load(); err != nil {
 		// Keep running without registrations rather than refuse to start;
@@ -184,10 +193,11 @@ func confirmInjected(q *inject.Queue, log zerolog.Logger, ws string, e *event.Ev
 	e.Content, e.Truncated = event.Cut(text, event.MaxText)
 }
 
-// requeueLost puts back messages that were handed to a hook but never
-// reached the transcript: the hook or the bridge died in between. After a
-// restart that is decided once the engine has caught up; while running, a
-// message gets two minutes.
+// requeueLost puts back the messages that were handed to a hook before
+// this start and never reached the transcript: the bridge (or the hook)
+// died in between. It waits until the engine has caught up with what was
+// written while the bridge was down, so a message that did arrive is
+// confirmed rather than sent twice.
 func requeueLost(ctx context.Context, eng *engine.Engine, q *inject.Queue, log zerolog.Logger) {
 	start := time.Now()
 	select {
@@ -195,28 +205,14 @@ func requeueLost(ctx context.Context, eng *engine.Engine, q *inject.Queue, log z
 		return
 	case <-eng.Ready():
 	}
-	grace := time.NewTimer(5 * time.Second) // the followers read what was written while we were down
-	defer grace.Stop()
-	tick := time.NewTicker(30 * time.Second)
-	defer tick.Stop()
-	cutoff := func() time.Time { return time.Now().Add(-2 * time.Minute) }
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-grace.C:
-			for _, ws := range q.Workspaces() {
-				if n, err := q.Requeue(ws, start); err != nil || n > 0 {
-					log.Info().Err(err).Str("workspace", ws).Int("messages", n).Msg("messages handed out before the restart and never seen: queued again")
-				}
-			}
-			continue
-		case <-tick.C:
-		}
-		for _, ws := range q.Workspaces() {
-			if n, err := q.Requeue(ws, cutoff()); err != nil || n > 0 {
-				log.Warn().Err(err).Str("workspace", ws).Int("messages", n).Msg("messages handed to a hook never reached the transcript: queued again")
-			}
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(5 * time.Second): // the followers read what was written while we were down
+	}
+	for _, ws := range q.Workspaces() {
+		if n, err := q.Requeue(ws, start); err != nil || n > 0 {
+			log.Info().Err(err).Str("workspace", ws).Int("messages", n).Msg("messages handed out before the restart and never seen: queued again")
 		}
 	}
 }
@@ -267,8 +263,10 @@ func readRunFile(stateDir string) (runInfo, error) {
 	return ri, json.Unmarshal(b, &ri)
 }
 
-// installHooksAsFound installs the message hooks into each workspace the
-// first time the engine lists it (the --auto-hooks setting).
+// installHooksAsFound installs the message hooks into each Conductor or
+// registered workspace the first time the engine lists it (the
+// --auto-hooks setting). Plain Claude Code projects — any folder claude
+// ever ran in, the home folder included — are left to `hooks install`.
 func installHooksAsFound(ctx context.Context, eng *engine.Engine, spec hooks.Spec, log zerolog.Logger) {
 	changes := eng.Changes()
 	done := map[string]bool{}
@@ -279,7 +277,7 @@ func installHooksAsFound(ctx context.Context, eng *engine.Engine, spec hooks.Spe
 	}
 	for {
 		for _, ws := range eng.Workspaces() {
-			if done[ws.Directory] {
+			if done[ws.Directory] || ws.Source == discover.SourceClaude {
 				continue
 			}
 			done[ws.Directory] = true

@@ -14,8 +14,9 @@ import (
 // MaxBody bounds a JSON request body.
 const MaxBody = 64 << 10
 
-// maxHookBody is larger: a hook's input carries Claude's last message.
-const maxHookBody = 1 << 20
+// maxHookBody is larger: a hook's input carries Claude's last message or
+// a tool's whole response. It matches what the hook command relays.
+const maxHookBody = 4 << 20
 
 // authorized wraps a state-changing handler: it needs the Bearer token
 // (compared in constant time). The Host and Origin checks already ran in

@@ -32,7 +32,16 @@ type Scanner struct {
 
 	mu          sync.Mutex
 	transcripts *transcriptCache
-	reported    map[string]string // source → the last problem logged for it
+	reported    map[string]string     // source → the last problem logged for it
+	known       map[string]dbIdentity // directory → what the last good database read said of it
+}
+
+// dbIdentity is what Conductor's database decides about a workspace and its
+// folder cannot tell: kept from the last good read so that a database that
+// is unreadable for a scan or two does not change a workspace's id.
+type dbIdentity struct {
+	ID, Repo, Name string
+	Archived       bool
 }
 
 // Scan returns every workspace found, merged by directory, archived ones
@@ -45,6 +54,12 @@ type Scanner struct {
 // the fields it left empty. ID is Conductor's id for a database workspace,
 // else PathID(Directory). ProjectDir is where the transcripts of Directory
 // were found, else where Claude Code would write them.
+//
+// While the database cannot be read (busy, locked, corrupt, gone), a
+// workspace found by another source at a directory that the last good read
+// listed keeps the ID, Repo, Name and Archived that read gave it, so ids do
+// not flip for a scan. Each good read replaces what is remembered: a
+// workspace the database no longer lists falls back to PathID.
 func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -72,6 +87,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 				s.report("conductor-db-schema", "", "")
 			}
 			fromDB = ws
+			s.remember(ws)
 		}
 	}
 	if s.ConductorRoot != "" {
@@ -98,7 +114,15 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 	now := time.Now()
 	for i := range out {
 		w := &out[i]
-		if w.Source != SourceConductorDB || !urlSafe(w.ID) {
+		k, known := s.known[w.Directory]
+		switch {
+		case w.Source == SourceConductorDB && urlSafe(w.ID):
+		case known:
+			// The database could not be read this scan (after a good
+			// read every remembered directory is a database row).
+			w.ID, w.Archived = k.ID, k.Archived
+			w.Repo, w.Name = cmp.Or(k.Repo, w.Repo), cmp.Or(k.Name, w.Name)
+		default:
 			w.ID = PathID(w.Directory)
 		}
 		if w.ProjectDir == "" && s.ClaudeProjects != "" {
@@ -111,6 +135,19 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Directory, b.Directory))
 	})
 	return out, nil
+}
+
+// remember replaces what the Scanner knows from the database with ws, the
+// workspaces of a good read. Rows are joined by directory as merge does, so
+// the live row wins over an archived one in a reused directory.
+func (s *Scanner) remember(ws []Workspace) {
+	known := make(map[string]dbIdentity, len(ws))
+	for _, w := range merge(ws) {
+		if urlSafe(w.ID) {
+			known[w.Directory] = dbIdentity{ID: w.ID, Repo: w.Repo, Name: w.Name, Archived: w.Archived}
+		}
+	}
+	s.known = known
 }
 
 // merge joins the sources, given most knowing first, by Directory.

@@ -218,7 +218,7 @@ func (e *Engine) startLocked(ws discover.Workspace) error {
 		return fmt.Errorf("open stream: %w", err)
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
-	f := &follower{eng: e, topic: topic, kick: make(chan struct{}, 1), do: make(chan func()), stop: cancel, ws: ws}
+	f := &follower{eng: e, topic: topic, kick: make(chan struct{}, 1), do: make(chan func()), ctx: ctx, stop: cancel, ws: ws}
 	e.followers[ws.ID] = f
 	if *e.cfg.WatchDirs {
 		e.watchLocked(ws.ProjectDir)
@@ -449,6 +449,8 @@ func (e *Engine) run(ctx context.Context, id string, fn func(f *follower)) bool 
 	done := make(chan struct{})
 	select {
 	case f.do <- func() { fn(f); close(done) }:
+	case <-f.ctx.Done(): // the workspace went away meanwhile
+		return false
 	case <-ctx.Done():
 		return false
 	}
@@ -492,8 +494,10 @@ func (e *Engine) Hint(ctx context.Context, cwd, transcriptPath string) (string, 
 	if err != nil || !filepath.IsAbs(dir) || !isDir(dir) || transcriptPath == "" {
 		return "", false
 	}
+	// Only what Claude Code itself would write: the transcript's folder is
+	// the encoding of this very directory, inside the projects folder.
 	projDir := filepath.Dir(transcriptPath)
-	if filepath.Dir(projDir) != filepath.Clean(e.cfg.ClaudeProjects) {
+	if filepath.Dir(projDir) != filepath.Clean(e.cfg.ClaudeProjects) || filepath.Base(projDir) != discover.EncodeProjectDir(dir) || dir == "/" {
 		return "", false
 	}
 	e.mu.Lock()

@@ -397,3 +397,36 @@ func TestSubagentTranscriptsAreFollowed(t *testing.T) {
 		})
 	}
 }
+
+// TestTwoLiveSessionsInOneWorkspace writes two sessions of one workspace in
+// turn (two Conductor tabs, two terminals): each switch resumes the other
+// session where it was, and nothing is published twice.
+func TestTwoLiveSessionsInOneWorkspace(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("two")
+	cwdOf["sa"], cwdOf["sb"] = dir, dir
+	a := filepath.Join(proj, "aaaaaaaa-0000-4000-8000-00000000000a.jsonl")
+	b := filepath.Join(proj, "bbbbbbbb-0000-4000-8000-00000000000b.jsonl")
+	h.write(a, prompt("sa", "A-first"))
+	r := h.start()
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.User, "A-first"))
+	steps := []struct{ path, sid, text string }{{b, "sb", "B-first"}, {a, "sa", "A-second"}, {b, "sb", "B-second"}, {a, "sa", "A-third"}}
+	for _, st := range steps {
+		time.Sleep(30 * time.Millisecond) // a newer modification time
+		h.write(st.path, prompt(st.sid, st.text))
+		r.collect(t, id, 0, has(event.User, st.text))
+	}
+	all := r.collect(t, id, 0, has(event.User, "A-third"))
+	count := map[string]int{}
+	for _, e := range all {
+		if e.Type == event.User {
+			count[e.Content]++
+		}
+	}
+	for _, text := range []string{"A-first", "B-first", "A-second", "B-second", "A-third"} {
+		if count[text] != 1 {
+			t.Errorf("%q published %d times: %s", text, count[text], summary(all))
+		}
+	}
+}

@@ -26,7 +26,21 @@ type cursor struct {
 	Status string               `json:"status,omitempty"`
 	Since  time.Time            `json:"since,omitzero"`
 	Subs   map[string]subCursor `json:"subs,omitempty"` // subagent transcripts of the session
+	// Others are where the workspace's other recent sessions were left,
+	// so switching between two live sessions resumes each in place.
+	Others map[string]fileState `json:"others,omitempty"`
 }
+
+// fileState is where reading one session transcript stopped.
+type fileState struct {
+	Offset int64                `json:"offset"`
+	Parser transcript.State     `json:"parser"`
+	Subs   map[string]subCursor `json:"subs,omitempty"`
+	Left   time.Time            `json:"left"`
+}
+
+// maxOthers bounds how many other sessions' positions a workspace keeps.
+const maxOthers = 4
 
 // follower tails one workspace's live transcript into its topic. All its
 // work happens on its own goroutine; the API reads a snapshot under mu.
@@ -35,6 +49,7 @@ type follower struct {
 	topic *stream.Topic
 	kick  chan struct{}
 	do    chan func() // work from other goroutines, run on the follower's
+	ctx   context.Context
 	stop  context.CancelFunc
 	// relook asks the next sync to look for the live session file again
 	// (the folder changed) rather than only read the current one, which is
@@ -47,12 +62,12 @@ type follower struct {
 	// Owned by the follower's goroutine.
 	reader    transcript.Reader
 	parser    transcript.Parser
-	restored  bool // resumed from a journaled cursor
 	quiet     *time.Timer
 	evs       []event.Event
 	warned    map[string]bool
 	subs      map[string]*subTail // the live session's subagent transcripts
 	subDirMod time.Time
+	others    map[string]fileState // by transcript path
 
 	mu        sync.Mutex // guards the fields below
 	ws        discover.Workspace
@@ -122,7 +137,7 @@ func (f *follower) restore() {
 	f.reader = transcript.Reader{Path: c.Path, Offset: c.Offset}
 	f.parser = transcript.Parser{State: c.Parser}
 	f.restoreSubs(c.Subs)
-	f.restored = true
+	f.others = c.Others
 	f.mu.Lock()
 	f.status, f.since, f.path = c.Status, c.Since, c.Path
 	f.mu.Unlock()
@@ -154,14 +169,7 @@ func (f *follower) sync() {
 			f.publish(evs, true)
 			evs = f.evs[:0]
 		}
-		cold = f.reader.Path == "" && !f.restored
-		f.reader = transcript.Reader{Path: path}
-		f.parser = transcript.Parser{}
-		f.subs, f.subDirMod = nil, time.Time{}
-		if info, err := os.Stat(path); err == nil && cold && info.Size() > f.eng.cfg.TailBytes {
-			// First sight of an old transcript: only its tail matters.
-			f.reader.SkipTo(info.Size() - f.eng.cfg.TailBytes)
-		}
+		cold = f.switchTo(path)
 		f.mu.Lock()
 		f.path = path
 		f.mu.Unlock()
@@ -173,6 +181,43 @@ func (f *follower) sync() {
 	evs = f.parser.Flush(evs)
 	f.publish(f.statusChange(evs), true)
 	f.armQuiet()
+}
+
+// switchTo makes path the followed session, resuming it where it was left
+// if it was followed before; it reports whether path is new to the
+// follower (and so read from its tail only when it is already large).
+func (f *follower) switchTo(path string) (fresh bool) {
+	if old := f.reader.Path; old != "" {
+		if f.others == nil {
+			f.others = make(map[string]fileState)
+		}
+		f.others[old] = fileState{Offset: f.reader.Offset, Parser: f.parser.State, Subs: f.subCursors(), Left: time.Now()}
+		for len(f.others) > maxOthers {
+			oldest := ""
+			for p, st := range f.others {
+				if oldest == "" || st.Left.Before(f.others[oldest].Left) {
+					oldest = p
+				}
+			}
+			delete(f.others, oldest)
+		}
+	}
+	f.subs, f.subDirMod = nil, time.Time{}
+	if st, ok := f.others[path]; ok {
+		delete(f.others, path)
+		f.reader = transcript.Reader{Path: path, Offset: st.Offset}
+		f.parser = transcript.Parser{State: st.Parser}
+		f.restoreSubs(st.Subs)
+		return false
+	}
+	f.reader = transcript.Reader{Path: path}
+	f.parser = transcript.Parser{}
+	if info, err := os.Stat(path); err == nil && info.Size() > f.eng.cfg.TailBytes {
+		// An old transcript seen for the first time: only its tail
+		// matters. A session that just began is still small.
+		f.reader.SkipTo(info.Size() - f.eng.cfg.TailBytes)
+	}
+	return true
 }
 
 // read hands every new complete line to the parser.
@@ -265,7 +310,8 @@ func (f *follower) publish(evs []event.Event, withCursor bool) {
 	var raw json.RawMessage
 	if withCursor {
 		f.mu.Lock()
-		c := cursor{Path: f.reader.Path, Offset: f.reader.Offset, Parser: f.parser.State, Status: f.status, Since: f.since, Subs: f.subCursors()}
+		c := cursor{Path: f.reader.Path, Offset: f.reader.Offset, Parser: f.parser.State, Status: f.status, Since: f.since,
+			Subs: f.subCursors(), Others: f.others}
 		f.mu.Unlock()
 		b, err := json.Marshal(c)
 		if err != nil {

@@ -41,7 +41,10 @@ func (f *follower) readSubagents(evs []event.Event, cold bool) []event.Event {
 		return evs
 	}
 	dir := subagentDir(f.reader.Path)
-	if info, err := os.Stat(dir); err == nil && !info.ModTime().Equal(f.subDirMod) {
+	// A folder modified within the last two seconds is listed again even
+	// if its time did not change: coarse timestamps (1 s on HFS+) can hide
+	// a second subagent started in the same tick.
+	if info, err := os.Stat(dir); err == nil && (!info.ModTime().Equal(f.subDirMod) || time.Since(info.ModTime()) < 2*time.Second) {
 		f.subDirMod = info.ModTime()
 		f.eng.watchSubagents(dir)
 		names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))

@@ -83,7 +83,7 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 	switch event {
 	case HookStop:
 		h.Engine.TurnEnded(ctx, ws)
-		if m, ok := h.take(ws, "stop", in.SessionID); ok {
+		if m, ok := h.take(ctx, ws, "stop", in.SessionID); ok {
 			out, _ := json.Marshal(map[string]string{"decision": "block", "reason": Frame(m)})
 			return Answer{Stdout: string(out)}
 		}
@@ -91,13 +91,14 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 		return h.rewake(ctx, ws, in.SessionID)
 	case HookPostToolUse:
 		h.cancelWaiter(ws) // busy: a waiting rewake hook must not fire mid-turn
-		if strings.HasPrefix(h.Engine.ClaudeVersion(ws), "2.0.") {
+		if v := h.Engine.ClaudeVersion(ws); v == "" || strings.HasPrefix(v, "2.0.") {
 			// 2.0 passes additional context to the model but records it
 			// nowhere: the bridge could never confirm it. Such a message
-			// waits for the Stop hook, which 2.0 does record.
+			// (or one for a session whose version is not read yet) waits
+			// for the Stop hook, which every version records.
 			break
 		}
-		if m, ok := h.take(ws, "post_tool_use", in.SessionID); ok {
+		if m, ok := h.take(ctx, ws, "post_tool_use", in.SessionID); ok {
 			out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
 				"hookEventName": "PostToolUse", "additionalContext": Frame(m)}})
 			return Answer{Stdout: string(out)}
@@ -146,7 +147,10 @@ func (h *Hooks) workspace(ctx context.Context, in HookInput) (string, bool) {
 	return h.Engine.Hint(ctx, in.Cwd, in.TranscriptPath)
 }
 
-func (h *Hooks) take(ws, via, session string) (Message, bool) {
+func (h *Hooks) take(ctx context.Context, ws, via, session string) (Message, bool) {
+	if ctx.Err() != nil {
+		return Message{}, false // the hook gave up waiting: it could not pass the message on
+	}
 	m, ok, err := h.Queue.Take(ws, via, session)
 	if err != nil {
 		h.Log.Error().Err(err).Str("workspace", ws).Msg("hand message to hook")
@@ -179,8 +183,11 @@ func (h *Hooks) rewake(ctx context.Context, ws, session string) Answer {
 		if err := h.Queue.Wait(ctx, ws); err != nil {
 			return Answer{}
 		}
-		if m, ok := h.take(ws, "rewake", session); ok {
+		if m, ok := h.take(ctx, ws, "rewake", session); ok {
 			return Answer{Stderr: Frame(m), Exit: 2}
+		}
+		if ctx.Err() != nil {
+			return Answer{}
 		}
 	}
 }

@@ -49,6 +49,7 @@ var in = HookInput{SessionID: "s", Cwd: "/w"}
 
 func TestStopAndPostToolUseDeliver(t *testing.T) {
 	h, e := newHooks(t)
+	e.version = "2.1.328"
 	ctx := context.Background()
 	if a := h.Handle(ctx, HookStop, in); a != (Answer{}) {
 		t.Errorf("nothing queued: %+v", a)
@@ -153,5 +154,21 @@ func TestPostToolUseWaitsForStopOnClaude20(t *testing.T) {
 	}
 	if a := h.Handle(ctx, HookStop, in); !strings.Contains(a.Stdout, "later") {
 		t.Errorf("stop: %+v", a)
+	}
+}
+
+func TestNoHandOverToAHookThatGaveUp(t *testing.T) {
+	h, e := newHooks(t)
+	e.version = "2.1.328"
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	h.Queue.Enqueue("ws", "keep me")
+	for _, ev := range []string{HookStop, HookPostToolUse, HookRewake} {
+		if a := h.Handle(ctx, ev, in); a != (Answer{}) {
+			t.Errorf("%s answered a gone hook: %+v", ev, a)
+		}
+	}
+	if m := h.Queue.List("ws")[0]; m.State != Queued {
+		t.Errorf("message is %s, want still queued", m.State)
 	}
 }

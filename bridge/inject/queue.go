@@ -66,6 +66,11 @@ type Message struct {
 
 // Queue is every workspace's messages, persisted in dir.
 type Queue struct {
+	// SetAside lists the damaged queue files Open renamed out of the way
+	// (to <name>.damaged-<unix time>, in dir) rather than refusing to
+	// start. It is set by Open and not changed afterwards.
+	SetAside []string
+
 	dir string
 	now func() time.Time
 
@@ -74,7 +79,9 @@ type Queue struct {
 	changed chan struct{}        // closed and replaced on every enqueue
 }
 
-// Open loads the queue kept in dir.
+// Open loads the queue kept in dir. A file that does not decode is set
+// aside (see SetAside) so one damaged workspace does not keep the bridge
+// from starting; its workspace starts with an empty queue.
 func Open(dir string) (*Queue, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create queue dir: %w", err)
@@ -91,7 +98,14 @@ func Open(dir string) (*Queue, error) {
 		}
 		var msgs []Message
 		if err := json.Unmarshal(b, &msgs); err != nil {
-			return nil, fmt.Errorf("queue file %s is damaged (move it away to start afresh): %w", f, err)
+			// Renamed, not deleted: the person may want what is in it. Left
+			// in place it would be overwritten by the next enqueue.
+			aside, rerr := setAside(f, q.now())
+			if rerr != nil {
+				return nil, fmt.Errorf("queue file %s is damaged (%v) and cannot be set aside: %w", f, err, rerr)
+			}
+			q.SetAside = append(q.SetAside, aside)
+			continue
 		}
 		if len(msgs) > 0 {
 			q.ws[msgs[0].Workspace] = msgs
@@ -333,6 +347,27 @@ func writeAtomic(path string, b []byte) error {
 		d.Close()
 	}
 	return nil
+}
+
+// setAside renames a damaged file to <path>.damaged-<unix time>, which the
+// "*.json" glob no longer matches, never over an earlier one.
+func setAside(path string, now time.Time) (string, error) {
+	base := fmt.Sprintf("%s.damaged-%d", path, now.Unix())
+	to := base
+	for i := 1; ; i++ {
+		_, err := os.Lstat(to)
+		if errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		to = fmt.Sprintf("%s-%d", base, i)
+	}
+	if err := os.Rename(path, to); err != nil {
+		return "", err
+	}
+	return to, nil
 }
 
 // fileName maps a workspace id to a safe file name.

@@ -3,6 +3,8 @@ package inject
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -144,12 +146,67 @@ func TestWaitWakesOnEnqueue(t *testing.T) {
 	}
 }
 
-func TestDamagedQueueFileIsAnError(t *testing.T) {
+func TestDamagedQueueFileIsSetAside(t *testing.T) {
 	dir := t.TempDir()
 	q, _ := Open(dir)
 	q.Enqueue("ws", "x")
-	writeAtomic(dir+"/"+fileName("ws"), []byte("{broken"))
-	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "damaged") {
-		t.Errorf("damaged file: %v", err)
+	kept, _, _ := q.Enqueue("other", "still here")
+	damaged := filepath.Join(dir, fileName("ws"))
+	writeAtomic(damaged, []byte("{broken"))
+
+	q2, err := Open(dir)
+	if err != nil {
+		t.Fatalf("one damaged file stops the queue: %v", err)
+	}
+	if len(q2.SetAside) != 1 || !strings.HasPrefix(q2.SetAside[0], damaged+".damaged-") {
+		t.Fatalf("set aside = %v, want [%s.damaged-<time>]", q2.SetAside, damaged)
+	}
+	if b, _ := os.ReadFile(q2.SetAside[0]); string(b) != "{broken" {
+		t.Errorf("set-aside copy holds %q", b)
+	}
+	if _, err := os.Stat(damaged); !os.IsNotExist(err) {
+		t.Errorf("damaged file still in place: %v", err)
+	}
+	if got := q2.List("other"); len(got) != 1 || got[0].ID != kept.ID {
+		t.Errorf("other workspace after reopen: %v", got)
+	}
+	if got := q2.List("ws"); len(got) != 0 {
+		t.Errorf("damaged workspace: %v", got)
+	}
+	if _, _, err := q2.Enqueue("ws", "afresh"); err != nil {
+		t.Errorf("enqueue to the damaged workspace: %v", err)
+	}
+
+	// The set-aside file stays put on the next open.
+	q3, err := Open(dir)
+	if err != nil || len(q3.SetAside) != 0 || len(q3.List("ws")) != 1 {
+		t.Errorf("reopen: set aside %v, ws %v, err %v", q3.SetAside, q3.List("ws"), err)
+	}
+	if _, err := os.Stat(q2.SetAside[0]); err != nil {
+		t.Errorf("set-aside file: %v", err)
+	}
+}
+
+func TestSetAsideNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.json")
+	now := time.Unix(1700000000, 0)
+	var got []string
+	for _, body := range []string{"one", "two", "three"} {
+		os.WriteFile(path, []byte(body), 0o600)
+		to, err := setAside(path, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, to)
+	}
+	want := []string{path + ".damaged-1700000000", path + ".damaged-1700000000-1", path + ".damaged-1700000000-2"}
+	for i, body := range []string{"one", "two", "three"} {
+		if got[i] != want[i] {
+			t.Errorf("set aside to %s, want %s", got[i], want[i])
+		}
+		if b, _ := os.ReadFile(want[i]); string(b) != body {
+			t.Errorf("%s holds %q, want %q", want[i], b, body)
+		}
 	}
 }

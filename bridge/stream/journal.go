@@ -8,33 +8,54 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"conductorbridge/bridge/event"
 )
 
 // Journal is a topic's append-only file: one JSON line per Publish,
 //
-//	{"e":[<events>],"c":<cursor>}
+//	{"e":[<events>],"c":<cursor>,"n":<next id>}
 //
 // so the events and the producer's resume point are written together, in
 // one write(2). A torn last line (the bridge killed mid-write) is dropped
 // on load, which rewinds cursor and ids together. When the file grows past
 // a bound it is rewritten as one line holding the kept history.
 //
+// A write that fails (disk full) is cut off again, so the file stays a run
+// of whole lines: a garbled line would make Load drop every line after it.
+// The failed batch's ids are spent all the same, since subscribers have
+// seen them, so every line carries the id watermark "n" and Load never
+// hands out an id below it. Until a later append succeeds the watermark is
+// only in memory: a bridge stopped before then reuses those ids.
+//
 // Writes are not fsynced: the journal must survive the bridge being killed,
 // which the page cache covers, not the machine losing power.
 type Journal struct {
-	Path     string
-	LastID   int64 // the newest id ever journaled, even if compacted away
+	Path string
+	// LastID is the newest id numbered: journaled (even if compacted
+	// away), or spent on a batch whose append failed.
+	LastID   int64
 	MaxBytes int64 // compact beyond this size; 0 means 4 MiB
 
-	f    *os.File
-	size int64
+	f      journalFile
+	size   int64 // bytes of whole lines in f
+	torn   bool  // f may hold a partial line past size: cut it before writing
+	behind bool  // the last append failed: the file lacks its cursor
+}
+
+// journalFile is what Journal needs of its file (an *os.File), so tests can
+// make writes fail.
+type journalFile interface {
+	io.ReadWriteSeeker
+	io.Closer
+	Truncate(size int64) error
 }
 
 type journalLine struct {
 	Events []json.RawMessage `json:"e,omitempty"`
 	Cursor json.RawMessage   `json:"c,omitempty"`
+	Next   int64             `json:"n,omitempty"` // no id below this may be handed out again
 }
 
 // OpenJournal opens (creating if needed) the journal at path, 0600.
@@ -87,6 +108,9 @@ func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
 		if !ok {
 			break
 		}
+		if jl.Next-1 > j.LastID {
+			j.LastID = jl.Next - 1
+		}
 		items = append(items, batch...)
 		if len(items) > 2*max {
 			items = append(items[:0:0], items[len(items)-max:]...)
@@ -112,66 +136,105 @@ func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
 // Append writes one batch. When the file has outgrown MaxBytes it is
 // rewritten from history (the events kept before this batch), the batch and
 // the current cursor, replacing the old file atomically.
+//
+// If it fails, the file is left as it was and the batch's ids count as
+// spent: the next line to reach the file carries them in its watermark,
+// and the current cursor rather than cursor (which may be nil, meaning
+// "unchanged"), so that cursor and ids on disk move past the lost batch
+// together.
 func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, max int, current json.RawMessage) error {
-	line := encodeLine(items, cursor)
+	last := j.LastID
+	if n := len(items); n > 0 && items[n-1].ID > last {
+		last = items[n-1].ID
+	}
+	if j.behind {
+		cursor = current
+	}
+	line := encodeLine(items, cursor, last+1)
 	limit := j.MaxBytes
 	if limit <= 0 {
 		limit = 4 << 20
 	}
+	var err error
 	if j.size+int64(len(line)) > limit {
 		kept := append(append([]Item(nil), history...), items...)
 		if len(kept) > max {
 			kept = kept[len(kept)-max:]
 		}
-		if err := j.rewrite(encodeLine(kept, current)); err != nil {
-			return err
-		}
+		err = j.rewrite(encodeLine(kept, current, last+1))
 	} else {
-		if _, err := j.f.Write(line); err != nil {
+		err = j.write(line)
+	}
+	j.LastID, j.behind = last, err != nil
+	return err
+}
+
+// write appends one line, or on failure none of it.
+func (j *Journal) write(line []byte) error {
+	if j.torn {
+		if err := j.cut(); err != nil {
 			return fmt.Errorf("append journal: %w", err)
 		}
-		j.size += int64(len(line))
 	}
-	if n := len(items); n > 0 {
-		j.LastID = items[n-1].ID
+	if _, err := j.f.Write(line); err != nil {
+		// Part of the line may have reached the file.
+		j.torn = true
+		if cerr := j.cut(); cerr != nil {
+			return fmt.Errorf("append journal: %w (%v)", err, cerr)
+		}
+		return fmt.Errorf("append journal: %w", err)
 	}
+	j.size += int64(len(line))
 	return nil
 }
 
+// cut drops whatever follows the last whole line and puts the write offset
+// back there (the file is not opened for append, so a write would otherwise
+// leave a hole).
+func (j *Journal) cut() error {
+	if err := j.f.Truncate(j.size); err != nil {
+		return fmt.Errorf("cut partial journal line: %w", err)
+	}
+	if _, err := j.f.Seek(j.size, io.SeekStart); err != nil {
+		return fmt.Errorf("cut partial journal line: %w", err)
+	}
+	j.torn = false
+	return nil
+}
+
+// rewrite replaces the file with line. The new file's handle is kept rather
+// than the path reopened after the rename, which could fail and leave the
+// journal writing to the replaced file.
 func (j *Journal) rewrite(line []byte) error {
 	tmp := j.Path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
+		return fmt.Errorf("compact journal: %w", err)
+	}
+	fail := func(err error) error {
+		// Don't leave a half-written copy taking space on a full disk.
+		f.Close()
+		os.Remove(tmp)
 		return fmt.Errorf("compact journal: %w", err)
 	}
 	if _, err := f.Write(line); err != nil {
-		f.Close()
-		return fmt.Errorf("compact journal: %w", err)
+		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("compact journal: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("compact journal: %w", err)
+		return fail(err)
 	}
 	if err := os.Rename(tmp, j.Path); err != nil {
-		return fmt.Errorf("compact journal: %w", err)
+		return fail(err)
 	}
-	old := j.f
-	nf, err := os.OpenFile(j.Path, os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("reopen journal: %w", err)
-	}
-	old.Close()
-	j.f, j.size = nf, int64(len(line))
+	j.f.Close()
+	j.f, j.size, j.torn = f, int64(len(line)), false
 	return nil
 }
 
 // Close closes the file.
 func (j *Journal) Close() error { return j.f.Close() }
 
-func encodeLine(items []Item, cursor json.RawMessage) []byte {
+func encodeLine(items []Item, cursor json.RawMessage, next int64) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"e":[`)
 	for i, it := range items {
@@ -185,6 +248,8 @@ func encodeLine(items []Item, cursor json.RawMessage) []byte {
 		b.WriteString(`,"c":`)
 		b.Write(cursor)
 	}
+	b.WriteString(`,"n":`)
+	b.WriteString(strconv.FormatInt(next, 10))
 	b.WriteString("}\n")
 	return b.Bytes()
 }

@@ -74,7 +74,10 @@ func (t *Topic) LastID() int64 {
 // Publish numbers events, keeps them for replay, journals them together with
 // cursor (nil keeps the previous cursor) and hands them to every subscriber.
 // Events and cursor are journaled in one write, so after a crash the bridge
-// resumes exactly after the last event it numbered.
+// resumes exactly after the last event it numbered. If the journal write
+// fails the events are still kept and delivered, and the error returned
+// with them; their ids stay spent (see Journal), so a restart does not hand
+// them out again to clients that have already seen them.
 func (t *Topic) Publish(evs []event.Event, cursor json.RawMessage) ([]Item, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

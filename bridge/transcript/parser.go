@@ -48,6 +48,9 @@ type State struct {
 	HasCost   bool    `json:"has_cost,omitempty"`
 	LastText  string  `json:"last_text,omitempty"` // start of the last assistant text, for notifications
 	Version   string  `json:"version,omitempty"`   // the Claude Code version writing the transcript
+	// Ended is the id of the response that ended the last turn: more
+	// lines of it (read after the turn was flushed) add content, not a turn.
+	Ended string `json:"ended,omitempty"`
 }
 
 // Turn accumulates one turn: from a prompt to the response that ends it.
@@ -153,6 +156,7 @@ func (p *Parser) startTurn(ts time.Time) {
 func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
 	t := p.State.Turn
 	p.State.Turn = nil
+	p.State.Ended = t.EndMsg
 	var u event.Usage
 	for _, mu := range t.Usage {
 		u = u.Add(mu)
@@ -175,10 +179,12 @@ func (p *Parser) assistant(v *fastjson.Value, ts time.Time, out []event.Event) [
 		return out
 	}
 	side := v.GetBool("isSidechain")
+	msgID := string(msg.GetStringBytes("id"))
 	if p.State.Turn == nil {
-		if side {
-			// A subagent's line outside a main turn belongs to no turn.
-			return p.blocks(msg, ts, true, out)
+		if side || (msgID != "" && msgID == p.State.Ended) {
+			// A subagent's line outside a main turn, or the rest of the
+			// response that ended the last turn, belongs to no new turn.
+			return p.blocks(msg, ts, side, out)
 		}
 		p.startTurn(ts) // a response with no prompt seen: we joined mid-session
 	}
@@ -186,7 +192,6 @@ func (p *Parser) assistant(v *fastjson.Value, ts time.Time, out []event.Event) [
 	if !ts.IsZero() {
 		t.Last = ts
 	}
-	msgID := string(msg.GetStringBytes("id"))
 	if !side {
 		if m := msg.GetStringBytes("model"); len(m) > 0 && string(m) != "<synthetic>" {
 			t.Model = string(m)
@@ -310,9 +315,20 @@ func (p *Parser) user(v *fastjson.Value, ts time.Time, out []event.Event) []even
 	return out
 }
 
+// interrupted starts the note Claude Code records when the person stops
+// the agent (Esc): the turn is over, and the note is not their input.
+var interrupted = []byte("[Request interrupted by user")
+
 // prompt emits a user's prompt and, for the main agent, starts a turn.
 func (p *Parser) prompt(base event.Event, text []byte, out []event.Event) []event.Event {
 	if len(text) == 0 {
+		return out
+	}
+	if bytes.HasPrefix(text, interrupted) {
+		if p.State.Turn != nil && !base.Sidechain {
+			out = p.endTurn(out, base.TS)
+			p.State.Tools = nil // the interrupted calls will never be answered
+		}
 		return out
 	}
 	if !base.Sidechain {

@@ -193,3 +193,30 @@ func TestPriceTable(t *testing.T) {
 		t.Errorf("cost = %v, want %v", got, want)
 	}
 }
+
+func TestResponseSplitAcrossReadsIsOneTurn(t *testing.T) {
+	line := func(block string) string {
+		return `{"type":"assistant","requestId":"r9","message":{"id":"m9","model":"claude-opus-4-5","stop_reason":"end_turn","usage":{"input_tokens":100,"output_tokens":50},"content":[` + block + `]}}`
+	}
+	var p Parser
+	evs := feed(t, &p, prompt, line(`{"type":"thinking","thinking":"hmm"}`)) // Flush ends the turn here
+	evs = append(evs, feed(t, &p, line(`{"type":"text","text":"hi"}`))...)
+	if got := types(evs); got != "user,thinking,turn_complete,assistant" {
+		t.Fatalf("events = %s", got)
+	}
+	if p.InTurn() {
+		t.Error("the rest of an ended response opened a turn")
+	}
+}
+
+func TestInterruptEndsTheTurn(t *testing.T) {
+	var p Parser
+	intr := `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}`
+	evs := feed(t, &p, prompt, toolCall, intr)
+	if got := types(evs); got != "user,tool_use,turn_complete" {
+		t.Fatalf("events = %s", got)
+	}
+	if p.InTurn() {
+		t.Error("still working after an interrupt")
+	}
+}
