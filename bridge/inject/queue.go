@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf16"
 )
 
 // Message states.
@@ -33,7 +34,7 @@ const (
 // Limits.
 const (
 	// MaxRunes keeps a framed message within Claude Code's 10,000-character
-	// cap on hook output.
+	// cap on hook output (characters as JavaScript counts them: UTF-16 units).
 	MaxRunes = 9000
 	// MaxQueued bounds the messages waiting per workspace.
 	MaxQueued = 20
@@ -130,7 +131,9 @@ func Clean(text string) (string, error) {
 	if text == "" {
 		return "", ErrEmpty
 	}
-	if n := len([]rune(text)); n > MaxRunes {
+	// Claude Code counts JavaScript string length: UTF-16 units, so an
+	// emoji costs two.
+	if n := len(utf16.Encode([]rune(text))); n > MaxRunes {
 		return "", ErrTooLong
 	}
 	return text, nil

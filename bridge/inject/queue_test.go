@@ -28,6 +28,7 @@ func TestEnqueueLimitsAndCleaning(t *testing.T) {
 		{"\x07\x08", "", ErrEmpty},
 		{strings.Repeat("é", MaxRunes), strings.Repeat("é", MaxRunes), nil},
 		{strings.Repeat("x", MaxRunes+1), "", ErrTooLong},
+		{strings.Repeat("👍", MaxRunes/2+1), "", ErrTooLong}, // two UTF-16 units each
 	}
 	for _, tt := range tests {
 		m, _, err := q.Enqueue("ws", tt.in)
