@@ -3,6 +3,7 @@
 package auth
 
 import (
+	"conductorbridge/bridge/atomicfile"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -68,31 +69,8 @@ func (s *Secret) Rotate() error {
 		return fmt.Errorf("make secret: %w", err)
 	}
 	v := hex.EncodeToString(b[:])
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return fmt.Errorf("create secret dir: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".secret-*")
-	if err != nil {
-		return fmt.Errorf("write secret: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write secret: %w", err)
-	}
-	if _, err := tmp.WriteString(v + "\n"); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write secret: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write secret: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write secret: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.path); err != nil {
-		return fmt.Errorf("write secret: %w", err)
+	if err := atomicfile.Write(s.path, []byte(v+"\n"), 0o600); err != nil {
+		return fmt.Errorf("save secret: %w", err)
 	}
 	s.mu.Lock()
 	s.value = v

@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"conductorbridge/bridge/atomicfile"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -146,52 +147,8 @@ func (r *Registry) save(dirs []string) error {
 	if err != nil {
 		return fmt.Errorf("save registry: %w", err)
 	}
-	if err := writeFileAtomic(r.path, append(b, '\n')); err != nil {
+	if err := atomicfile.Write(r.path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("save registry: %w", err)
-	}
-	return nil
-}
-
-// writeFileAtomic replaces path with data so that a crash leaves either the
-// old file or the new one, never a mix: a temporary file in the same
-// directory, flushed to disk, then renamed over path. The file is private
-// (0600, in a 0700 directory if it has to be created).
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	// The rename itself lives in the directory: flush it too. Some
-	// filesystems cannot sync a directory; the data is safe either way.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ package hooks
 
 import (
 	"bytes"
+	"conductorbridge/bridge/atomicfile"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -193,7 +194,11 @@ func edit(path string, fn func(*object) error) (bool, error) {
 		return false, err
 	}
 	out.WriteByte('\n')
-	return true, writeAtomic(path, out.Bytes())
+	mode := os.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		mode = info.Mode().Perm() // keep the user's choice
+	}
+	return true, atomicfile.Write(path, out.Bytes(), mode)
 }
 
 func load(path string) (*object, error) {
@@ -285,37 +290,6 @@ func mustJSON(v any) json.RawMessage {
 		panic(err) // only ever called on values built here
 	}
 	return b
-}
-
-func writeAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
-	}
-	mode := os.FileMode(0o644)
-	if info, err := os.Stat(path); err == nil {
-		mode = info.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // object is a JSON object that remembers its key order.

@@ -8,6 +8,7 @@
 package inject
 
 import (
+	"conductorbridge/bridge/atomicfile"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -317,38 +318,10 @@ func (q *Queue) saveLocked(workspace string, msgs []Message) error {
 	if err != nil {
 		return fmt.Errorf("encode queue: %w", err)
 	}
-	if err := writeAtomic(filepath.Join(q.dir, fileName(workspace)), b); err != nil {
+	if err := atomicfile.Write(filepath.Join(q.dir, fileName(workspace)), b, 0o600); err != nil {
 		return fmt.Errorf("save queue: %w", err)
 	}
 	q.ws[workspace] = msgs
-	return nil
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".queue-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// fsync the directory so the rename itself survives a crash.
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
 	return nil
 }
 

@@ -153,7 +153,7 @@ func TestDamagedQueueFileIsSetAside(t *testing.T) {
 	q.Enqueue("ws", "x")
 	kept, _, _ := q.Enqueue("other", "still here")
 	damaged := filepath.Join(dir, fileName("ws"))
-	writeAtomic(damaged, []byte("{broken"))
+	os.WriteFile(damaged, []byte("{broken"), 0o600)
 
 	q2, err := Open(dir)
 	if err != nil {
