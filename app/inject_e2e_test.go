@@ -185,6 +185,29 @@ func TestInjectMidTurn(t *testing.T) {
 	if n := e.deliveries(ws.ID, id); n != 1 {
 		t.Errorf("message reached the agent %d times", n)
 	}
+	e.secretsNotLogged()
+}
+
+// secretsNotLogged checks that neither the API token nor the hook secret
+// appears in the bridge's logs.
+func (e *agentEnv) secretsNotLogged() {
+	e.t.Helper()
+	logs, _ := filepath.Glob(filepath.Join(e.cfg.LogDir, "*"))
+	if len(logs) == 0 {
+		e.t.Fatal("no log file")
+	}
+	for _, name := range []string{tokenFile, hookSecretFile} {
+		secret, err := os.ReadFile(filepath.Join(e.cfg.StateDir, name))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		for _, f := range logs {
+			b, _ := os.ReadFile(f)
+			if strings.Contains(string(b), strings.TrimSpace(string(secret))) {
+				e.t.Errorf("%s appears in %s", name, f)
+			}
+		}
+	}
 }
 
 // TestInjectWakesIdleAgent sends a message to an agent that finished its
