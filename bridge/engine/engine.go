@@ -201,6 +201,8 @@ func (e *Engine) scan(ctx context.Context) {
 		if !seen[id] {
 			f.stop()
 			delete(e.followers, id)
+			e.cfg.Hub.Drop(id)
+			e.unwatchLocked(f.ws.ProjectDir)
 			e.log.Info().Str("workspace", id).Msg("workspace gone or archived; no longer followed")
 			changed = true
 		}
@@ -317,6 +319,25 @@ func (e *Engine) watch(path string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.watchLocked(path)
+}
+
+// unwatchLocked stops watching a transcript folder (and the files and
+// subagent folders under it) once no followed workspace uses it.
+func (e *Engine) unwatchLocked(projectDir string) {
+	if e.watcher == nil || projectDir == "" {
+		return
+	}
+	for _, f := range e.followers {
+		if f.ws.ProjectDir == projectDir {
+			return
+		}
+	}
+	for p := range e.watched {
+		if p == projectDir || strings.HasPrefix(p, projectDir+string(filepath.Separator)) {
+			e.watcher.Remove(p)
+			delete(e.watched, p)
+		}
+	}
 }
 
 func (e *Engine) watchLocked(path string) {

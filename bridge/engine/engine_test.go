@@ -225,6 +225,9 @@ func TestNewAndRemovedWorkspacesWithoutRestart(t *testing.T) {
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.User, "hello"))
 
+	topic, _ := r.eng.Topic(id)
+	_, _, sub := topic.Subscribe(0)
+	before := topic.LastID()
 	os.RemoveAll(proj)
 	os.RemoveAll(dir)
 	deadline := time.Now().Add(5 * time.Second)
@@ -236,6 +239,23 @@ func TestNewAndRemovedWorkspacesWithoutRestart(t *testing.T) {
 			t.Fatal("deleted workspace still listed")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	for range sub.C { // its open streams end
+	}
+	r.eng.mu.RLock()
+	watching := len(r.eng.watched)
+	r.eng.mu.RUnlock()
+	if watching != 1 { // the projects folder only
+		t.Errorf("%d paths still watched", watching)
+	}
+
+	// It comes back: ids continue from the journal.
+	dir, proj = h.workspace("later")
+	h.write(filepath.Join(proj, "33333333-3333-4333-8333-333333333333.jsonl"), prompt("s3", "back"))
+	r.waitWorkspace(t, dir)
+	evs := r.collect(t, id, before, has(event.User, "back"))
+	if evs[0].ID != before+1 {
+		t.Errorf("ids restarted: first %d after %d", evs[0].ID, before)
 	}
 }
 

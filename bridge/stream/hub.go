@@ -60,6 +60,29 @@ func (h *Hub) Lookup(id string) (*Topic, bool) {
 	return t, ok
 }
 
+// Drop closes a topic whose workspace went away: its journal file is
+// closed and its subscribers' streams end. Topic(id) loads it again from
+// the journal if the workspace comes back, numbering on where it stopped.
+func (h *Hub) Drop(id string) {
+	h.mu.Lock()
+	t, ok := h.topics[id]
+	delete(h.topics, id)
+	h.mu.Unlock()
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.journal != nil {
+		t.journal.Close()
+		t.journal = nil
+	}
+	for s := range t.subs {
+		s.close(false)
+	}
+	t.subs = map[*Subscriber]struct{}{}
+}
+
 // Close closes every journal. Topics must not be published to afterwards.
 func (h *Hub) Close() error {
 	h.mu.Lock()
