@@ -394,3 +394,37 @@ func TestInjectOlderVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestPermissionPromptShowsNeedsInput runs Claude Code the way a host that
+// asks the person for permissions does (--permission-prompt-tool stdio)
+// and leaves its permission request unanswered: Claude Code's Notification
+// hook fires (after about 6 s) and the workspace shows needs_input.
+func TestPermissionPromptShowsNeedsInput(t *testing.T) {
+	e := newAgentEnv(t)
+	fm := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.ToolUse("Write", map[string]any{
+		"file_path": filepath.Join(e.dir, "x.txt"), "content": "x"})))
+	e.start(0)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := claudetest.Start(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir,
+		AllowedTools: []string{"Bash"}, Args: []string{"--permission-prompt-tool", "stdio"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer endSession(s)
+	s.Send("write a file")
+	ws := e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.dir && w.Status == "needs_input" })
+	c := openStream(t, e.p.base, ws.ID, 0)
+	evs := c.until(t, 10*time.Second, func(evs []event.Event) bool {
+		return len(evs) > 0 && evs[len(evs)-1].ID >= ws.LastEventID
+	})
+	for _, ev := range evs {
+		if ev.Type == event.Status && ev.State == event.StateNeedsInput {
+			if ev.Reason != "permission_prompt" {
+				t.Errorf("needs_input reason %q", ev.Reason)
+			}
+			return
+		}
+	}
+	t.Errorf("no needs_input status event: %v", kinds(evs))
+}
