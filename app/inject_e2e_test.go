@@ -243,10 +243,20 @@ func TestInjectWakesIdleAgent(t *testing.T) {
 	if m.Via != "rewake" {
 		t.Errorf("delivered via %q", m.Via)
 	}
-
 	if n := e.deliveries(ws.ID, id); n != 1 {
 		t.Errorf("message reached the agent %d times", n)
 	}
+
+	// From a terminal: send waits until Claude has it.
+	if _, err := s.WaitResult(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // the next rewake hook connects after the turn
+	out, err := runCLI(t, "send", "--home", e.home, "--addr", e.cfg.Addr, "--wait", "demo", "and the tablet view")
+	if err != nil || !strings.Contains(out, "confirmed") {
+		t.Errorf("send --wait: %v\n%s", err, out)
+	}
+	waitRequest(t, fm, "and the tablet view")
 }
 
 // TestBridgeDownAgentUnaffected runs a whole turn with the hooks installed
