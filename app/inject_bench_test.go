@@ -22,7 +22,6 @@ import (
 
 func BenchmarkInjectIdle(b *testing.B) {
 	e, fm, s := benchSession(b)
-	defer endSession(s)
 	s.Send("hello")
 	ctx := context.Background()
 	if _, err := s.WaitResult(ctx); err != nil {
@@ -47,7 +46,6 @@ func BenchmarkInjectIdle(b *testing.B) {
 
 func BenchmarkInjectBusy(b *testing.B) {
 	e, fm, s := benchSession(b)
-	defer endSession(s)
 	var ws apiWorkspace
 	var lat []time.Duration
 	ctx := context.Background()
@@ -79,10 +77,7 @@ func benchSession(b *testing.B) (*agentEnv, *fakemodel.Server, *claudetest.Sessi
 	e := newAgentEnv(b)
 	fm := fakemodel.NewTest(b)
 	e.start(0)
-	s, err := claudetest.Start(context.Background(), claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir})
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, s := e.session(fm, claudetest.Options{})
 	return e, fm, s
 }
 

@@ -94,6 +94,22 @@ func (e *agentEnv) workspace() apiWorkspace {
 	return e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.dir })
 }
 
+// session starts a long-lived Claude Code agent in the workspace, as
+// Conductor runs it, against fm; it is stopped when the test ends. The
+// context bounds the test's waits.
+func (e *agentEnv) session(fm *fakemodel.Server, o claudetest.Options) (context.Context, *claudetest.Session) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	e.t.Cleanup(cancel)
+	o.Bin, o.BaseURL, o.Home, o.Dir = e.bin, fm.URL(), e.home, e.dir
+	s, err := claudetest.Start(ctx, o)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { endSession(s) })
+	return ctx, s
+}
+
 // endSession stops an agent the way Conductor does, with SIGTERM: closing
 // its stdin makes Claude Code wait up to 30 s for a pending rewake hook.
 func endSession(s *claudetest.Session) {
@@ -142,13 +158,7 @@ func TestInjectMidTurn(t *testing.T) {
 		fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")),
 	)
 	e.start(0)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	s, err := claudetest.Start(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer endSession(s)
+	ctx, s := e.session(fm, claudetest.Options{})
 	s.Send("check the page")
 	waitRequest(t, fm, "check the page")
 	ws := e.workspace()
@@ -220,13 +230,7 @@ func TestInjectWakesIdleAgent(t *testing.T) {
 		fakemodel.Reply(fakemodel.Text("On it: mobile view.")),
 	)
 	e.start(0)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	s, err := claudetest.Start(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer endSession(s)
+	ctx, s := e.session(fm, claudetest.Options{})
 	s.Send("hello")
 	if _, err := s.WaitResult(ctx); err != nil {
 		t.Fatal(err)
@@ -323,13 +327,7 @@ func TestInjectSurvivesKillNine(t *testing.T) {
 	)
 	port, _ := freePort()
 	e.start(port)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	s, err := claudetest.Start(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer endSession(s)
+	_, s := e.session(fm, claudetest.Options{})
 	s.Send("work on the page")
 	waitRequest(t, fm, "work on the page")
 	ws := e.workspace()
@@ -379,13 +377,7 @@ func TestInjectOlderVersions(t *testing.T) {
 				fakemodel.Reply(fakemodel.Text("Got your message.")),
 			)
 			e.start(0)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			s, err := claudetest.Start(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer endSession(s)
+			_, s := e.session(fm, claudetest.Options{})
 			s.Send("start")
 			waitRequest(t, fm, "start")
 			ws := e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.dir && w.LastEventID > 0 })
@@ -414,14 +406,7 @@ func TestPermissionPromptShowsNeedsInput(t *testing.T) {
 	fm := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.ToolUse("Write", map[string]any{
 		"file_path": filepath.Join(e.dir, "x.txt"), "content": "x"})))
 	e.start(0)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	s, err := claudetest.Start(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir,
-		AllowedTools: []string{"Bash"}, Args: []string{"--permission-prompt-tool", "stdio"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer endSession(s)
+	_, s := e.session(fm, claudetest.Options{AllowedTools: []string{"Bash"}, Args: []string{"--permission-prompt-tool", "stdio"}})
 	s.Send("write a file")
 	ws := e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.dir && w.Status == "needs_input" })
 	c := openStream(t, e.p.base, ws.ID, 0)
