@@ -5,12 +5,16 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"net/http"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/bridge/pairing"
 	"conductorbridge/bridge/stream"
 )
 
@@ -39,27 +43,54 @@ type Server struct {
 	// SSE tunes the streams (heartbeat, write timeout).
 	SSE stream.SSE
 
-	Token      *auth.Secret  // Bearer token for every state-changing call
+	Token      *auth.Secret  // Bearer token for every read and state change
 	HookSecret *auth.Secret  // what hook calls present instead
 	Queue      *inject.Queue // messages for agents
 	Hooks      Hooks
 	Registrar  Registrar
+
+	Pairing  *pairing.Store // which workspaces a browser sees
+	Sessions *auth.Sessions // browser session cookies and page keys
+	Links    *auth.Links    // one-time viewer links
+	// Viewer holds the built-in viewer's files (index.html at its root).
+	Viewer fs.FS
+	Log    zerolog.Logger
 }
 
-// Handler returns the routed, guarded handler.
+// Handler returns the routed, guarded handler. Each route names who may
+// call it (see access.go): open, read, write, local, or the hook secret.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
+	// Open: nothing here reveals a workspace or a secret.
 	mux.HandleFunc("GET /health", s.health)
-	mux.HandleFunc("GET /api/workspaces", s.workspaces)
-	mux.HandleFunc("GET /api/workspaces/{id}", s.workspace)
-	mux.HandleFunc("GET /workspace/{id}/session/stream", s.stream)
-	mux.HandleFunc("GET /workspace/{id}/session/messages", s.listMessages)
+	mux.HandleFunc("GET /{$}", s.viewerFile)
+	mux.HandleFunc("GET /viewer/{file...}", s.viewerFile)
+	mux.HandleFunc("GET /open/{code}", s.openLink)
+	mux.HandleFunc("POST /extension-token", s.extensionToken)
 
-	// State changes: a Bearer token, JSON bodies only.
-	mux.HandleFunc("POST /workspace/{id}/session/messages", authorized(s.Token, s.postMessage))
-	mux.HandleFunc("DELETE /workspace/{id}/session/messages/{mid}", authorized(s.Token, s.deleteMessage))
-	mux.HandleFunc("POST /api/workspaces", authorized(s.Token, s.registerWorkspace))
-	mux.HandleFunc("DELETE /api/workspaces/{id}", authorized(s.Token, s.unregisterWorkspace))
+	// Reads.
+	mux.HandleFunc("GET /api/workspaces", s.read(s.workspaces))
+	mux.HandleFunc("GET /api/workspaces/{id}", s.read(s.workspace))
+	mux.HandleFunc("GET /api/settings", s.read(s.settings))
+	mux.HandleFunc("GET /api/session", s.read(s.pageSession))
+	mux.HandleFunc("GET /workspace/{id}/session/stream", s.read(s.stream))
+	mux.HandleFunc("GET /workspace/{id}/session/messages", s.read(s.listMessages))
+	mux.HandleFunc("GET /session/stream", s.read(s.followStream))
+
+	// State changes: the token or a page key, JSON bodies only.
+	mux.HandleFunc("POST /sse-session", s.sseSession)
+	mux.HandleFunc("POST /workspace/{id}/session/messages", s.write(s.postMessage))
+	mux.HandleFunc("DELETE /workspace/{id}/session/messages/{mid}", s.write(s.deleteMessage))
+	mux.HandleFunc("POST /api/workspaces", s.write(s.registerWorkspace))
+	mux.HandleFunc("DELETE /api/workspaces/{id}", s.write(s.unregisterWorkspace))
+
+	// Local control: the token, never from a browser.
+	mux.HandleFunc("POST /api/workspaces/{id}/pair", s.local(s.pair))
+	mux.HandleFunc("POST /api/workspaces/{id}/unpair", s.local(s.unpair))
+	mux.HandleFunc("PUT /api/settings", s.local(s.putSettings))
+	mux.HandleFunc("POST /api/viewer-link", s.local(s.viewerLink))
+	mux.HandleFunc("POST /api/token/rotate", s.local(s.rotateToken))
+
 	mux.HandleFunc("POST /hook/{event}", authorized(s.HookSecret, s.hook))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
@@ -73,7 +104,7 @@ func (s *Server) Handler() http.Handler {
 // (EventSource gives up for good on a 404).
 func (s *Server) afterFirstScan(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/health" {
+		if r.URL.Path != "/health" && r.URL.Path != "/" && !isStatic(r.URL.Path) {
 			select {
 			case <-s.Engine.Ready():
 			case <-r.Context().Done():
@@ -123,6 +154,8 @@ type workspaceJSON struct {
 	LastEventID     int64     `json:"last_event_id"`
 	Stream          string    `json:"stream"`
 	SkippedLines    int       `json:"skipped_lines"`
+	Paired          bool      `json:"paired"`
+	PairedAt        time.Time `json:"paired_at,omitzero"`
 }
 
 func toJSON(in engine.Info) workspaceJSON {
@@ -136,35 +169,44 @@ func toJSON(in engine.Info) workspaceJSON {
 	}
 }
 
+// withPairing adds the workspace's pairing to its wire form.
+func (s *Server) withPairing(in engine.Info) workspaceJSON {
+	j := toJSON(in)
+	if s.Pairing != nil {
+		p, ok := s.Pairing.Paired(in.ID)
+		j.Paired, j.PairedAt = ok, p.At
+	}
+	return j
+}
+
 func (s *Server) workspaces(w http.ResponseWriter, r *http.Request) {
 	list := s.Engine.Workspaces()
 	out := make([]workspaceJSON, 0, len(list))
 	for _, in := range list {
-		out = append(out, toJSON(in))
+		if s.visible(r, in.ID) {
+			out = append(out, s.withPairing(in))
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out})
 }
 
-func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
-	in, ok := s.Engine.Workspace(r.PathValue("id"))
-	if !ok {
-		writeError(w, http.StatusNotFound, "unknown workspace: "+r.PathValue("id"))
-		return
+// lookup finds the workspace a request names, answering 404 itself when
+// it does not exist or r may not see it: a browser cannot tell an unpaired
+// workspace from one that is not there.
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (engine.Info, bool) {
+	id := r.PathValue("id")
+	in, ok := s.Engine.Workspace(id)
+	if !ok || !s.visible(r, id) {
+		writeError(w, http.StatusNotFound, "unknown workspace: "+id)
+		return engine.Info{}, false
 	}
-	writeJSON(w, http.StatusOK, toJSON(in))
+	return in, true
 }
 
-func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
-	t, ok := s.Engine.Topic(r.PathValue("id"))
-	if !ok {
-		writeError(w, http.StatusNotFound, "unknown workspace: "+r.PathValue("id"))
-		return
+func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
+	if in, ok := s.lookup(w, r); ok {
+		writeJSON(w, http.StatusOK, s.withPairing(in))
 	}
-	done := s.Done
-	if done == nil {
-		done = r.Context()
-	}
-	s.SSE.Serve(done, w, r, t)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -4,73 +4,36 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/discover"
-	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
 )
 
-// fakeEngine serves fixed workspaces with real topics.
-type fakeEngine struct {
-	list   []engine.Info
-	topics map[string]*stream.Topic
+func newServer(t *testing.T) (*env, *stream.Topic) {
+	e := newEnv(t)
+	return e, e.topics["ws1"]
 }
 
-func (f *fakeEngine) Workspaces() []engine.Info { return f.list }
-func (f *fakeEngine) Workspace(id string) (engine.Info, bool) {
-	for _, in := range f.list {
-		if in.ID == id {
-			return in, true
-		}
-	}
-	return engine.Info{}, false
-}
-func (f *fakeEngine) Topic(id string) (*stream.Topic, bool) { t, ok := f.topics[id]; return t, ok }
-func (f *fakeEngine) Ready() <-chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
-}
-
-func newServer(t *testing.T) (*httptest.Server, *stream.Topic) {
+// get sends a GET with the API token unless hdr sets Authorization ("" for none).
+func get(t *testing.T, e *env, path string, hdr map[string]string) (*http.Response, map[string]any) {
 	t.Helper()
-	hub := stream.NewHub("", 0)
-	topic, _ := hub.Topic("ws1")
-	eng := &fakeEngine{
-		list: []engine.Info{{Workspace: discover.Workspace{ID: "ws1", Name: "tokyo", Repo: "app", Branch: "main",
-			Directory: "/w/tokyo", PID: 42, Source: discover.SourceConductorDB}, Active: true, Status: "working", SessionID: "s1"}},
-		topics: map[string]*stream.Topic{"ws1": topic},
-	}
-	s := &Server{Engine: eng, Version: "test", Started: time.Now(), Origins: []string{"chrome-extension://good"},
-		SSE: stream.SSE{Heartbeat: 50 * time.Millisecond}}
-	ts := httptest.NewServer(s.Handler())
-	s.Port = ts.Listener.Addr().(*net.TCPAddr).Port
-	t.Cleanup(ts.Close)
-	return ts, topic
-}
-
-func get(t *testing.T, ts *httptest.Server, path string, hdr map[string]string) (*http.Response, map[string]any) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
+	r := req{path: path, bearer: e.token.Value(), hdr: map[string]string{}}
 	for k, v := range hdr {
-		if k == "Host" {
-			req.Host = v
-		} else {
-			req.Header.Set(k, v)
+		switch k {
+		case "Host":
+			r.host = v
+		case "Authorization":
+			r.bearer = v
+		default:
+			r.hdr[k] = v
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := e.send(t, r)
 	defer resp.Body.Close()
 	var body map[string]any
 	json.NewDecoder(resp.Body).Decode(&body)
@@ -86,13 +49,13 @@ func TestWorkspacesAndHealth(t *testing.T) {
 	ws := body["workspaces"].([]any)[0].(map[string]any)
 	for k, want := range map[string]any{"id": "ws1", "name": "tokyo", "branch": "main", "directory": "/w/tokyo",
 		"pid": 42.0, "active": true, "repo": "app", "status": "working", "session_id": "s1",
-		"stream": "/workspace/ws1/session/stream"} {
+		"stream": "/workspace/ws1/session/stream", "paired": true} {
 		if ws[k] != want {
 			t.Errorf("%s = %v, want %v", k, ws[k], want)
 		}
 	}
 	_, h := get(t, ts, "/health", nil)
-	if h["status"] != "healthy" || h["version"] != "test" || h["workspaces"] != 1.0 {
+	if h["status"] != "healthy" || h["version"] != "test" || h["workspaces"] != 2.0 {
 		t.Errorf("health = %v", h)
 	}
 }
@@ -108,8 +71,8 @@ func TestUnknownWorkspaceIs404JSON(t *testing.T) {
 }
 
 func TestGuardRefusesForeignHostAndOrigin(t *testing.T) {
-	ts, _ := newServer(t)
-	port := strconv.Itoa(ts.Listener.Addr().(*net.TCPAddr).Port)
+	e, _ := newServer(t)
+	ts, port := e.ts, e.port
 	tests := []struct {
 		name string
 		hdr  map[string]string
@@ -128,6 +91,7 @@ func TestGuardRefusesForeignHostAndOrigin(t *testing.T) {
 		for _, p := range []string{"/api/workspaces", "/workspace/ws1/session/stream?after=999"} {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+p, nil)
+			req.Header.Set("Authorization", "Bearer "+e.token.Value())
 			for k, v := range tt.hdr {
 				if k == "Host" {
 					req.Host = v
@@ -149,11 +113,12 @@ func TestGuardRefusesForeignHostAndOrigin(t *testing.T) {
 }
 
 // readSSE reads n events from a stream request.
-func readSSE(t *testing.T, ts *httptest.Server, path string, hdr map[string]string, n int) []stream.Message {
+func readSSE(t *testing.T, e *env, path string, hdr map[string]string, n int) []stream.Message {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+path, nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.ts.URL+path, nil)
+	req.Header.Set("Authorization", "Bearer "+e.token.Value())
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
@@ -216,7 +181,8 @@ func TestStreamHeartbeat(t *testing.T) {
 	ts, _ := newServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/workspace/ws1/session/stream", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.ts.URL+"/workspace/ws1/session/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+ts.token.Value())
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -5,26 +5,74 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 )
 
-// guard refuses what no legitimate local client sends:
+// guard refuses what no legitimate client sends, before any handler runs:
 //   - a Host other than 127.0.0.1:<port> or localhost:<port>. A web page
 //     that rebinds its own DNS name to 127.0.0.1 still sends its own name
 //     as Host, so this stops DNS rebinding.
-//   - an Origin that is present and not allow-listed. Browsers send Origin
-//     on cross-origin fetch and EventSource; local tools send none.
+//   - an Origin that is neither allow-listed (an extension) nor the
+//     bridge's own (the viewer). Browsers send Origin on every cross-origin
+//     fetch and EventSource and on every POST; local tools send none.
+//   - a request another site's page made without Origin (an <img>, a
+//     no-cors fetch): browsers label those Sec-Fetch-Site same-site or
+//     cross-site. Only a top-level navigation to the viewer may come so.
+//
+// Allow-listed origins get CORS headers, preflights included; no one else
+// gets any, so no other page can read an answer.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		if !s.hostAllowed(r.Host) {
 			writeError(w, http.StatusForbidden, "forbidden host")
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(s.Origins, o) {
+		origin := r.Header.Get("Origin")
+		extension := origin != "" && slices.Contains(s.Origins, origin)
+		switch {
+		case extension:
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Allow-Credentials", "true")
+			h.Add("Vary", "Origin")
+			if r.Method == http.MethodOptions {
+				preflight(w, r)
+				return
+			}
+		case origin != "" && !s.isSelfOrigin(origin, r.Host):
 			writeError(w, http.StatusForbidden, "forbidden origin")
+			return
+		}
+		if site := r.Header.Get("Sec-Fetch-Site"); !extension && (site == "cross-site" || site == "same-site") &&
+			!isViewerNavigation(r) {
+			writeError(w, http.StatusForbidden, "forbidden: request made by another site")
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// preflight answers a CORS preflight from an allow-listed origin.
+func preflight(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
+	h.Set("Access-Control-Max-Age", "600")
+	if r.Header.Get("Access-Control-Request-Private-Network") == "true" {
+		h.Set("Access-Control-Allow-Private-Network", "true")
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// isViewerNavigation reports whether r is the user's browser opening the
+// viewer or a viewer link from wherever the link was shown.
+func isViewerNavigation(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.Header.Get("Sec-Fetch-Mode") == "navigate" &&
+		(r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/open/"))
 }
 
 func (s *Server) hostAllowed(hostport string) bool {
@@ -36,4 +84,10 @@ func (s *Server) hostAllowed(hostport string) bool {
 		return false
 	}
 	return s.Port == 0 || port == strconv.Itoa(s.Port)
+}
+
+// isSelfOrigin reports whether origin is the bridge's own, as reached
+// through host (already checked to be loopback with the right port).
+func (s *Server) isSelfOrigin(origin, host string) bool {
+	return origin == "http://"+host
 }

@@ -11,8 +11,7 @@ import (
 // postMessage queues a message for a workspace's agent.
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, ok := s.Engine.Workspace(id); !ok {
-		writeError(w, http.StatusNotFound, "unknown workspace: "+id)
+	if _, ok := s.lookup(w, r); !ok {
 		return
 	}
 	var body struct {
@@ -43,8 +42,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 // listMessages lists a workspace's messages and their states.
 func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, ok := s.Engine.Workspace(id); !ok {
-		writeError(w, http.StatusNotFound, "unknown workspace: "+id)
+	if _, ok := s.lookup(w, r); !ok {
 		return
 	}
 	msgs := s.Queue.List(id)
@@ -56,6 +54,9 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 
 // deleteMessage cancels a message no hook has taken yet.
 func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.lookup(w, r); !ok {
+		return
+	}
 	m, err := s.Queue.Cancel(r.PathValue("id"), r.PathValue("mid"))
 	switch {
 	case errors.Is(err, inject.ErrNotFound):

@@ -49,6 +49,10 @@ func (s *Server) registerWorkspace(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) unregisterWorkspace(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if !s.visible(r, id) {
+		writeError(w, http.StatusNotFound, "unknown workspace: "+id)
+		return
+	}
 	removed, kept, err := s.Registrar.Unregister(r.Context(), id)
 	switch {
 	case errors.Is(err, registrar.ErrNotRegistered):

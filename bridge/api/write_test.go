@@ -1,89 +1,14 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"conductorbridge/bridge/auth"
-	"conductorbridge/bridge/discover"
-	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/inject"
-	"conductorbridge/bridge/stream"
 )
 
-type fakeHooks struct{ calls []string }
-
-func (f *fakeHooks) Handle(_ context.Context, event string, in inject.HookInput) inject.Answer {
-	f.calls = append(f.calls, event+":"+in.Cwd)
-	return inject.Answer{Stdout: "ok"}
-}
-
-type writeEnv struct {
-	ts    *httptest.Server
-	token *auth.Secret
-	hook  *auth.Secret
-	queue *inject.Queue
-	hooks *fakeHooks
-	port  string
-}
-
-func newWriteServer(t *testing.T) *writeEnv {
-	t.Helper()
-	dir := t.TempDir()
-	hub := stream.NewHub("", 0)
-	topic, _ := hub.Topic("ws1")
-	eng := &fakeEngine{
-		list:   []engine.Info{{Workspace: discover.Workspace{ID: "ws1", Name: "tokyo", Directory: "/w/tokyo"}}},
-		topics: map[string]*stream.Topic{"ws1": topic},
-	}
-	token, _ := auth.LoadOrCreate(filepath.Join(dir, "token"))
-	hook, _ := auth.LoadOrCreate(filepath.Join(dir, "hook"))
-	q, _ := inject.Open(filepath.Join(dir, "queue"))
-	hk := &fakeHooks{}
-	s := &Server{Engine: eng, Version: "t", Started: time.Now(), Origins: []string{"chrome-extension://good"},
-		Token: token, HookSecret: hook, Queue: q, Hooks: hk}
-	ts := httptest.NewServer(s.Handler())
-	s.Port = ts.Listener.Addr().(*net.TCPAddr).Port
-	t.Cleanup(ts.Close)
-	return &writeEnv{ts: ts, token: token, hook: hook, queue: q, hooks: hk, port: strconv.Itoa(s.Port)}
-}
-
-type req struct {
-	method, path, body, ctype, bearer, host, origin string
-}
-
-func (e *writeEnv) do(t *testing.T, r req) (int, map[string]any) {
-	t.Helper()
-	hr, _ := http.NewRequest(r.method, e.ts.URL+r.path, strings.NewReader(r.body))
-	if r.ctype != "" {
-		hr.Header.Set("Content-Type", r.ctype)
-	}
-	if r.bearer != "" {
-		hr.Header.Set("Authorization", "Bearer "+r.bearer)
-	}
-	if r.host != "" {
-		hr.Host = r.host
-	}
-	if r.origin != "" {
-		hr.Header.Set("Origin", r.origin)
-	}
-	resp, err := http.DefaultClient.Do(hr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body map[string]any
-	json.NewDecoder(resp.Body).Decode(&body)
-	return resp.StatusCode, body
-}
+func newWriteServer(t *testing.T) *env { return newEnv(t) }
 
 func TestInjectMessageAndEveryRefusal(t *testing.T) {
 	e := newWriteServer(t)
@@ -134,10 +59,7 @@ func TestInjectMessageAndEveryRefusal(t *testing.T) {
 	}
 
 	// Listing and cancelling.
-	resp, err := http.Get(e.ts.URL + path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := e.send(t, req{path: path, bearer: tok})
 	var list struct{ Messages []inject.Message }
 	json.NewDecoder(resp.Body).Decode(&list)
 	resp.Body.Close()

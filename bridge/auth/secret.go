@@ -19,9 +19,10 @@ import (
 
 // Secret is a random token stored in a file only its owner can read.
 type Secret struct {
-	path  string
-	mu    sync.RWMutex
-	value string
+	path    string
+	mu      sync.RWMutex
+	value   string
+	rotated chan struct{} // closed when the value is replaced
 }
 
 // LoadOrCreate reads the secret at path, creating it (and its directory,
@@ -74,8 +75,23 @@ func (s *Secret) Rotate() error {
 	}
 	s.mu.Lock()
 	s.value = v
+	if s.rotated != nil {
+		close(s.rotated)
+		s.rotated = nil
+	}
 	s.mu.Unlock()
 	return nil
+}
+
+// Rotated returns a channel closed when the secret is next replaced, so
+// whatever was let in with the old one (an open stream) can be cut off.
+func (s *Secret) Rotated() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rotated == nil {
+		s.rotated = make(chan struct{})
+	}
+	return s.rotated
 }
 
 // Value returns the secret, for handing to an authorised client.

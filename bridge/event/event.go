@@ -22,6 +22,7 @@ const (
 	TurnComplete = "turn_complete"
 	Status       = "status"
 	Session      = "session"
+	Pairing      = "pairing"
 	Gap          = "gap"
 )
 
@@ -80,6 +81,10 @@ type Event struct {
 	// workspace id it switched to.
 	Path      string
 	Workspace string
+
+	// pairing (and session on a follow stream): whether Workspace is now
+	// paired with Chrome.
+	Paired bool
 
 	// gap
 	GapFrom       int64

@@ -41,6 +41,8 @@ func TestJSONRoundTripPerType(t *testing.T) {
 		{ID: 5, Type: TurnComplete, TS: ts, Usage: Usage{1, 2, 3, 4}, CostUSD: 0.5, DurationMS: 9, Model: "m"},
 		{ID: 6, Type: Status, TS: ts, State: StateNeedsInput, Reason: "permission_prompt"},
 		{ID: 7, Type: Session, TS: ts, SessionID: "s2", Path: "/p.jsonl"},
+		{ID: 8, Type: Pairing, TS: ts, Workspace: "w1", Paired: true},
+		{ID: 9, Type: Pairing, TS: ts, Workspace: "w1"},
 		{ID: 8, Type: Gap, GapFrom: 1, AvailableFrom: 5},
 	}
 	for _, e := range evs {

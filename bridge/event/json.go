@@ -41,6 +41,7 @@ type wire struct {
 
 	Path      string `json:"path,omitempty"`
 	Workspace string `json:"workspace,omitempty"`
+	Paired    *bool  `json:"paired,omitempty"`
 
 	GapFrom       *int64 `json:"gapFrom,omitempty"`
 	AvailableFrom *int64 `json:"availableFrom,omitempty"`
@@ -70,6 +71,11 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.State, w.Reason = e.State, e.Reason
 	case Session:
 		w.Path, w.Workspace = e.Path, e.Workspace
+		if e.Workspace != "" {
+			w.Paired = &e.Paired
+		}
+	case Pairing:
+		w.Workspace, w.Paired = e.Workspace, &e.Paired
 	case Gap:
 		w.GapFrom, w.AvailableFrom = &e.GapFrom, &e.AvailableFrom
 	}
@@ -120,5 +126,6 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	}
 	e.DurationMS = num(w.DurationMS)
 	e.GapFrom, e.AvailableFrom = num(w.GapFrom), num(w.AvailableFrom)
+	e.Paired = flag(w.Paired)
 	return nil
 }

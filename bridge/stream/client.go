@@ -10,9 +10,10 @@ import (
 
 // Message is one event read off an SSE stream.
 type Message struct {
-	ID    int64
-	Event string
-	Data  []byte
+	ID     int64  // the event's number (on a follow stream, within its workspace)
+	LastID string // the id line as sent, what to resume with
+	Event  string
+	Data   []byte
 }
 
 // Read parses an SSE stream from r and calls fn for each message with data,
@@ -36,7 +37,13 @@ func Read(r io.Reader, fn func(Message) error) error {
 			m, data = Message{}, nil
 		case strings.HasPrefix(line, ":"):
 		case strings.HasPrefix(line, "id:"):
-			id, err := strconv.ParseInt(strings.TrimSpace(line[3:]), 10, 64)
+			// A follow stream's ids are "<workspace>:<n>".
+			m.LastID = strings.TrimSpace(line[3:])
+			_, num, _ := strings.Cut(m.LastID, ":")
+			if num == "" {
+				num = m.LastID
+			}
+			id, err := strconv.ParseInt(num, 10, 64)
 			if err != nil {
 				return fmt.Errorf("bad sse id %q: %w", line, err)
 			}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"conductorbridge/bridge/event"
 )
 
 // SSE writes topics to clients as Server-Sent Events.
@@ -33,64 +35,73 @@ func Cursor(r *http.Request) int64 {
 	return after
 }
 
-// Serve streams t to w from the request's cursor until the client leaves,
-// the subscriber is cut loose for being slow, or ctx ends.
-func (o SSE) Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, t *Topic) {
+func (o *SSE) defaults() {
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = 15 * time.Second
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 30 * time.Second
 	}
-	replay, gap, sub := t.Subscribe(Cursor(r))
-	defer t.Unsubscribe(sub)
+}
 
+// start writes the stream's headers.
+func (o SSE) start(w http.ResponseWriter) *sseWriter {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	sw := &sseWriter{w: w, rc: rc, timeout: o.WriteTimeout}
-
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: o.WriteTimeout}
 	sw.raw("retry: 2000\n\n")
-	if gap != nil {
-		data, _ := json.Marshal(*gap)
-		sw.event(Item{Event: *gap, Data: data})
-	}
-	for _, it := range replay {
-		sw.event(it)
-	}
+	return sw
+}
+
+// Serve streams t to w from the request's cursor until the client leaves,
+// the subscriber is cut loose for being slow, or ctx ends. When ctx ends,
+// events already handed to the stream are written before it closes, so
+// whatever ended it (an unpairing) can announce itself first.
+func (o SSE) Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, t *Topic) {
+	o.defaults()
+	replay, gap, sub := t.Subscribe(Cursor(r))
+	defer t.Unsubscribe(sub)
+	sw := o.start(w)
+	sw.replay(gap, replay)
 	if sw.flush() != nil {
 		return
 	}
+	o.pump(ctx, r, sw, sub, nil)
+}
+
+// pump writes sub's events until the client leaves, sub is closed, ctx
+// ends or wake fires; it reports whether wake fired.
+func (o SSE) pump(ctx context.Context, r *http.Request, sw *sseWriter, sub *Subscriber, wake <-chan struct{}) bool {
 	tick := time.NewTicker(o.Heartbeat)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			sw.drain(sub)
+			sw.flush()
+			return false
 		case <-r.Context().Done():
-			return
+			return false
+		case <-wake:
+			sw.drain(sub)
+			return sw.flush() == nil
 		case <-tick.C:
 			sw.raw(": ping\n\n")
 		case it, ok := <-sub.C:
 			if !ok {
-				return // cut loose or closed: the client reconnects and replays
+				sw.flush()
+				return false // cut loose or closed: the client reconnects and replays
 			}
 			sw.event(it)
 			// Drain what is already queued before flushing: one syscall
 			// for a burst instead of one per event.
-			for n := len(sub.C); n > 0; n-- {
-				it, ok := <-sub.C
-				if !ok {
-					break
-				}
-				sw.event(it)
-			}
+			sw.drain(sub)
 		}
 		if sw.flush() != nil {
-			return
+			return false
 		}
 	}
 }
@@ -100,11 +111,41 @@ type sseWriter struct {
 	rc      *http.ResponseController
 	timeout time.Duration
 	buf     []byte
+	// prefix, when set, goes before each id ("<workspace>:<n>"): a follow
+	// stream's ids say which topic they count in.
+	prefix string
+	last   int64 // id of the last event written
+}
+
+func (s *sseWriter) replay(gap *event.Event, items []Item) {
+	if gap != nil {
+		data, _ := json.Marshal(*gap)
+		s.event(Item{Event: *gap, Data: data})
+	}
+	for _, it := range items {
+		s.event(it)
+	}
+}
+
+// drain writes what is already queued on sub, without waiting.
+func (s *sseWriter) drain(sub *Subscriber) {
+	for n := len(sub.C); n > 0; n-- {
+		it, ok := <-sub.C
+		if !ok {
+			return
+		}
+		s.event(it)
+	}
 }
 
 func (s *sseWriter) event(it Item) {
 	s.buf = append(s.buf, "id: "...)
+	if s.prefix != "" {
+		s.buf = append(s.buf, s.prefix...)
+		s.buf = append(s.buf, ':')
+	}
 	s.buf = strconv.AppendInt(s.buf, it.ID, 10)
+	s.last = it.ID
 	s.buf = append(s.buf, "\nevent: "...)
 	s.buf = append(s.buf, it.Type...)
 	s.buf = append(s.buf, "\ndata: "...)

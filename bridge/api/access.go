@@ -1,0 +1,131 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"conductorbridge/bridge/auth"
+	"conductorbridge/bridge/pairing"
+)
+
+// Who may do what (DESIGN.md, "Security"):
+//
+//   - Reads (workspace list, streams, message lists) need a credential:
+//     the API token, the browser session cookie, or a page key. Other users
+//     on this Mac can reach 127.0.0.1 too; none of them can read the token.
+//   - State changes need the token or a page key, never the cookie alone:
+//     a browser attaches cookies by itself, so a cookie proves nothing about
+//     who asked.
+//   - Local control (pairing, exposure, viewer links, token rotation) needs
+//     the token and must not come from a browser: a web page, even an
+//     allow-listed extension, cannot widen what browsers see.
+//   - A request from a browser sees only paired workspaces, unless the
+//     user set exposure to all.
+
+type credential int
+
+const (
+	credNone   credential = iota
+	credCookie            // the HttpOnly session cookie: reads only
+	credPage              // the viewer's page key, bound to its cookie
+	credToken             // the API token
+)
+
+// credential returns the strongest credential r carries.
+func (s *Server) credential(r *http.Request) credential {
+	bearer := auth.Bearer(r)
+	if bearer != "" && s.Token != nil && s.Token.Equal(bearer) {
+		return credToken
+	}
+	cookie := sessionCookie(r)
+	if cookie == "" || s.Sessions == nil {
+		return credNone
+	}
+	if strings.HasPrefix(bearer, "pk.") && s.Sessions.ValidPageKey(cookie, bearer) && s.sameOrigin(r) {
+		return credPage
+	}
+	if _, ok := s.Sessions.Valid(cookie); ok {
+		return credCookie
+	}
+	return credNone
+}
+
+func sessionCookie(r *http.Request) string {
+	c, err := r.Cookie(auth.CookieName)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// sameOrigin reports whether r comes from the bridge's own pages: no Origin
+// (a same-origin GET) or the bridge's own origin (a same-origin POST).
+func (s *Server) sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	return o == "" || s.isSelfOrigin(o, r.Host)
+}
+
+// fromBrowser reports whether r was sent by a web browser. Browsers mark
+// every request with Sec-Fetch-* headers and cross-origin ones with Origin;
+// command-line tools send neither, and never our cookie.
+func fromBrowser(r *http.Request) bool {
+	return r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != "" ||
+		r.Header.Get("Sec-Fetch-Mode") != "" || sessionCookie(r) != ""
+}
+
+// visible reports whether workspace id may be shown to r.
+func (s *Server) visible(r *http.Request, id string) bool {
+	if !fromBrowser(r) || s.Pairing == nil {
+		return true
+	}
+	if s.Pairing.Exposure() == pairing.ExposeAll {
+		return true
+	}
+	_, ok := s.Pairing.Paired(id)
+	return ok
+}
+
+func unauthorized(w http.ResponseWriter, msg string) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="conductor-bridge"`)
+	writeError(w, http.StatusUnauthorized, msg)
+}
+
+// read wraps a handler that only reads: any credential will do.
+func (s *Server) read(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.credential(r) == credNone {
+			unauthorized(w, "missing or wrong credentials (see: conductor-bridge token, or open the viewer with: conductor-bridge open)")
+			return
+		}
+		next(w, r)
+	}
+}
+
+// write wraps a state-changing handler: the token or a page key.
+func (s *Server) write(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		switch s.credential(r) {
+		case credToken, credPage:
+			next(w, r)
+		case credCookie:
+			unauthorized(w, "the session cookie is accepted on reads only; a state change needs the token")
+		default:
+			unauthorized(w, "missing or wrong token (see: conductor-bridge token)")
+		}
+	}
+}
+
+// local wraps a control handler: the token, from outside any browser.
+func (s *Server) local(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.credential(r) != credToken {
+			unauthorized(w, "missing or wrong token (see: conductor-bridge token)")
+			return
+		}
+		if fromBrowser(r) {
+			writeError(w, http.StatusForbidden, "this is changed from the menu bar or the command line, not from a browser")
+			return
+		}
+		next(w, r)
+	}
+}

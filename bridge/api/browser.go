@@ -1,0 +1,134 @@
+package api
+
+import (
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"conductorbridge/bridge/auth"
+)
+
+// The browser's ways in (see SIDEPANEL.md for a client's view):
+//   - an allow-listed extension trades its Origin for the token
+//     (POST /extension-token), then the token for a session cookie
+//     (POST /sse-session) so EventSource can authenticate;
+//   - the built-in viewer is opened through a one-time link
+//     (GET /open/{code}) that sets the cookie; its script then asks for a
+//     page key (GET /api/session) to send messages. It never sees the token.
+
+// viewerCSP keeps the viewer to its own files: no inline script, nothing
+// fetched from anywhere else, no framing.
+const viewerCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+
+func isStatic(p string) bool {
+	return strings.HasPrefix(p, "/viewer/") || strings.HasPrefix(p, "/open/")
+}
+
+// viewerFile serves the viewer: / is its page, /viewer/* its files.
+func (s *Server) viewerFile(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("file")
+	if name == "" {
+		name = "index.html"
+	}
+	if s.Viewer == nil || !fs.ValidPath(name) {
+		writeError(w, http.StatusNotFound, "no such file: "+r.URL.Path)
+		return
+	}
+	b, err := fs.ReadFile(s.Viewer, name)
+	if err != nil {
+		writeError(w, http.StatusNotFound, "no such file: "+r.URL.Path)
+		return
+	}
+	ct := mime.TypeByExtension(path.Ext(name))
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	h := w.Header()
+	h.Set("Content-Type", ct)
+	h.Set("Content-Security-Policy", viewerCSP)
+	h.Set("Cache-Control", "no-cache")
+	w.Write(b)
+}
+
+// setSessionCookie gives the browser a fresh session cookie.
+func (s *Server) setSessionCookie(w http.ResponseWriter) (value string, expires time.Time) {
+	value, expires = s.Sessions.Mint()
+	http.SetCookie(w, &http.Cookie{
+		Name: auth.CookieName, Value: value, Path: "/",
+		Expires: expires, MaxAge: int(auth.SessionTTL / time.Second),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	})
+	return value, expires
+}
+
+// openLink redeems a one-time viewer link: it sets the session cookie and
+// sends the browser on to the viewer. Used twice, it is refused.
+func (s *Server) openLink(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	ws, ok := s.Links.Redeem(r.PathValue("code"))
+	if !ok || s.Sessions == nil {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte("This viewer link was already used or has expired.\n" +
+			"Run `conductor-bridge open` (or use Open session viewer in the menu bar) for a new one.\n"))
+		return
+	}
+	s.setSessionCookie(w)
+	to := "/"
+	if ws != "" {
+		to += "?ws=" + url.QueryEscape(ws)
+	}
+	s.Log.Info().Str("workspace", ws).Msg("viewer link opened")
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// extensionToken hands the API token to an allow-listed extension, the
+// way gstack's side panel gets its token from gstack's own server. The
+// guard has checked Host; only an extension origin on the list gets here
+// with its answer readable.
+func (s *Server) extensionToken(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if !strings.HasPrefix(origin, "chrome-extension://") || !slices.Contains(s.Origins, origin) {
+		writeError(w, http.StatusForbidden, "the token is only given to allow-listed extensions")
+		return
+	}
+	s.Log.Info().Str("origin", origin).Msg("API token handed to extension")
+	writeJSON(w, http.StatusOK, map[string]string{"token": s.Token.Value()})
+}
+
+// sseSession trades the token for a session cookie, which EventSource
+// (that cannot send an Authorization header) carries by itself.
+func (s *Server) sseSession(w http.ResponseWriter, r *http.Request) {
+	if s.credential(r) != credToken {
+		unauthorized(w, "missing or wrong token (see: conductor-bridge token)")
+		return
+	}
+	_, exp := s.setSessionCookie(w)
+	writeJSON(w, http.StatusOK, map[string]any{"expires": exp.UTC(), "cookie": auth.CookieName})
+}
+
+// pageSession gives the viewer's script its page key, and renews the
+// cookie once half its life is gone, so an open viewer stays signed in
+// while it keeps asking. Only a cookie from the bridge's own page gets here.
+func (s *Server) pageSession(w http.ResponseWriter, r *http.Request) {
+	cookie := sessionCookie(r)
+	exp, ok := s.Sessions.Valid(cookie)
+	if !ok || !s.sameOrigin(r) {
+		unauthorized(w, "open the viewer with: conductor-bridge open")
+		return
+	}
+	if time.Until(exp) < auth.SessionTTL/2 {
+		cookie, exp = s.setSessionCookie(w)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"page_key": s.Sessions.PageKey(cookie),
+		"expires":  exp.UTC(),
+		"exposure": s.Pairing.Exposure(),
+	})
+}
