@@ -22,6 +22,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
@@ -154,7 +155,8 @@ func benchLatency(ctx context.Context, w io.Writer, home string, nws, nsubs, nli
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
 
-	ids, err := waitWorkspaces(ctx, base, nws, 30*time.Second)
+	token := b.api.Token.Value
+	ids, err := waitWorkspaces(ctx, base, token, nws, 30*time.Second)
 	if err != nil {
 		return err
 	}
@@ -174,6 +176,7 @@ func benchLatency(ctx context.Context, w io.Writer, home string, nws, nsubs, nli
 				got, once := 0, sync.OnceFunc(ready.Done)
 				defer once()
 				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/workspace/"+id+"/session/stream?after="+strconv.FormatInt(after, 10), nil)
+				req.Header.Set("Authorization", "Bearer "+token())
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
 					return
@@ -249,10 +252,11 @@ func benchLatency(ctx context.Context, w io.Writer, home string, nws, nsubs, nli
 }
 
 // waitWorkspaces polls the API until n workspaces each have a session.
-func waitWorkspaces(ctx context.Context, base string, n int, limit time.Duration) ([]string, error) {
+// token is read on each try: a bridge just started may not have made it yet.
+func waitWorkspaces(ctx context.Context, base string, token func() string, n int, limit time.Duration) ([]string, error) {
 	deadline := time.Now().Add(limit)
 	for {
-		list, err := listWorkspaces(ctx, base)
+		list, err := listWorkspaces(ctx, base, token())
 		if err == nil {
 			var ids []string
 			for _, ws := range list {
@@ -313,14 +317,16 @@ func benchColdStart(ctx context.Context, w io.Writer, home string, nws, mb int) 
 		return err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.CommandContext(ctx, exe, "serve", "--headless", "--home", home, "--addr", addr, "--log-level", "warn")
+	state := filepath.Join(home, "bridge-state")
+	cmd := exec.CommandContext(ctx, exe, "serve", "--headless", "--home", home, "--addr", addr, "--log-level", "warn", "--state-dir", state)
 	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR=") // the fake home's own ~/.claude
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
-	if _, err := waitWorkspaces(ctx, "http://"+addr, nws, 60*time.Second); err != nil {
+	token := func() string { t, _ := auth.Read(filepath.Join(state, tokenFile)); return t }
+	if _, err := waitWorkspaces(ctx, "http://"+addr, token, nws, 60*time.Second); err != nil {
 		return err
 	}
 	ready := time.Since(start)

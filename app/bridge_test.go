@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
 )
@@ -90,6 +91,17 @@ func startBridgeProc(t testing.TB, home string, port int) *bridgeProc {
 	}
 }
 
+// stateDir is where the bridge keeps its state on the fake home.
+func (p *bridgeProc) stateDir() string {
+	return filepath.Join(p.home, ".local", "state", "conductor-bridge")
+}
+
+// token is the bridge's API token.
+func (p *bridgeProc) token() string {
+	t, _ := auth.Read(filepath.Join(p.stateDir(), tokenFile))
+	return t
+}
+
 func (p *bridgeProc) kill(sig syscall.Signal) {
 	if p.cmd.ProcessState != nil {
 		return
@@ -103,7 +115,7 @@ func (p *bridgeProc) waitFor(ok func(apiWorkspace) bool) apiWorkspace {
 	p.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		list, _ := listWorkspaces(context.Background(), p.base)
+		list, _ := listWorkspaces(context.Background(), p.base, p.token())
 		for _, w := range list {
 			if ok(w) {
 				return w
@@ -121,10 +133,11 @@ type sseClient struct {
 	cancel context.CancelFunc
 }
 
-func openStream(t testing.TB, base, id string, lastID int64) *sseClient {
+func openStream(t testing.TB, p *bridgeProc, id string, lastID int64) *sseClient {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(base, id, 0), nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(p.base, id, 0), nil)
+	req.Header.Set("Authorization", "Bearer "+p.token())
 	if lastID > 0 {
 		req.Header.Set("Last-Event-ID", strconv.FormatInt(lastID, 10))
 	}

@@ -33,7 +33,7 @@ func workspaces(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := c.resolve(); err != nil {
 		return err
 	}
-	list, err := listWorkspaces(ctx, c.baseURL())
+	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
 	if err != nil {
 		fmt.Fprintf(stderr, "no bridge at %s (%v); scanning directly\n", c.Addr, err)
 		if list, err = scanDirect(ctx, c); err != nil {
@@ -109,7 +109,7 @@ func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := c.resolve(); err != nil {
 		return err
 	}
-	list, err := listWorkspaces(ctx, c.baseURL())
+	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
 	if err != nil {
 		return fmt.Errorf("is the bridge running? %w", err)
 	}
@@ -120,7 +120,8 @@ func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	after := max(ws.LastEventID-*last, 0)
 	fmt.Fprintf(stderr, "following %s (%s) — Ctrl-C to stop\n", ws.Name, ws.ID)
 	for {
-		err := followOnce(ctx, c.baseURL(), ws.ID, &after, func(m stream.Message) {
+		// The token is read again on each connect: it may have been rotated.
+		err := followOnce(ctx, c.baseURL(), c.token(), ws.ID, &after, func(m stream.Message) {
 			if *raw {
 				fmt.Fprintf(stdout, "%s\n", m.Data)
 				return
@@ -175,11 +176,12 @@ func reorder(fs *flag.FlagSet, args []string) []string {
 }
 
 // followOnce reads the stream until it ends, advancing *after.
-func followOnce(ctx context.Context, base, id string, after *int64, fn func(stream.Message)) error {
+func followOnce(ctx context.Context, base, token, id string, after *int64, fn func(stream.Message)) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(base, id, *after), nil)
 	if err != nil {
 		return err
 	}
+	req.Header.Set("Authorization", "Bearer "+token)
 	if *after > 0 {
 		req.Header.Set("Last-Event-ID", strconv.FormatInt(*after, 10))
 	}

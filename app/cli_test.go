@@ -61,7 +61,7 @@ func TestCLIWorkspacesAndTail(t *testing.T) {
 	// tail by name shows history, then what is appended.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "tail", "--addr", addr, "shop")
+	cmd := exec.CommandContext(ctx, binary, "tail", "--addr", addr, "--home", home, "shop")
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Start()
 	defer cmd.Process.Kill()

@@ -107,7 +107,7 @@ func send(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	state := res.Status
 	for {
 		var list struct{ Messages []inject.Message }
-		if err := getJSON(ctx, c.baseURL()+"/workspace/"+ws.ID+"/session/messages", &list); err != nil {
+		if err := getJSON(ctx, c.baseURL()+"/workspace/"+ws.ID+"/session/messages", c.token(), &list); err != nil {
 			return err
 		}
 		for _, m := range list.Messages {
@@ -131,7 +131,7 @@ func send(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func findWorkspace(ctx context.Context, c config, q string) (apiWorkspace, error) {
-	list, err := listWorkspaces(ctx, c.baseURL())
+	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
 	if err != nil {
 		return apiWorkspace{}, fmt.Errorf("is the bridge running? %w", err)
 	}
@@ -193,20 +193,6 @@ func unregister(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "; worktree kept: %s", res.Kept)
 	}
 	fmt.Fprintln(stdout)
-	return nil
-}
-
-// token prints the API token, for tools that call the bridge.
-func token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c, _, err := clientFlags("token", args, stderr, nil)
-	if err != nil {
-		return err
-	}
-	s, err := auth.LoadOrCreate(filepath.Join(c.StateDir, tokenFile))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, s.Value())
 	return nil
 }
 
@@ -322,7 +308,7 @@ func hookSpec(c config) (hooks.Spec, error) {
 
 // workspaceList asks the running bridge, else scans directly.
 func workspaceList(ctx context.Context, c config, stderr io.Writer) ([]apiWorkspace, error) {
-	list, err := listWorkspaces(ctx, c.baseURL())
+	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
 	if err == nil {
 		return list, nil
 	}

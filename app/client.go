@@ -18,7 +18,7 @@ type health struct {
 
 func probeHealth(ctx context.Context, base string) (health, error) {
 	var h health
-	if err := getJSON(ctx, base+"/health", &h); err != nil {
+	if err := getJSON(ctx, base+"/health", "", &h); err != nil {
 		return h, err
 	}
 	if h.Service != "conductor-bridge" {
@@ -29,10 +29,14 @@ func probeHealth(ctx context.Context, base string) (health, error) {
 
 var httpClient = &http.Client{Timeout: 5 * time.Second}
 
-func getJSON(ctx context.Context, u string, v any) error {
+// getJSON reads u with the API token (every read but /health needs it).
+func getJSON(ctx context.Context, u, token string, v any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := httpClient.Do(req)
 	if err != nil {
@@ -64,13 +68,14 @@ type apiWorkspace struct {
 	SessionID   string    `json:"session_id"`
 	Source      string    `json:"source"`
 	LastEventID int64     `json:"last_event_id"`
+	Paired      bool      `json:"paired"`
 }
 
-func listWorkspaces(ctx context.Context, base string) ([]apiWorkspace, error) {
+func listWorkspaces(ctx context.Context, base, token string) ([]apiWorkspace, error) {
 	var out struct {
 		Workspaces []apiWorkspace `json:"workspaces"`
 	}
-	err := getJSON(ctx, base+"/api/workspaces", &out)
+	err := getJSON(ctx, base+"/api/workspaces", token, &out)
 	return out.Workspaces, err
 }
 

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 
+	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/paths"
 )
 
@@ -20,6 +23,23 @@ type config struct {
 	paths.Roots
 	Addr     string
 	LogLevel string
+	Origins  originList // serve only: extension origins allowed in
+}
+
+// originList is a repeatable flag of extension origins.
+type originList []string
+
+func (o *originList) String() string { return strings.Join(*o, ",") }
+
+func (o *originList) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimRight(strings.TrimSpace(s), "/")
+		if !strings.HasPrefix(s, "chrome-extension://") || len(s) == len("chrome-extension://") {
+			return fmt.Errorf("%q is not an extension origin (chrome-extension://<id>)", s)
+		}
+		*o = append(*o, s)
+	}
+	return nil
 }
 
 // register adds the shared flags to fs; call resolve after fs.Parse.
@@ -78,3 +98,10 @@ func checkLoopback(addr string) error {
 
 // baseURL is the bridge's URL for clients of the running bridge.
 func (c *config) baseURL() string { return "http://" + c.Addr }
+
+// token reads the API token from the state dir; "" when there is none yet
+// (the bridge then answers 401 and says how to get one).
+func (c *config) token() string {
+	t, _ := auth.Read(filepath.Join(c.StateDir, tokenFile))
+	return t
+}

@@ -60,7 +60,7 @@ func testRealClaude(t *testing.T, version string) {
 		t.Fatal(err)
 	}
 	ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir || strings.HasSuffix(w.Directory, "/work/demo") })
-	c := openStream(t, p.base, ws.ID, 0)
+	c := openStream(t, p, ws.ID, 0)
 	if _, err := s.WaitResult(ctx); err != nil {
 		t.Fatal(err)
 	}

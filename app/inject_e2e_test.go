@@ -66,7 +66,7 @@ func (e *agentEnv) post(ws, text string) string {
 
 func (e *agentEnv) messages(ws string) map[string]inject.Message {
 	var list struct{ Messages []inject.Message }
-	if err := getJSON(context.Background(), e.p.base+"/workspace/"+ws+"/session/messages", &list); err != nil {
+	if err := getJSON(context.Background(), e.p.base+"/workspace/"+ws+"/session/messages", e.p.token(), &list); err != nil {
 		e.t.Fatal(err)
 	}
 	out := map[string]inject.Message{}
@@ -121,7 +121,7 @@ func endSession(s *claudetest.Session) {
 // the agent, as the bridge streams it from the session's start.
 func (e *agentEnv) deliveries(ws, id string) int {
 	e.t.Helper()
-	evs := openStream(e.t, e.p.base, ws, 0).until(e.t, 10*time.Second, func(evs []event.Event) bool {
+	evs := openStream(e.t, e.p, ws, 0).until(e.t, 10*time.Second, func(evs []event.Event) bool {
 		return len(evs) > 0 && evs[len(evs)-1].ID >= e.workspaceByID(ws).LastEventID
 	})
 	n := 0
@@ -162,7 +162,7 @@ func TestInjectMidTurn(t *testing.T) {
 	s.Send("check the page")
 	waitRequest(t, fm, "check the page")
 	ws := e.workspace()
-	c := openStream(t, e.p.base, ws.ID, 0)
+	c := openStream(t, e.p, ws.ID, 0)
 
 	const msg = "no, test the mobile view"
 	sent := time.Now()
@@ -409,7 +409,7 @@ func TestPermissionPromptShowsNeedsInput(t *testing.T) {
 	_, s := e.session(fm, claudetest.Options{AllowedTools: []string{"Bash"}, Args: []string{"--permission-prompt-tool", "stdio"}})
 	s.Send("write a file")
 	ws := e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.dir && w.Status == "needs_input" })
-	c := openStream(t, e.p.base, ws.ID, 0)
+	c := openStream(t, e.p, ws.ID, 0)
 	evs := c.until(t, 10*time.Second, func(evs []event.Event) bool {
 		return len(evs) > 0 && evs[len(evs)-1].ID >= ws.LastEventID
 	})

@@ -60,6 +60,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return unregister(ctx, args, stdout, stderr)
 	case "token":
 		return token(ctx, args, stdout, stderr)
+	case "pair", "unpair":
+		return pairCmd(ctx, cmd, args, stdout, stderr)
+	case "expose":
+		return expose(ctx, args, stdout, stderr)
+	case "open":
+		return openViewer(ctx, args, stdout, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
 	case "version", "--version":
@@ -87,7 +93,10 @@ commands:
   register <dir> | register --repo <repo>
                            adopt a git worktree (or create a detached one)
   unregister <ws>          let a registered workspace go
-  token                    print the API token
+  pair <ws> | unpair <ws>  pair a workspace with Chrome (browsers see paired ones only)
+  expose [paired|all]      which workspaces browsers may see
+  open [--print] [<ws>]    open the session viewer (a one-time link; pairs <ws>)
+  token [--rotate]         print the API token (--rotate: replace it, cut off the old)
   bench        measure parser throughput, stream latency, cold start and memory
   version      print the version
 

@@ -39,7 +39,7 @@ func TestKillNineMidStreamLosesNothing(t *testing.T) {
 	port, _ := freePort()
 	p := startBridgeProc(t, home, port)
 	ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir && w.LastEventID > 0 })
-	c := openStream(t, p.base, ws.ID, 0)
+	c := openStream(t, p, ws.ID, 0)
 
 	// Write the rest in the background, killing the bridge a third of the way.
 	written := make(chan struct{})
@@ -62,7 +62,7 @@ func TestKillNineMidStreamLosesNothing(t *testing.T) {
 	last := seen[len(seen)-1].ID
 
 	p2 := startBridgeProc(t, home, port)
-	c2 := openStream(t, p2.base, ws.ID, last)
+	c2 := openStream(t, p2, ws.ID, last)
 	seen = append(seen, c2.until(t, 30*time.Second, func(evs []event.Event) bool {
 		return len(evs) > 0 && countUsers(seen)+count(event.User)(evs) >= total
 	})...)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"conductorbridge/assets"
 	"conductorbridge/bridge/api"
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/discover"
@@ -23,6 +24,7 @@ import (
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/bridge/pairing"
 	"conductorbridge/bridge/registrar"
 	"conductorbridge/bridge/stream"
 )
@@ -30,12 +32,21 @@ import (
 // gstackOrigin is gstack's pinned Chrome extension, allowed by default.
 const gstackOrigin = "chrome-extension://dgbkdbjebeiblbajiilljmhjdpmiglep"
 
+// origins lists the extension origins allowed to use the API.
+func (c *config) origins() []string {
+	if len(c.Origins) == 0 {
+		return []string{gstackOrigin}
+	}
+	return c.Origins
+}
+
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c config
 	c.register(fs)
 	headless := fs.Bool("headless", false, "run without the menu-bar icon")
+	fs.Var(&c.Origins, "allow-origin", "a browser extension origin allowed to use the API (repeat for more; default gstack's)")
 	autoHooks := fs.Bool("auto-hooks", false, "install the message hooks into every Conductor or registered workspace as it is found (writes <workspace>/.claude/settings.local.json)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -108,18 +119,20 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 
 // bridge is the running engine and the API in front of it.
 type bridge struct {
-	engine *engine.Engine
-	hub    *stream.Hub
-	queue  *inject.Queue
-	api    *api.Server
-	done   chan struct{}
+	engine  *engine.Engine
+	hub     *stream.Hub
+	queue   *inject.Queue
+	pairing *pairing.Store
+	api     *api.Server
+	done    chan struct{}
 }
 
 // State files under the state dir.
 const (
-	tokenFile      = "token"       // the API's Bearer token
-	hookSecretFile = "hook-secret" // what hooks present
-	runFile        = "bridge.json" // where the running bridge listens, for hooks and the CLI
+	tokenFile      = "token"        // the API's Bearer token
+	hookSecretFile = "hook-secret"  // what hooks present
+	runFile        = "bridge.json"  // where the running bridge listens, for hooks and the CLI
+	pairingFile    = "pairing.json" // which workspaces are paired with Chrome
 )
 
 func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, error) {
@@ -156,7 +169,14 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Scanner: scanner, Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects,
 		OnUser: func(ws string, e *event.Event) { confirmInjected(queue, log, ws, e) },
 	})
-	b := &bridge{engine: eng, hub: hub, queue: queue, done: make(chan struct{})}
+	pairs, err := pairing.Open(filepath.Join(c.StateDir, pairingFile))
+	if err != nil {
+		return nil, err
+	}
+	if pairs.SetAside != "" {
+		log.Error().Str("file", pairs.SetAside).Msg("the pairing state was damaged; set aside for you to look at, nothing is paired now")
+	}
+	b := &bridge{engine: eng, hub: hub, queue: queue, pairing: pairs, done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
 		if err := eng.Run(ctx); err != nil {
@@ -166,11 +186,14 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	go requeueLost(ctx, eng, queue, log)
 	b.api = &api.Server{
 		Engine: eng, Version: version(), Started: time.Now(),
-		Origins: []string{gstackOrigin}, Done: ctx,
+		Origins: c.origins(), Done: ctx,
 		Token: token, HookSecret: hookSecret, Queue: queue,
 		Hooks:     &inject.Hooks{Queue: queue, Engine: eng, Log: log},
 		Registrar: &registrar.Registrar{Registry: reg, Engine: eng, Worktrees: filepath.Join(c.StateDir, "worktrees")},
+		Pairing:   pairs, Sessions: &auth.Sessions{Token: token}, Links: &auth.Links{},
+		Viewer: assets.Viewer, Log: log,
 	}
+	pairs.Announce = b.api.AnnouncePairing
 	return b, nil
 }
 

@@ -129,7 +129,7 @@ func (f *follower) Pick() *stream.Topic {
 func (f *follower) Changed() <-chan struct{} { return f.changed }
 
 func (f *follower) Announce(id string) event.Event {
-	e := event.Event{Type: event.Session, TS: time.Now().UTC(), Workspace: id, Paired: id != ""}
+	e := event.Event{Type: event.Session, TS: time.Now().UTC(), Workspace: id, Paired: id != "", Reason: event.FollowReason}
 	if in, ok := f.s.Engine.Workspace(id); ok {
 		e.SessionID, e.Path = in.SessionID, in.Transcript
 	}

@@ -34,6 +34,10 @@ const (
 	StateError      = "error"
 )
 
+// FollowReason marks the session event a follow stream (GET /session/stream)
+// opens each workspace with; Workspace is "" while nothing is paired.
+const FollowReason = "follow"
+
 // InjectedMarker starts the frame around a message the bridge injected
 // (inject.Frame). The transcript parser looks for it to show such a
 // message as the person's own input wherever Claude Code recorded it.

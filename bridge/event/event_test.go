@@ -42,6 +42,7 @@ func TestJSONRoundTripPerType(t *testing.T) {
 		{ID: 6, Type: Status, TS: ts, State: StateNeedsInput, Reason: "permission_prompt"},
 		{ID: 7, Type: Session, TS: ts, SessionID: "s2", Path: "/p.jsonl"},
 		{ID: 8, Type: Pairing, TS: ts, Workspace: "w1", Paired: true},
+		{ID: 8, Type: Session, TS: ts, Workspace: "w1", Paired: true, Reason: FollowReason},
 		{ID: 9, Type: Pairing, TS: ts, Workspace: "w1"},
 		{ID: 8, Type: Gap, GapFrom: 1, AvailableFrom: 5},
 	}

@@ -70,8 +70,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	case Status:
 		w.State, w.Reason = e.State, e.Reason
 	case Session:
-		w.Path, w.Workspace = e.Path, e.Workspace
-		if e.Workspace != "" {
+		w.Path, w.Workspace, w.Reason = e.Path, e.Workspace, e.Reason
+		if e.Reason == FollowReason {
 			w.Paired = &e.Paired
 		}
 	case Pairing:

@@ -42,7 +42,7 @@ func (p *pick) Pick() *Topic {
 }
 func (p *pick) Changed() <-chan struct{} { return p.changed }
 func (p *pick) Announce(id string) event.Event {
-	return event.Event{Type: event.Session, Workspace: id, Paired: id != ""}
+	return event.Event{Type: event.Session, Workspace: id, Paired: id != "", Reason: event.FollowReason}
 }
 
 // follow connects to a follow stream and returns its messages as they come.

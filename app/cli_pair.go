@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+
+	"conductorbridge/bridge/auth"
+)
+
+// pairCmd pairs (or with unpair, unpairs) a workspace with Chrome — the
+// same call the tray's checkbox makes.
+func pairCmd(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
+	c, fs, err := clientFlags(name, args, stderr, nil)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("usage: conductor-bridge %s <workspace>", name)
+	}
+	ws, err := findWorkspace(ctx, c, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	var res apiWorkspace
+	if err := apiCall(ctx, c, http.MethodPost, "/api/workspaces/"+ws.ID+"/"+name, nil, &res); err != nil {
+		return err
+	}
+	if res.Paired {
+		fmt.Fprintf(stdout, "%s (%s) is paired with Chrome\n", res.Name, res.ID)
+	} else {
+		fmt.Fprintf(stdout, "%s (%s) is not paired with Chrome\n", res.Name, res.ID)
+	}
+	return nil
+}
+
+// expose sets which workspaces a browser may see: paired ones, or all.
+func expose(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, fs, err := clientFlags("expose", args, stderr, nil)
+	if err != nil {
+		return err
+	}
+	var res struct {
+		Exposure string `json:"exposure"`
+	}
+	switch fs.NArg() {
+	case 0:
+		err = apiCall(ctx, c, http.MethodGet, "/api/settings", nil, &res)
+	case 1:
+		err = apiCall(ctx, c, http.MethodPut, "/api/settings", map[string]string{"exposure": fs.Arg(0)}, &res)
+	default:
+		return errors.New("usage: conductor-bridge expose [paired|all]")
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "browsers see: %s workspaces\n", res.Exposure)
+	return nil
+}
+
+// openViewer prints a one-time link to the viewer and opens it in the
+// browser. Given a workspace, the viewer shows it (and it is paired).
+func openViewer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var printOnly *bool
+	c, fs, err := clientFlags("open", args, stderr, func(fs *flag.FlagSet) {
+		printOnly = fs.Bool("print", false, "only print the link")
+	})
+	if err != nil {
+		return err
+	}
+	body := map[string]string{}
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		ws, err := findWorkspace(ctx, c, fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		body["workspace"] = ws.ID
+	default:
+		return errors.New("usage: conductor-bridge open [--print] [<workspace>]")
+	}
+	var res struct {
+		URL    string `json:"url"`
+		Paired bool   `json:"paired"`
+	}
+	if err := apiCall(ctx, c, http.MethodPost, "/api/viewer-link", body, &res); err != nil {
+		return err
+	}
+	if res.Paired {
+		fmt.Fprintf(stderr, "paired %s with Chrome\n", body["workspace"])
+	}
+	fmt.Fprintln(stdout, res.URL)
+	fmt.Fprintln(stderr, "(the link works once, within 5 minutes)")
+	if *printOnly {
+		return nil
+	}
+	if err := openBrowser(res.URL); err != nil {
+		fmt.Fprintf(stderr, "could not open a browser (%v); open the link above yourself\n", err)
+	}
+	return nil
+}
+
+// openBrowser hands a URL to the desktop's browser.
+func openBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	return cmd.Start()
+}
+
+// token prints the API token, for tools that call the bridge; --rotate
+// replaces it, cutting off everyone who held the old one.
+func token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var rotate *bool
+	c, _, err := clientFlags("token", args, stderr, func(fs *flag.FlagSet) {
+		rotate = fs.Bool("rotate", false, "replace the token; holders of the old one (and their cookies, open streams) are cut off")
+	})
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(c.StateDir, tokenFile)
+	if *rotate {
+		// The running bridge rotates it, so it cuts off open streams at
+		// once; with no bridge running, rotate the file it will read.
+		if _, herr := probeHealth(ctx, c.baseURL()); herr == nil {
+			if err := apiCall(ctx, c, http.MethodPost, "/api/token/rotate", nil, nil); err != nil {
+				return err
+			}
+		} else {
+			s, err := auth.LoadOrCreate(path)
+			if err != nil {
+				return err
+			}
+			if err := s.Rotate(); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintln(stderr, "token rotated; the old one no longer works")
+	}
+	s, err := auth.LoadOrCreate(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, s.Value())
+	return nil
+}

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"conductorbridge/bridge/browsertest"
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/inject"
+)
+
+// transcriptWriter appends Claude Code 2.1-format records to a session file.
+type transcriptWriter struct {
+	t    testing.TB
+	path string
+	cwd  string
+	n    int
+	ts   time.Time
+}
+
+func newTranscript(t testing.TB, home, name string) *transcriptWriter {
+	t.Helper()
+	dir := filepath.Join(home, "work", name)
+	proj := filepath.Join(home, ".claude", "projects", discover.EncodeProjectDir(dir))
+	os.MkdirAll(dir, 0o755)
+	os.MkdirAll(proj, 0o755)
+	w := &transcriptWriter{t: t, path: filepath.Join(proj, "0a0a0a0a-1111-4111-8111-"+fmt.Sprintf("%012x", len(name))+".jsonl"),
+		cwd: dir, ts: time.Now().UTC().Add(-time.Hour)}
+	w.prompt("hello from " + name)
+	return w
+}
+
+func (w *transcriptWriter) write(rec map[string]any) {
+	w.t.Helper()
+	w.n++
+	w.ts = w.ts.Add(1500 * time.Millisecond)
+	rec["uuid"] = fmt.Sprintf("u-%d", w.n)
+	rec["sessionId"] = strings.TrimSuffix(filepath.Base(w.path), ".jsonl")
+	rec["cwd"] = w.cwd
+	rec["version"] = "2.1.328"
+	rec["timestamp"] = w.ts.Format(time.RFC3339Nano)
+	b, _ := json.Marshal(rec)
+	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer f.Close()
+	f.Write(append(b, '\n'))
+}
+
+func (w *transcriptWriter) prompt(text string) {
+	w.write(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": text}})
+}
+
+func (w *transcriptWriter) assistant(stop any, blocks ...map[string]any) {
+	id := fmt.Sprintf("msg_%d", w.n)
+	w.write(map[string]any{"type": "assistant", "requestId": "req_" + id, "message": map[string]any{
+		"id": id, "role": "assistant", "model": "claude-sonnet-4-5-20250929", "content": blocks, "stop_reason": stop,
+		"usage": map[string]any{"input_tokens": 1200, "output_tokens": 340, "cache_read_input_tokens": 5000, "cache_creation_input_tokens": 0},
+	}})
+}
+
+func (w *transcriptWriter) tool(name string, input map[string]any, output string, isErr bool) {
+	id := fmt.Sprintf("toolu_%d", w.n)
+	w.assistant("tool_use", map[string]any{"type": "tool_use", "id": id, "name": name, "input": input})
+	w.write(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+		map[string]any{"type": "tool_result", "tool_use_id": id, "content": output, "is_error": isErr}}}})
+}
+
+// turn writes a whole turn that uses every tool the viewer has an icon for.
+func (w *transcriptWriter) turn(prompt, answer string) {
+	w.prompt(prompt)
+	w.assistant(nil, map[string]any{"type": "thinking", "thinking": "Let me look at the login form first.", "signature": "s"})
+	w.assistant(nil, map[string]any{"type": "text", "text": `Checking <b>login</b> & <img src=x onerror="document.title='pwned'">`})
+	w.tool("Bash", map[string]any{"command": "npm test"}, "12 passing", false)
+	w.tool("Read", map[string]any{"file_path": w.cwd + "/src/login.tsx"}, strings.Repeat("const x = 1;\n", 200), false)
+	w.tool("Edit", map[string]any{"file_path": w.cwd + "/src/login.tsx", "old_string": "a", "new_string": "b"}, "edited", false)
+	w.tool("Write", map[string]any{"file_path": w.cwd + "/NOTES.md", "content": "notes"}, "written", false)
+	w.tool("Grep", map[string]any{"pattern": "onSubmit"}, "src/login.tsx:12", false)
+	w.tool("Glob", map[string]any{"pattern": "src/**/*.tsx"}, "src/login.tsx", false)
+	w.tool("Task", map[string]any{"description": "review styles", "prompt": "review"}, "looks fine", false)
+	w.tool("WebFetch", map[string]any{"url": "http://localhost:3000/login"}, "<html>…", false)
+	w.tool("mcp__github__create_issue", map[string]any{"title": "x"}, "created #4", false)
+	w.tool("Bash", map[string]any{"command": "npm run e2e"}, "Error: browser not found", true)
+	w.assistant("end_turn", map[string]any{"type": "text", "text": answer})
+}
+
+// viewerEnv is a bridge on a fake home with two workspaces, tokyo paired
+// with Chrome and osaka not, and a Chromium tab on the viewer.
+type viewerEnv struct {
+	t            *testing.T
+	home, addr   string
+	port         int
+	p            *bridgeProc
+	tokyo, osaka *transcriptWriter
+	wsA, wsB     apiWorkspace
+	ctx          context.Context
+}
+
+func newViewerEnv(t *testing.T) *viewerEnv {
+	chrome := browsertest.Find(t)
+	home := t.TempDir()
+	e := &viewerEnv{t: t, home: home}
+	e.tokyo = newTranscript(t, home, "tokyo")
+	e.osaka = newTranscript(t, home, "osaka")
+	e.port, _ = freePort()
+	e.addr = fmt.Sprintf("127.0.0.1:%d", e.port)
+	e.p = startBridgeProc(t, home, e.port)
+	e.wsA = e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.tokyo.cwd && w.LastEventID > 0 })
+	e.wsB = e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.osaka.cwd && w.LastEventID > 0 })
+	if out, err := runCLI(t, "pair", "--addr", e.addr, "--home", home, "tokyo"); err != nil || !strings.Contains(out, "is paired") {
+		t.Fatalf("pair: %v %s", err, out)
+	}
+	e.ctx = browsertest.New(t, chrome)
+	e.openViewer()
+	return e
+}
+
+// openViewer opens a fresh one-time link, as `conductor-bridge open` does.
+func (e *viewerEnv) openViewer() string {
+	e.t.Helper()
+	out, err := runCLI(e.t, "open", "--print", "--addr", e.addr, "--home", e.home)
+	link := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+	if err != nil || !strings.HasPrefix(link, "http://"+e.addr+"/open/") {
+		e.t.Fatalf("open: %v %s", err, out)
+	}
+	if err := chromedp.Do(e.ctx, chromedp.EmulateViewport(300, 760), chromedp.Navigate(link)); err != nil {
+		e.t.Fatal(err)
+	}
+	browsertest.Poll(e.t, e.ctx, "the workspace list", `document.querySelectorAll('#workspace option').length > 0`, 10*time.Second)
+	return link
+}
+
+func (e *viewerEnv) poll(what, expr string) {
+	e.t.Helper()
+	browsertest.Poll(e.t, e.ctx, what, expr, 15*time.Second)
+}
+
+// renderedIDs lists the event ids the page shows, in document order.
+func (e *viewerEnv) renderedIDs() []int64 {
+	return browsertest.Eval[[]int64](e.t, e.ctx, `[...document.querySelectorAll('#log [data-id]')].map(n => Number(n.dataset.id))`)
+}
+
+// shownIDs lists the ids of the events in a workspace's stream that the
+// viewer draws (it draws every event but plain status changes).
+func (e *viewerEnv) shownIDs(ws string) []int64 {
+	e.t.Helper()
+	last := e.p.waitFor(func(w apiWorkspace) bool { return w.ID == ws }).LastEventID
+	c := openStream(e.t, e.p, ws, 0)
+	defer c.cancel()
+	evs := c.until(e.t, 10*time.Second, func(evs []event.Event) bool { return len(evs) > 0 && evs[len(evs)-1].ID >= last })
+	var ids []int64
+	for _, ev := range evs {
+		if ev.Type != event.Status || ev.State == event.StateNeedsInput {
+			ids = append(ids, ev.ID)
+		}
+	}
+	return ids
+}
+
+func (e *viewerEnv) screenshot(name string) {
+	png, err := chromedp.Run(e.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		e.t.Errorf("screenshot: %v", err)
+		return
+	}
+	path := filepath.Join(e.t.ArtifactDir(), name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		e.t.Error(err)
+	}
+	e.t.Logf("screenshot: %s", path)
+}
+
+func TestViewerInRealChromium(t *testing.T) {
+	e := newViewerEnv(t)
+
+	// Only the paired workspace is offered.
+	names := browsertest.Eval[[]string](t, e.ctx, `[...document.querySelectorAll('#workspace option')].map(o => o.textContent)`)
+	if len(names) != 1 || !strings.Contains(names[0], "tokyo") {
+		t.Fatalf("workspace picker offers %q, want only tokyo", names)
+	}
+	if loc := browsertest.Eval[string](t, e.ctx, `location.pathname + location.search`); loc != "/?ws="+e.wsA.ID {
+		t.Errorf("viewer location %q", loc)
+	}
+	// The page never holds the token in anything a script can read.
+	token := e.p.token()
+	store := browsertest.Eval[string](t, e.ctx, `JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + document.cookie + document.documentElement.outerHTML`)
+	if strings.Contains(store, token) || strings.Contains(store, "cb_session") {
+		t.Error("token or session cookie readable by the page's script")
+	}
+
+	// A live turn renders as bubbles, one badge per tool, and a turn line.
+	e.tokyo.turn("check the login page", "The login page works; the e2e run needs a browser.")
+	e.poll("the turn line", `[...document.querySelectorAll('#log .turn')].some(n => n.textContent.includes('$'))`)
+	e.poll("the final answer", `[...document.querySelectorAll('.bubble.claude')].some(n => n.textContent.includes('e2e run needs a browser'))`)
+	tools := browsertest.Eval[[]string](t, e.ctx, `[...document.querySelectorAll('#log .tool')].map(n => n.dataset.tool + ':' + n.querySelector('.name').textContent)`)
+	want := []string{"bash:Bash", "read:Read", "edit:Edit", "write:Write", "grep:Grep", "glob:Glob", "task:Task", "web:WebFetch", "other:mcp__github__create_issue", "bash:Bash"}
+	if !slices.Equal(tools, want) {
+		t.Errorf("tool badges:\n got %q\nwant %q", tools, want)
+	}
+	// Results are folded into their badge; the failed one is marked.
+	if n := browsertest.Eval[int](t, e.ctx, `document.querySelectorAll('#log .tool[open]').length`); n != 0 {
+		t.Errorf("%d tool results shown open, want all collapsed", n)
+	}
+	if n := browsertest.Eval[int](t, e.ctx, `document.querySelectorAll('#log .tool > .result').length`); n != 10 {
+		t.Errorf("%d results folded into badges, want 10", n)
+	}
+	if failed := browsertest.Eval[string](t, e.ctx, `document.querySelector('#log .tool.failed .result').textContent`); !strings.Contains(failed, "browser not found") {
+		t.Errorf("failed result %q", failed)
+	}
+	turn := browsertest.Eval[string](t, e.ctx, `[...document.querySelectorAll('#log .turn')].pop().textContent`)
+	for _, part := range []string{"in", "out", "$0.", "s ·", "claude-sonnet-4-5"} {
+		if !strings.Contains(turn, part) {
+			t.Errorf("turn line %q lacks %q", turn, part)
+		}
+	}
+	// Transcript text is text: the markup in Claude's answer is shown, not run.
+	html := browsertest.Eval[string](t, e.ctx, `[...document.querySelectorAll('.bubble.claude')].map(n => n.textContent).join('\n')`)
+	if !strings.Contains(html, `<img src=x onerror="document.title='pwned'">`) {
+		t.Errorf("markup not shown as text: %q", html)
+	}
+	if n := browsertest.Eval[int](t, e.ctx, `document.querySelectorAll('#log img, #log b').length`); n != 0 || browsertest.Eval[string](t, e.ctx, `document.title`) == "pwned" {
+		t.Error("transcript markup was rendered as HTML")
+	}
+
+	// Needs input is highlighted.
+	e.hook("notification", map[string]any{"session_id": "s", "transcript_path": e.tokyo.path, "cwd": e.tokyo.cwd,
+		"hook_event_name": "Notification", "notification_type": "permission_prompt", "message": "Claude needs your permission to use Bash"})
+	e.poll("the needs-input highlight", `document.querySelector('#log .needs-input') !== null && document.querySelector('#state').textContent === 'needs input'`)
+
+	// Killed and restarted: the page recovers, nothing twice, nothing missing.
+	before := len(e.renderedIDs())
+	e.p.kill(syscall.SIGKILL)
+	e.tokyo.prompt("written while the bridge was down")
+	e.tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "answered while the bridge was down"})
+	e.p = startBridgeProc(t, e.home, e.port)
+	e.poll("the events written while down", `[...document.querySelectorAll('.bubble.claude')].some(n => n.textContent.includes('while the bridge was down'))`)
+	e.tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "after the restart"})
+	e.poll("an event after the restart", `[...document.querySelectorAll('.bubble.claude')].some(n => n.textContent.includes('after the restart'))`)
+	got := e.renderedIDs()
+	wantIDs := e.shownIDs(e.wsA.ID)
+	sorted := slices.Clone(got)
+	slices.Sort(sorted)
+	if !slices.Equal(sorted, wantIDs) || len(got) <= before {
+		t.Errorf("rendered ids after the restart:\n got %v\nwant %v", sorted, wantIDs)
+	}
+
+	// A message typed in the page is queued for that workspace.
+	if err := chromedp.Do(e.ctx, chromedp.SendKeys(chromedp.CSS("#message"), "no, test the mobile view"), chromedp.KeyEvent("\r")); err != nil {
+		t.Fatal(err)
+	}
+	e.poll("the sent message", `document.querySelector('#sent li') !== null`)
+	var list struct{ Messages []inject.Message }
+	getJSON(context.Background(), e.p.base+"/workspace/"+e.wsA.ID+"/session/messages", e.p.token(), &list)
+	if len(list.Messages) != 1 || list.Messages[0].Text != "no, test the mobile view" || list.Messages[0].State != inject.Queued {
+		t.Errorf("queue of %s: %+v", e.wsA.ID, list.Messages)
+	}
+	getJSON(context.Background(), e.p.base+"/workspace/"+e.wsB.ID+"/session/messages", e.p.token(), &list)
+	if len(list.Messages) != 0 {
+		t.Errorf("the unpaired workspace got messages: %+v", list.Messages)
+	}
+	e.screenshot("viewer.png")
+
+	// Unpairing from the CLI: the page says nothing is paired.
+	if out, err := runCLI(t, "unpair", "--addr", e.addr, "--home", e.home, e.wsA.ID); err != nil {
+		t.Fatalf("unpair: %v %s", err, out)
+	}
+	e.poll("the nothing-paired notice", `!document.querySelector('#notice').hidden && document.querySelector('#notice').textContent.includes('No workspace is paired')`)
+}
+
+// hook calls the bridge the way `conductor-bridge hook` does.
+func (e *viewerEnv) hook(name string, body map[string]any) {
+	e.t.Helper()
+	secret, err := os.ReadFile(filepath.Join(e.p.stateDir(), hookSecretFile))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, e.p.base+"/hook/"+name, strings.NewReader(string(b)))
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(secret)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		e.t.Fatalf("hook %s: %s", name, resp.Status)
+	}
+}

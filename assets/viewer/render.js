@@ -1,0 +1,193 @@
+// render.js draws a Conductor Bridge session stream into an element, the
+// way a 300-px side panel shows it: Claude's text as chat bubbles, tool
+// calls as compact badges with their result folded inside, a line at each
+// turn's end. It is the one renderer: the built-in viewer and the Chrome
+// side panel both load this file.
+//
+// Everything that comes from a transcript is set with textContent, never
+// parsed as HTML: a tool's output can hold any markup at all.
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+// One stroke path per tool family (24×24 grid).
+const ICONS = {
+  bash: 'M4 17l6-5-6-5M12 19h8',
+  read: 'M1 12s4-8 11-8 11 8 11 8-4 8-11 8S1 12 1 12zM12 9a3 3 0 1 0 0 6 3 3 0 0 0 0-6z',
+  edit: 'M17 3l4 4L7 21H3v-4L17 3z',
+  write: 'M14 2H6a2 2 0 0 0-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V8zM14 2v6h6M12 18v-6M9 15h6',
+  grep: 'M11 4a7 7 0 1 0 0 14 7 7 0 0 0 0-14zM21 21l-5-5',
+  glob: 'M3 7a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z',
+  task: 'M12 2a4 4 0 1 0 0 8 4 4 0 0 0 0-8zM4 22a8 8 0 0 1 16 0',
+  web: 'M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zM2 12h20M12 2a15 15 0 0 1 0 20M12 2a15 15 0 0 0 0 20',
+  other: 'M14.7 6.3a4 4 0 0 0-5.4 5.4L3 18l3 3 6.3-6.3a4 4 0 0 0 5.4-5.4l-2.5 2.5-2.5-.5-.5-2.5z',
+};
+
+const FAMILY = {
+  Bash: 'bash', BashOutput: 'bash', KillShell: 'bash',
+  Read: 'read', NotebookRead: 'read',
+  Edit: 'edit', MultiEdit: 'edit', NotebookEdit: 'edit',
+  Write: 'write',
+  Grep: 'grep',
+  Glob: 'glob', LS: 'glob',
+  Task: 'task', Agent: 'task',
+  WebFetch: 'web', WebSearch: 'web',
+};
+
+/** iconFor returns the icon family of a tool name. */
+export function iconFor(name) {
+  return FAMILY[name] || 'other';
+}
+
+function icon(family) {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('class', 'icon');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(SVG, 'path');
+  path.setAttribute('d', ICONS[family]);
+  svg.appendChild(path);
+  return svg;
+}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function cut(text, truncated) {
+  return truncated ? text + ' …' : text;
+}
+
+/** compact formats a token count: 950, 12.3k, 1.2M. */
+export function compact(n) {
+  if (n < 1000) return String(n);
+  if (n < 1e6) return (n / 1000).toFixed(n < 1e4 ? 1 : 0) + 'k';
+  return (n / 1e6).toFixed(1) + 'M';
+}
+
+/** turnLine is the text of a turn's end: tokens, cost, duration, model. */
+export function turnLine(e) {
+  const parts = [
+    compact(e.input_tokens || 0) + ' in',
+    compact(e.output_tokens || 0) + ' out',
+  ];
+  const cache = (e.cache_read_input_tokens || 0) + (e.cache_creation_input_tokens || 0);
+  if (cache) parts.push(compact(cache) + ' cache');
+  parts.push('$' + (e.cost_usd || 0).toFixed(4));
+  if (e.duration_ms) parts.push((e.duration_ms / 1000).toFixed(1) + 's');
+  if (e.model) parts.push(e.model);
+  return parts.join(' · ');
+}
+
+/**
+ * createRenderer returns a renderer that appends events to container.
+ * add(event) returns false for an event already shown (same or older id),
+ * so a stream replayed after a reconnect never shows anything twice.
+ * onState, if given, hears every status change (working, idle, needs_input).
+ */
+export function createRenderer(container, { onState } = {}) {
+  let last = 0;
+  const tools = new Map(); // tool_use_id → badge element
+
+  function place(node, e) {
+    node.dataset.id = String(e.id);
+    node.dataset.type = e.type;
+    if (e.sidechain) node.classList.add('sidechain');
+    const stick = container.scrollHeight - container.scrollTop - container.clientHeight < 40;
+    container.appendChild(node);
+    if (stick) container.scrollTop = container.scrollHeight;
+    return node;
+  }
+
+  const draw = {
+    assistant(e) {
+      return el('div', 'bubble claude', cut(e.content, e.truncated));
+    },
+    user(e) {
+      const b = el('div', 'bubble you', cut(e.content, e.truncated));
+      if (e.message_id) b.classList.add('injected');
+      return b;
+    },
+    thinking(e) {
+      const d = el('details', 'thinking');
+      d.appendChild(el('summary', '', 'thinking'));
+      d.appendChild(el('div', 'text', cut(e.content, e.truncated)));
+      return d;
+    },
+    tool_use(e) {
+      const family = iconFor(e.name);
+      const d = el('details', 'tool');
+      d.dataset.tool = family;
+      const s = el('summary');
+      s.appendChild(icon(family));
+      s.appendChild(el('span', 'name', e.name));
+      s.appendChild(el('span', 'input', cut(e.input, e.truncated_input)));
+      d.appendChild(s);
+      if (e.tool_use_id) tools.set(e.tool_use_id, d);
+      return d;
+    },
+    tool_result(e) {
+      const out = el('pre', 'result', cut(e.output, e.truncated_output));
+      if (e.is_error) out.classList.add('error');
+      out.dataset.id = String(e.id);
+      const badge = e.tool_use_id && tools.get(e.tool_use_id);
+      if (badge) {
+        // Folded into its call: the badge opens to show it.
+        badge.appendChild(out);
+        badge.classList.add(e.is_error ? 'failed' : 'done');
+        tools.delete(e.tool_use_id);
+        return null;
+      }
+      const d = el('details', 'tool orphan');
+      d.dataset.tool = iconFor(e.name);
+      const s = el('summary');
+      s.appendChild(icon(iconFor(e.name)));
+      s.appendChild(el('span', 'name', (e.name || 'tool') + ' result'));
+      d.appendChild(s);
+      d.appendChild(out);
+      return d;
+    },
+    turn_complete(e) {
+      return el('div', 'turn', '✓ ' + turnLine(e));
+    },
+    status(e) {
+      if (onState) onState(e.state, e.reason);
+      if (e.state !== 'needs_input') return null;
+      return el('div', 'needs-input', 'Claude needs your input' + (e.reason ? ' (' + e.reason.replace(/_/g, ' ') + ')' : ''));
+    },
+    session(e) {
+      if (e.reason === 'follow') return null; // a follow stream's switch: the page shows it
+      return el('div', 'divider', 'new session');
+    },
+    pairing(e) {
+      return el('div', 'divider', e.paired ? 'paired with Chrome' : 'unpaired from Chrome');
+    },
+    gap(e) {
+      return el('div', 'divider', 'events ' + e.gapFrom + '–' + (e.availableFrom - 1) + ' are no longer kept');
+    },
+  };
+
+  return {
+    add(e) {
+      const announce = e.type === 'session' && e.reason === 'follow';
+      if (e.type !== 'gap' && !announce && e.id <= last) return false;
+      if (e.type !== 'gap' && e.id > last) last = e.id;
+      const f = draw[e.type];
+      const node = f ? f(e) : null;
+      if (node) place(node, e);
+      return true;
+    },
+    /** lastId is the newest event shown: where to resume. */
+    get lastId() {
+      return last;
+    },
+    /** reset empties the view, for another workspace. */
+    reset() {
+      last = 0;
+      tools.clear();
+      container.replaceChildren();
+    },
+  };
+}

@@ -1,0 +1,277 @@
+// viewer.js is the built-in session viewer: pick a paired workspace, watch
+// its live stream, send Claude a message.
+//
+// It signs in with the session cookie that a one-time link set (the page
+// never sees the API token) and sends messages with a page key that lives
+// in this script's memory only. It reconnects by itself, resuming after the
+// last event shown, and the renderer drops anything it has already drawn.
+
+import { createRenderer } from './render.js';
+
+const $ = (id) => document.getElementById(id);
+const TYPES = ['assistant', 'thinking', 'tool_use', 'tool_result', 'user', 'turn_complete',
+  'status', 'session', 'pairing', 'gap'];
+
+const view = {
+  pageKey: '',
+  workspaces: [],
+  current: '', // workspace id shown
+  source: null, // the EventSource
+  retry: 0, // consecutive failed connects
+  sent: new Map(), // message id → <li>
+};
+
+const renderer = createRenderer($('log'), { onState: showState });
+
+class SignedOut extends Error {}
+
+async function api(path, { method = 'GET', body } = {}) {
+  const headers = {};
+  if (method !== 'GET') headers.Authorization = 'Bearer ' + view.pageKey;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const resp = await fetch(path, {
+    method, headers, credentials: 'same-origin', cache: 'no-store',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (resp.status === 401) throw new SignedOut();
+  const data = await resp.json().catch(() => ({}));
+  if (!resp.ok) throw new Error(data.error || resp.statusText);
+  return data;
+}
+
+function notice(text, command) {
+  const n = $('notice');
+  n.replaceChildren(document.createTextNode(text));
+  if (command) {
+    const c = document.createElement('code');
+    c.textContent = command;
+    n.appendChild(c);
+  }
+  n.hidden = false;
+}
+
+function signedOut() {
+  closeStream();
+  setConn('');
+  $('composer').hidden = true;
+  $('workspace').hidden = true;
+  notice('This viewer is not signed in (or its session ended). Open it again from the menu bar, or run:',
+    'conductor-bridge open');
+}
+
+function setConn(state) {
+  const c = $('conn');
+  c.className = 'conn ' + state;
+  c.title = { live: 'live', retry: 'reconnecting…' }[state] || 'not connected';
+}
+
+function showState(state, reason) {
+  const p = $('state');
+  p.hidden = !state;
+  p.className = 'pill ' + (state || '');
+  p.textContent = state === 'needs_input' ? 'needs input' : state || '';
+  p.title = reason || '';
+}
+
+// refreshSession gets a page key and keeps the cookie fresh.
+async function refreshSession() {
+  const s = await api('/api/session');
+  view.pageKey = s.page_key;
+}
+
+// refreshList reloads the paired workspaces and keeps the choice valid.
+async function refreshList() {
+  const { workspaces } = await api('/api/workspaces');
+  workspaces.sort((a, b) => Number(b.paired) - Number(a.paired) ||
+    String(b.paired_at || '').localeCompare(String(a.paired_at || '')));
+  view.workspaces = workspaces;
+  const sel = $('workspace');
+  const chosen = view.current || new URLSearchParams(location.search).get('ws') || '';
+  sel.replaceChildren(...workspaces.map((w) => {
+    const o = document.createElement('option');
+    o.value = w.id;
+    o.textContent = (w.repo ? w.repo + ' / ' : '') + w.name + (w.branch ? ' · ' + w.branch : '');
+    return o;
+  }));
+  if (workspaces.length === 0) {
+    closeStream();
+    view.current = '';
+    sel.hidden = true;
+    $('composer').hidden = true;
+    showState('');
+    notice('No workspace is paired with Chrome. Pair one from the menu bar, or run:',
+      'conductor-bridge pair <workspace>');
+    return;
+  }
+  $('notice').hidden = true;
+  sel.hidden = false;
+  $('composer').hidden = false;
+  const pick = workspaces.find((w) => w.id === chosen) || workspaces[0];
+  sel.value = pick.id;
+  if (pick.id !== view.current) {
+    select(pick.id);
+  }
+  if (view.current === pick.id && !view.source) showState(pick.status);
+}
+
+function select(id) {
+  closeStream();
+  view.current = id;
+  view.sent.clear();
+  $('sent').replaceChildren();
+  renderer.reset();
+  const w = view.workspaces.find((x) => x.id === id);
+  showState(w ? w.status : '');
+  history.replaceState(null, '', '/?ws=' + encodeURIComponent(id));
+  connect();
+}
+
+function closeStream() {
+  if (view.source) {
+    view.source.close();
+    view.source = null;
+  }
+}
+
+// connect opens the stream after the last event shown. EventSource retries
+// a dropped connection by itself (sending Last-Event-ID); when it gives up
+// (an error status, e.g. while the bridge restarts) we start over here.
+function connect() {
+  closeStream();
+  const id = view.current;
+  if (!id) return;
+  const url = '/workspace/' + encodeURIComponent(id) + '/session/stream?after=' + renderer.lastId;
+  const es = new EventSource(url, { withCredentials: true });
+  view.source = es;
+  const onEvent = (m) => {
+    if (view.source !== es) return;
+    let e;
+    try {
+      e = JSON.parse(m.data);
+    } catch {
+      return;
+    }
+    renderer.add(e);
+    if (e.type === 'user' && e.message_id) markSent(e.message_id, 'confirmed');
+    if (e.type === 'pairing' && !e.paired) setTimeout(() => refreshList().catch(onFailure), 100);
+  };
+  for (const t of TYPES) es.addEventListener(t, onEvent);
+  es.onopen = () => {
+    view.retry = 0;
+    setConn('live');
+  };
+  es.onerror = () => {
+    if (view.source !== es) return;
+    setConn('retry');
+    if (es.readyState === EventSource.CLOSED) {
+      view.source = null;
+      reconnectLater();
+    }
+  };
+}
+
+function reconnectLater() {
+  const delay = Math.min(5000, 500 * 2 ** view.retry++);
+  setTimeout(async () => {
+    if (view.source) return;
+    try {
+      await refreshSession();
+      await refreshList();
+      if (!view.source) connect();
+    } catch (err) {
+      onFailure(err);
+      if (!(err instanceof SignedOut)) reconnectLater();
+    }
+  }, delay);
+}
+
+function onFailure(err) {
+  if (err instanceof SignedOut) {
+    signedOut();
+  } else {
+    setConn('retry');
+  }
+}
+
+// The composer: each message is listed with its state until Claude has it.
+function markSent(id, state) {
+  const li = view.sent.get(id);
+  if (!li) return;
+  li.className = state;
+  li.firstChild.textContent = state;
+}
+
+async function send(text) {
+  const id = view.current;
+  const res = await api('/workspace/' + encodeURIComponent(id) + '/session/messages',
+    { method: 'POST', body: { message: text } });
+  const li = document.createElement('li');
+  li.className = res.status;
+  li.dataset.id = res.id;
+  li.appendChild(document.createElement('span')).className = 'state';
+  li.firstChild.textContent = res.status;
+  li.appendChild(document.createTextNode(text));
+  $('sent').prepend(li);
+  view.sent.set(res.id, li);
+}
+
+async function pollSent() {
+  const pending = [...view.sent].filter(([, li]) => li.className === 'queued' || li.className === 'delivered');
+  if (!pending.length || !view.current) return;
+  const { messages } = await api('/workspace/' + encodeURIComponent(view.current) + '/session/messages');
+  for (const m of messages) markSent(m.id, m.state);
+}
+
+$('composer').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const box = $('message');
+  const text = box.value.trim();
+  if (!text) return;
+  $('send').disabled = true;
+  try {
+    await send(text);
+    box.value = '';
+  } catch (err) {
+    if (err instanceof SignedOut) {
+      // The page key follows the cookie; get the current one and retry once.
+      try {
+        await refreshSession();
+        await send(text);
+        box.value = '';
+      } catch (again) {
+        onFailure(again);
+      }
+    } else {
+      box.setCustomValidity(err.message);
+      box.reportValidity();
+      setTimeout(() => box.setCustomValidity(''), 3000);
+    }
+  } finally {
+    $('send').disabled = false;
+  }
+});
+
+$('message').addEventListener('keydown', (ev) => {
+  if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
+    ev.preventDefault();
+    $('composer').requestSubmit();
+  }
+});
+
+$('workspace').addEventListener('change', (ev) => select(ev.target.value));
+
+async function start() {
+  try {
+    await refreshSession();
+    await refreshList();
+  } catch (err) {
+    onFailure(err);
+    if (!(err instanceof SignedOut)) reconnectLater();
+    return;
+  }
+  setInterval(() => refreshList().catch(onFailure), 5000);
+  setInterval(() => pollSent().catch(onFailure), 1000);
+  setInterval(() => refreshSession().catch(onFailure), 5 * 60 * 1000);
+}
+
+start();
