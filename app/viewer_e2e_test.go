@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,7 +101,7 @@ func (w *transcriptWriter) turn(prompt, answer string) {
 // viewerEnv is a bridge on a fake home with two workspaces, tokyo paired
 // with Chrome and osaka not, and a Chromium tab on the viewer.
 type viewerEnv struct {
-	t            *testing.T
+	t            testing.TB
 	home, addr   string
 	port         int
 	p            *bridgeProc
@@ -109,7 +110,7 @@ type viewerEnv struct {
 	ctx          context.Context
 }
 
-func newViewerEnv(t *testing.T) *viewerEnv {
+func newViewerEnv(t testing.TB) *viewerEnv {
 	chrome := browsertest.Find(t)
 	home := t.TempDir()
 	e := &viewerEnv{t: t, home: home}
@@ -176,7 +177,7 @@ func (e *viewerEnv) screenshot(name string) {
 		e.t.Errorf("screenshot: %v", err)
 		return
 	}
-	path := filepath.Join(e.t.ArtifactDir(), name)
+	path := filepath.Join(e.t.(*testing.T).ArtifactDir(), name)
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		e.t.Error(err)
 	}
@@ -298,5 +299,94 @@ func (e *viewerEnv) hook(name string, body map[string]any) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		e.t.Fatalf("hook %s: %s", name, resp.Status)
+	}
+}
+
+// hostilePage tries everything a web page on another localhost port could
+// do to the bridge, in the browser that holds the viewer's cookie, and
+// records what it managed to read.
+const hostilePage = `<!doctype html><title>hostile</title>
+<iframe name="sink" style="display:none"></iframe>
+<form id="f" method="POST" enctype="text/plain" target="sink"><input id="i"></form>
+<script>
+const B = %q, WS = %q;
+const results = {};
+const settle = (p, ms) => Promise.race([p, new Promise(r => setTimeout(() => r('timeout'), ms))]);
+async function run() {
+  results.fetchList = await fetch(B + '/api/workspaces', {credentials: 'include'})
+    .then(r => r.text()).catch(e => 'blocked: ' + e.name);
+  results.noCorsList = await fetch(B + '/api/workspaces', {mode: 'no-cors', credentials: 'include'})
+    .then(r => r.type + ':' + r.status).catch(e => 'blocked: ' + e.name);
+  results.eventSource = await settle(new Promise(resolve => {
+    const es = new EventSource(B + '/workspace/' + WS + '/session/stream', {withCredentials: true});
+    es.onmessage = () => resolve('read an event');
+    for (const t of ['assistant', 'user', 'tool_use', 'session', 'pairing']) es.addEventListener(t, () => resolve('read an event'));
+    es.onerror = () => { if (es.readyState === EventSource.CLOSED) resolve('closed'); };
+  }), 3000);
+  results.jsonPost = await fetch(B + '/workspace/' + WS + '/session/messages', {method: 'POST', credentials: 'include',
+    headers: {'Content-Type': 'application/json'}, body: JSON.stringify({message: 'pwned by fetch json'})})
+    .then(r => 'status ' + r.status).catch(e => 'blocked: ' + e.name);
+  results.noCorsPost = await fetch(B + '/workspace/' + WS + '/session/messages', {method: 'POST', mode: 'no-cors',
+    credentials: 'include', headers: {'Content-Type': 'text/plain'}, body: JSON.stringify({message: 'pwned by no-cors fetch'})})
+    .then(r => r.type).catch(e => 'blocked: ' + e.name);
+  const f = document.getElementById('f'), i = document.getElementById('i');
+  f.action = B + '/workspace/' + WS + '/session/messages';
+  i.name = '{"message":"pwned by form","x":"';
+  i.value = '"}';
+  f.submit();
+  await new Promise(r => setTimeout(r, 1000));
+  results.done = true;
+}
+window.results = results;
+run();
+</script>`
+
+// TestHostilePageCannotReachTheBridge serves a page on another localhost
+// port, in the Chromium that has the viewer open (and its cookie), and
+// checks it can neither read a workspace list or a stream nor inject.
+func TestHostilePageCannotReachTheBridge(t *testing.T) {
+	e := newViewerEnv(t)
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, hostilePage, "http://"+e.addr, e.wsA.ID)
+	}))
+	defer hostile.Close()
+	if err := chromedp.Do(e.ctx, chromedp.Navigate(hostile.URL)); err != nil {
+		t.Fatal(err)
+	}
+	e.poll("the attacks to finish", `window.results && window.results.done === true`)
+	res := browsertest.Eval[map[string]any](t, e.ctx, `window.results`)
+	t.Logf("hostile page results: %v", res)
+	for k, v := range res {
+		s := fmt.Sprint(v)
+		if strings.Contains(s, e.wsA.ID) || strings.Contains(s, "tokyo") || strings.Contains(s, "read an event") {
+			t.Errorf("%s: the page read %q", k, s)
+		}
+	}
+	if !strings.HasPrefix(fmt.Sprint(res["fetchList"]), "blocked") || res["eventSource"] != "closed" ||
+		!strings.HasPrefix(fmt.Sprint(res["jsonPost"]), "blocked") {
+		t.Errorf("expected refusals: %v", res)
+	}
+	// Nothing reached the queue, by any route.
+	var list struct{ Messages []inject.Message }
+	getJSON(context.Background(), e.p.base+"/workspace/"+e.wsA.ID+"/session/messages", e.p.token(), &list)
+	if len(list.Messages) != 0 {
+		t.Errorf("a hostile page injected: %+v", list.Messages)
+	}
+	// The refusals are the bridge's, not only the browser's: the form post
+	// and the no-cors fetch reached it and were answered 403.
+	refused := 0
+	logs, _ := filepath.Glob(filepath.Join(e.p.stateDir(), "logs", "*.log"))
+	for _, f := range logs {
+		b, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "request refused") && strings.Contains(line, `"method":"POST"`) &&
+				strings.Contains(line, "/workspace/"+e.wsA.ID+"/session/messages") && strings.Contains(line, hostile.URL) {
+				refused++
+			}
+		}
+	}
+	if refused < 2 {
+		t.Errorf("the bridge refused %d hostile POSTs, want the form's and the no-cors fetch's", refused)
 	}
 }

@@ -29,7 +29,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		if !s.hostAllowed(r.Host) {
-			writeError(w, http.StatusForbidden, "forbidden host")
+			s.refuse(w, r, "forbidden host")
 			return
 		}
 		origin := r.Header.Get("Origin")
@@ -44,16 +44,25 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		case origin != "" && !s.isSelfOrigin(origin, r.Host):
-			writeError(w, http.StatusForbidden, "forbidden origin")
+			s.refuse(w, r, "forbidden origin")
 			return
 		}
 		if site := r.Header.Get("Sec-Fetch-Site"); !extension && (site == "cross-site" || site == "same-site") &&
 			!isViewerNavigation(r) {
-			writeError(w, http.StatusForbidden, "forbidden: request made by another site")
+			s.refuse(w, r, "forbidden: request made by another site")
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refuse answers 403. Refusals are logged at debug level only: a page
+// hammering the port must not be able to fill the disk.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, why string) {
+	s.Log.Debug().Str("why", why).Str("method", r.Method).Str("path", r.URL.Path).
+		Str("host", r.Host).Str("origin", r.Header.Get("Origin")).
+		Str("fetch_site", r.Header.Get("Sec-Fetch-Site")).Msg("request refused")
+	writeError(w, http.StatusForbidden, why)
 }
 
 // preflight answers a CORS preflight from an allow-listed origin.
