@@ -121,16 +121,22 @@ func endSession(s *claudetest.Session) {
 // the agent, as the bridge streams it from the session's start.
 func (e *agentEnv) deliveries(ws, id string) int {
 	e.t.Helper()
-	evs := openStream(e.t, e.p, ws, 0).until(e.t, 10*time.Second, func(evs []event.Event) bool {
-		return len(evs) > 0 && evs[len(evs)-1].ID >= e.workspaceByID(ws).LastEventID
-	})
-	n := 0
-	for _, ev := range evs {
-		if ev.Type == event.User && ev.MessageID == id {
-			n++
+	n := func(evs []event.Event) int {
+		k := 0
+		for _, ev := range evs {
+			if ev.Type == event.User && ev.MessageID == id {
+				k++
+			}
 		}
+		return k
 	}
-	return n
+	// A message is confirmed while its transcript line is parsed, a moment
+	// before the event is published: wait for the event, then for whatever
+	// else the workspace had by then.
+	evs := openStream(e.t, e.p, ws, 0).until(e.t, 10*time.Second, func(evs []event.Event) bool {
+		return n(evs) > 0 && evs[len(evs)-1].ID >= e.workspaceByID(ws).LastEventID
+	})
+	return n(evs)
 }
 
 func (e *agentEnv) workspaceByID(id string) apiWorkspace {

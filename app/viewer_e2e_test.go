@@ -243,13 +243,16 @@ func TestViewerInRealChromium(t *testing.T) {
 
 	// Killed and restarted: the page recovers, nothing twice, nothing missing.
 	before := len(e.renderedIDs())
+	e.poll("the live indicator", `document.querySelector('#conn').classList.contains('live')`)
 	e.p.kill(syscall.SIGKILL)
+	e.poll("the reconnecting indicator", `document.querySelector('#conn').classList.contains('retry')`)
 	e.tokyo.prompt("written while the bridge was down")
 	e.tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "answered while the bridge was down"})
 	e.p = startBridgeProc(t, e.home, e.port)
 	e.poll("the events written while down", `[...document.querySelectorAll('.bubble.claude')].some(n => n.textContent.includes('while the bridge was down'))`)
 	e.tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "after the restart"})
 	e.poll("an event after the restart", `[...document.querySelectorAll('.bubble.claude')].some(n => n.textContent.includes('after the restart'))`)
+	e.poll("the live indicator again", `document.querySelector('#conn').classList.contains('live')`)
 	got := e.renderedIDs()
 	wantIDs := e.shownIDs(e.wsA.ID)
 	sorted := slices.Clone(got)
