@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
 
 	"conductorbridge/bridge/browsertest"
@@ -108,6 +110,7 @@ type viewerEnv struct {
 	tokyo, osaka *transcriptWriter
 	wsA, wsB     apiWorkspace
 	ctx          context.Context
+	link         string // the one-time link the viewer was last opened with
 }
 
 func newViewerEnv(t testing.TB) *viewerEnv {
@@ -141,6 +144,7 @@ func (e *viewerEnv) openViewer() string {
 		e.t.Fatal(err)
 	}
 	browsertest.Poll(e.t, e.ctx, "the workspace list", `document.querySelectorAll('#workspace option').length > 0`, 10*time.Second)
+	e.link = link
 	return link
 }
 
@@ -276,6 +280,44 @@ func TestViewerInRealChromium(t *testing.T) {
 		t.Errorf("the unpaired workspace got messages: %+v", list.Messages)
 	}
 	e.screenshot("viewer.png")
+
+	// The cookie Chromium holds is HttpOnly and Strict; neither it, the
+	// token nor the link's code is in the bridge's logs; the state is private.
+	jar, err := chromedp.CallBrowser(e.ctx, storage.GetCookies, storage.GetCookiesParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cookie *network.Cookie
+	for _, c := range jar.Cookies {
+		if c.Name == "cb_session" {
+			cookie = c
+		}
+	}
+	if cookie == nil || !cookie.HTTPOnly || cookie.SameSite != network.CookieSameSiteStrict || cookie.Path != "/" {
+		t.Fatalf("session cookie in Chromium: %+v", cookie)
+	}
+	logs, _ := filepath.Glob(filepath.Join(e.p.stateDir(), "logs", "*.log"))
+	for _, f := range logs {
+		b, _ := os.ReadFile(f)
+		if strings.Contains(string(b), cookie.Value) || strings.Contains(string(b), token) ||
+			strings.Contains(string(b), strings.TrimPrefix(e.link, "http://"+e.addr+"/open/")) {
+			t.Errorf("a secret is in %s", f)
+		}
+	}
+	for _, name := range []string{tokenFile, hookSecretFile, pairingFile} {
+		if info, err := os.Stat(filepath.Join(e.p.stateDir(), name)); err != nil || info.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v", name, info.Mode().Perm(), err)
+		}
+	}
+
+	// The link it was opened with is useless a second time.
+	if err := chromedp.Do(e.ctx, chromedp.Navigate(e.link)); err != nil {
+		t.Fatal(err)
+	}
+	if body := browsertest.Eval[string](t, e.ctx, `document.body.innerText`); !strings.Contains(body, "already used") {
+		t.Errorf("second use of the link: %q", body)
+	}
+	e.openViewer()
 
 	// Unpairing from the CLI: the page says nothing is paired.
 	if out, err := runCLI(t, "unpair", "--addr", e.addr, "--home", e.home, e.wsA.ID); err != nil {
