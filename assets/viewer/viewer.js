@@ -2,9 +2,10 @@
 // its live stream, send Claude a message.
 //
 // It signs in with the session cookie that a one-time link set (the page
-// never sees the API token) and sends messages with a page key that lives
-// in this script's memory only. It reconnects by itself, resuming after the
-// last event shown, and the renderer drops anything it has already drawn.
+// never sees a token). The same link hands it a page key in the URL
+// fragment, which no server sees; it is kept for this tab only and lets the
+// page send messages. It reconnects by itself, resuming after the last
+// event shown, and the renderer drops anything it has already drawn.
 
 import { createRenderer } from './render.js';
 
@@ -12,8 +13,20 @@ const $ = (id) => document.getElementById(id);
 const TYPES = ['assistant', 'thinking', 'tool_use', 'tool_result', 'user', 'turn_complete',
   'status', 'session', 'pairing', 'gap'];
 
+// takePageKey moves the page key out of the address bar (and history) into
+// this tab's session storage, where a reload finds it again.
+function takePageKey() {
+  const m = /[#&]pk=([^&]+)/.exec(location.hash);
+  if (m) {
+    sessionStorage.setItem('cb.pk', m[1]);
+    history.replaceState(null, '', location.pathname + location.search);
+    return m[1];
+  }
+  return sessionStorage.getItem('cb.pk') || '';
+}
+
 const view = {
-  pageKey: '',
+  pageKey: takePageKey(),
   workspaces: [],
   current: '', // workspace id shown
   source: null, // the EventSource
@@ -73,10 +86,9 @@ function showState(state, reason) {
   p.title = reason || '';
 }
 
-// refreshSession gets a page key and keeps the cookie fresh.
+// refreshSession keeps the cookie fresh (and says whether it still works).
 async function refreshSession() {
-  const s = await api('/api/session');
-  view.pageKey = s.page_key;
+  await api('/api/session');
 }
 
 // refreshList reloads the paired workspaces and keeps the choice valid.
@@ -233,14 +245,7 @@ $('composer').addEventListener('submit', async (ev) => {
     box.value = '';
   } catch (err) {
     if (err instanceof SignedOut) {
-      // The page key follows the cookie; get the current one and retry once.
-      try {
-        await refreshSession();
-        await send(text);
-        box.value = '';
-      } catch (again) {
-        onFailure(again);
-      }
+      onFailure(err);
     } else {
       box.setCustomValidity(err.message);
       box.reportValidity();

@@ -11,24 +11,28 @@ import (
 // Who may do what (DESIGN.md, "Security"):
 //
 //   - Reads (workspace list, streams, message lists) need a credential:
-//     the API token, the browser session cookie, or a page key. Other users
-//     on this Mac can reach 127.0.0.1 too; none of them can read the token.
-//   - State changes need the token or a page key, never the cookie alone:
-//     a browser attaches cookies by itself, so a cookie proves nothing about
-//     who asked.
-//   - Local control (pairing, exposure, viewer links, token rotation) needs
-//     the token and must not come from a browser: a web page, even an
-//     allow-listed extension, cannot widen what browsers see.
-//   - A request from a browser sees only paired workspaces, unless the
-//     user set exposure to all.
+//     the API token, the extension token, the browser session cookie, or a
+//     page key. Other users on this Mac can reach 127.0.0.1 too.
+//   - State changes need the API token, the extension token or a page key,
+//     never the cookie alone: a browser attaches cookies by itself (to every
+//     port of 127.0.0.1), so a cookie proves nothing about who asked.
+//   - Local control (pairing, exposure, registering worktrees, viewer links,
+//     token rotation) needs the API token, from outside any browser: a web
+//     page, even an allow-listed extension, cannot widen what browsers see.
+//   - A browser sees only paired workspaces, unless the user set exposure
+//     to all. "A browser" is a request with browser headers, or any request
+//     made with a browser's credential: the extension token is handed to
+//     whoever presents an allow-listed Origin, which a local program can
+//     forge, so what it can do is bounded by the credential, not the headers.
 
 type credential int
 
 const (
-	credNone   credential = iota
-	credCookie            // the HttpOnly session cookie: reads only
-	credPage              // the viewer's page key, bound to its cookie
-	credToken             // the API token
+	credNone      credential = iota
+	credCookie               // the HttpOnly session cookie: reads only
+	credPage                 // the viewer's page key, bound to its cookie
+	credExtension            // the token an allow-listed extension gets
+	credToken                // the API token
 )
 
 // credential returns the strongest credential r carries.
@@ -37,8 +41,14 @@ func (s *Server) credential(r *http.Request) credential {
 	if bearer != "" && s.Token != nil && s.Token.Equal(bearer) {
 		return credToken
 	}
+	if s.Sessions == nil {
+		return credNone
+	}
+	if s.Sessions.ValidExtensionToken(bearer) {
+		return credExtension
+	}
 	cookie := sessionCookie(r)
-	if cookie == "" || s.Sessions == nil {
+	if cookie == "" {
 		return credNone
 	}
 	if strings.HasPrefix(bearer, "pk.") && s.Sessions.ValidPageKey(cookie, bearer) && s.sameOrigin(r) {
@@ -73,9 +83,15 @@ func fromBrowser(r *http.Request) bool {
 		r.Header.Get("Sec-Fetch-Mode") != "" || sessionCookie(r) != ""
 }
 
+// browserScoped reports whether r gets a browser's view: it has browser
+// headers, or a credential only browsers are given.
+func (s *Server) browserScoped(r *http.Request) bool {
+	return fromBrowser(r) || s.credential(r) != credToken
+}
+
 // visible reports whether workspace id may be shown to r.
 func (s *Server) visible(r *http.Request, id string) bool {
-	if !fromBrowser(r) || s.Pairing == nil {
+	if s.Pairing == nil || !s.browserScoped(r) {
 		return true
 	}
 	if s.Pairing.Exposure() == pairing.ExposeAll {
@@ -105,7 +121,7 @@ func (s *Server) read(next http.HandlerFunc) http.HandlerFunc {
 func (s *Server) write(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		switch s.credential(r) {
-		case credToken, credPage:
+		case credToken, credExtension, credPage:
 			next(w, r)
 		case credCookie:
 			unauthorized(w, "the session cookie is accepted on reads only; a state change needs the token")

@@ -81,13 +81,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /sse-session", s.sseSession)
 	mux.HandleFunc("POST /workspace/{id}/session/messages", s.write(s.postMessage))
 	mux.HandleFunc("DELETE /workspace/{id}/session/messages/{mid}", s.write(s.deleteMessage))
-	mux.HandleFunc("POST /api/workspaces", s.write(s.registerWorkspace))
-	mux.HandleFunc("DELETE /api/workspaces/{id}", s.write(s.unregisterWorkspace))
 
 	// Local control: the token, never from a browser.
 	mux.HandleFunc("POST /api/workspaces/{id}/pair", s.local(s.pair))
 	mux.HandleFunc("POST /api/workspaces/{id}/unpair", s.local(s.unpair))
 	mux.HandleFunc("PUT /api/settings", s.local(s.putSettings))
+	mux.HandleFunc("POST /api/workspaces", s.local(s.registerWorkspace))
+	mux.HandleFunc("DELETE /api/workspaces/{id}", s.local(s.unregisterWorkspace))
 	mux.HandleFunc("POST /api/viewer-link", s.local(s.viewerLink))
 	mux.HandleFunc("POST /api/token/rotate", s.local(s.rotateToken))
 
@@ -117,9 +117,16 @@ func (s *Server) afterFirstScan(next http.Handler) http.Handler {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	list := s.Engine.Workspaces()
+	// Counts only what the asker may see: a browser learns nothing of
+	// unpaired workspaces, not even how many there are.
+	all := s.Engine.Workspaces()
+	list := all[:0:0]
 	active := 0
-	for _, ws := range list {
+	for _, ws := range all {
+		if !s.visible(r, ws.ID) {
+			continue
+		}
+		list = append(list, ws)
 		if ws.Active {
 			active++
 		}

@@ -14,12 +14,13 @@ import (
 )
 
 // The browser's ways in (see SIDEPANEL.md for a client's view):
-//   - an allow-listed extension trades its Origin for the token
-//     (POST /extension-token), then the token for a session cookie
+//   - an allow-listed extension trades its Origin for the extension token
+//     (POST /extension-token), then that for a session cookie
 //     (POST /sse-session) so EventSource can authenticate;
 //   - the built-in viewer is opened through a one-time link
-//     (GET /open/{code}) that sets the cookie; its script then asks for a
-//     page key (GET /api/session) to send messages. It never sees the token.
+//     (GET /open/{code}) that sets the cookie and hands the page its page
+//     key in the URL fragment, which no server sees. It never sees a token,
+//     and GET /api/session only keeps its cookie fresh.
 
 // viewerCSP keeps the viewer to its own files: no inline script, nothing
 // fetched from anywhere else, no framing.
@@ -79,33 +80,34 @@ func (s *Server) openLink(w http.ResponseWriter, r *http.Request) {
 			"Run `conductor-bridge open` (or use Open session viewer in the menu bar) for a new one.\n"))
 		return
 	}
-	s.setSessionCookie(w)
+	cookie, _ := s.setSessionCookie(w)
 	to := "/"
 	if ws != "" {
 		to += "?ws=" + url.QueryEscape(ws)
 	}
+	to += "#pk=" + s.Sessions.PageKey(cookie)
 	s.Log.Info().Str("workspace", ws).Msg("viewer link opened")
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// extensionToken hands the API token to an allow-listed extension, the
-// way gstack's side panel gets its token from gstack's own server. The
-// guard has checked Host; only an extension origin on the list gets here
-// with its answer readable.
+// extensionToken hands an allow-listed extension its token, the way
+// gstack's side panel gets one from gstack's own server. It is not the API
+// token: a local program can forge the Origin, so the extension token is
+// worth what a browser may do — paired workspaces only, no local control.
 func (s *Server) extensionToken(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
 	if !strings.HasPrefix(origin, "chrome-extension://") || !slices.Contains(s.Origins, origin) {
 		writeError(w, http.StatusForbidden, "the token is only given to allow-listed extensions")
 		return
 	}
-	s.Log.Info().Str("origin", origin).Msg("API token handed to extension")
-	writeJSON(w, http.StatusOK, map[string]string{"token": s.Token.Value()})
+	s.Log.Info().Str("origin", origin).Msg("extension token handed out")
+	writeJSON(w, http.StatusOK, map[string]string{"token": s.Sessions.ExtensionToken()})
 }
 
-// sseSession trades the token for a session cookie, which EventSource
+// sseSession trades a token for a session cookie, which EventSource
 // (that cannot send an Authorization header) carries by itself.
 func (s *Server) sseSession(w http.ResponseWriter, r *http.Request) {
-	if s.credential(r) != credToken {
+	if c := s.credential(r); c != credToken && c != credExtension {
 		unauthorized(w, "missing or wrong token (see: conductor-bridge token)")
 		return
 	}
@@ -113,22 +115,26 @@ func (s *Server) sseSession(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"expires": exp.UTC(), "cookie": auth.CookieName})
 }
 
-// pageSession gives the viewer's script its page key, and renews the
-// cookie once half its life is gone, so an open viewer stays signed in
-// while it keeps asking. Only a cookie from the bridge's own page gets here.
+// pageSession keeps an open viewer signed in: it renews the cookie once
+// half its life is gone, up to auth.MaxSession. Only the bridge's own page
+// gets here (a same-origin request with the cookie); it hands out nothing
+// but a fresher cookie.
 func (s *Server) pageSession(w http.ResponseWriter, r *http.Request) {
 	cookie := sessionCookie(r)
 	exp, ok := s.Sessions.Valid(cookie)
-	if !ok || !s.sameOrigin(r) {
+	if !ok || r.Header.Get("Sec-Fetch-Site") != "same-origin" || !s.sameOrigin(r) {
 		unauthorized(w, "open the viewer with: conductor-bridge open")
 		return
 	}
 	if time.Until(exp) < auth.SessionTTL/2 {
-		cookie, exp = s.setSessionCookie(w)
+		if renewed, rexp, ok := s.Sessions.Renew(cookie); ok && renewed != cookie {
+			http.SetCookie(w, &http.Cookie{
+				Name: auth.CookieName, Value: renewed, Path: "/",
+				Expires: rexp, MaxAge: int(time.Until(rexp) / time.Second),
+				HttpOnly: true, SameSite: http.SameSiteStrictMode,
+			})
+			exp = rexp
+		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"page_key": s.Sessions.PageKey(cookie),
-		"expires":  exp.UTC(),
-		"exposure": s.Pairing.Exposure(),
-	})
+	writeJSON(w, http.StatusOK, map[string]any{"expires": exp.UTC(), "exposure": s.Pairing.Exposure()})
 }

@@ -59,7 +59,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // refuse answers 403. Refusals are logged at debug level only: a page
 // hammering the port must not be able to fill the disk.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, why string) {
-	s.Log.Debug().Str("why", why).Str("method", r.Method).Str("path", r.URL.Path).
+	p := r.URL.Path
+	if strings.HasPrefix(p, "/open/") {
+		p = "/open/…" // an unused one-time code is a secret
+	}
+	s.Log.Debug().Str("why", why).Str("method", r.Method).Str("path", p).
 		Str("host", r.Host).Str("origin", r.Header.Get("Origin")).
 		Str("fetch_site", r.Header.Get("Sec-Fetch-Site")).Msg("request refused")
 	writeError(w, http.StatusForbidden, why)

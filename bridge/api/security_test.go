@@ -65,8 +65,14 @@ func TestBrowserSeesOnlyPairedWorkspaces(t *testing.T) {
 	if got := ids(cli); !slices.Equal(got, []string{"ws1", "ws2"}) {
 		t.Errorf("CLI sees %v, want both", got)
 	}
+	ext := e.srv.Sessions.ExtensionToken()
 	browsers := map[string]req{
 		"extension with token":  {bearer: tok, origin: extOrigin},
+		// The extension token is browser-scoped even without browser
+		// headers: a local program that forged the Origin to get it is no
+		// better off than the extension.
+		"extension token, no headers": {bearer: ext},
+		"cookie, no headers":          {cookie: cookie},
 		"extension with cookie": {cookie: cookie, origin: extOrigin},
 		"viewer with cookie":    {cookie: cookie, hdr: map[string]string{"Sec-Fetch-Site": "same-origin"}},
 	}
@@ -88,6 +94,13 @@ func TestBrowserSeesOnlyPairedWorkspaces(t *testing.T) {
 		ctype: "application/json", bearer: tok, origin: extOrigin}
 	if code, _ := e.do(t, inj); code != 404 || len(e.queue.List("ws2")) != 0 {
 		t.Errorf("browser injected into an unpaired workspace: %d", code)
+	}
+	// Health counts only what the asker may see.
+	if _, h := e.do(t, req{path: "/health", origin: extOrigin}); h["workspaces"] != 1.0 {
+		t.Errorf("health for a browser counts %v workspaces, want 1", h["workspaces"])
+	}
+	if _, h := e.do(t, req{path: "/health", bearer: tok}); h["workspaces"] != 2.0 {
+		t.Errorf("health for the CLI counts %v workspaces, want 2", h["workspaces"])
 	}
 	// Exposure "all" shows everything.
 	e.pairing.SetExposure(pairing.ExposeAll)
@@ -115,8 +128,12 @@ func TestExtensionTokenOnlyForAllowListedExtensions(t *testing.T) {
 		if code != tt.want {
 			t.Errorf("%s: %d, want %d", tt.name, code, tt.want)
 		}
-		if got, _ := body["token"].(string); (got == e.token.Value()) != (tt.want == 200) {
-			t.Errorf("%s: token handed out = %v", tt.name, got != "")
+		got, _ := body["token"].(string)
+		if got == e.token.Value() {
+			t.Errorf("%s: the API token itself was handed out", tt.name)
+		}
+		if (got == e.srv.Sessions.ExtensionToken()) != (tt.want == 200) {
+			t.Errorf("%s: extension token handed out = %v", tt.name, got != "")
 		}
 	}
 }
@@ -234,8 +251,10 @@ func TestViewerLinkIsOneTimeAndPageKeyWrites(t *testing.T) {
 	nav := map[string]string{"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate"}
 	resp := e.send(t, req{path: link, hdr: nav})
 	resp.Body.Close()
-	if resp.StatusCode != 303 || resp.Header.Get("Location") != "/?ws=ws2" {
-		t.Fatalf("open: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	loc := resp.Header.Get("Location")
+	to, key, _ := strings.Cut(loc, "#pk=")
+	if resp.StatusCode != 303 || to != "/?ws=ws2" || !strings.HasPrefix(key, "pk.") {
+		t.Fatalf("open: %d %s", resp.StatusCode, loc)
 	}
 	cookie := cookieFrom(t, resp).Value
 	again := e.send(t, req{path: link, hdr: nav})
@@ -244,17 +263,22 @@ func TestViewerLinkIsOneTimeAndPageKeyWrites(t *testing.T) {
 		t.Errorf("link used twice: %d, cookies %v", again.StatusCode, again.Cookies())
 	}
 
-	// The page asks for its key with the cookie …
+	// The page keeps its cookie fresh; that call never hands out a key,
+	// so whoever gets hold of the cookie alone can only read.
 	same := map[string]string{"Sec-Fetch-Site": "same-origin"}
 	code, sess := e.do(t, req{path: "/api/session", cookie: cookie, hdr: same})
-	key, _ := sess["page_key"].(string)
-	if code != 200 || !strings.HasPrefix(key, "pk.") {
+	if code != 200 || sess["page_key"] != nil || sess["expires"] == nil {
 		t.Fatalf("page session: %d %v", code, sess)
 	}
-	if code, _ := e.do(t, req{path: "/api/session", bearer: tok}); code != 401 {
-		t.Errorf("page key handed out without a cookie: %d", code)
+	for name, r := range map[string]req{
+		"token, no cookie":         {path: "/api/session", bearer: tok},
+		"cookie, no browser label": {path: "/api/session", cookie: cookie},
+	} {
+		if code, _ := e.do(t, r); code != 401 {
+			t.Errorf("%s: /api/session answered %d", name, code)
+		}
 	}
-	// … and sends with key + cookie from its own origin.
+	// It sends with key + cookie from its own origin.
 	msg := req{method: "POST", path: "/workspace/ws2/session/messages", body: `{"message":"check the mobile view"}`,
 		ctype: "application/json", bearer: key, cookie: cookie, origin: self}
 	if code, body := e.do(t, msg); code != 202 {
@@ -287,9 +311,18 @@ func TestPairingIsLocalControl(t *testing.T) {
 		{method: "POST", path: "/api/workspaces/ws2/pair", bearer: tok, hdr: map[string]string{"Sec-Fetch-Site": "same-origin"}},
 		{method: "PUT", path: "/api/settings", bearer: tok, origin: extOrigin, ctype: "application/json", body: `{"exposure":"all"}`},
 		{method: "POST", path: "/api/token/rotate", bearer: tok, origin: extOrigin},
+		{method: "POST", path: "/api/workspaces", bearer: tok, origin: extOrigin, ctype: "application/json", body: `{"directory":"/w/osaka"}`},
+		{method: "DELETE", path: "/api/workspaces/ws2", bearer: tok, origin: extOrigin},
 	} {
 		if code, _ := e.do(t, r); code != 403 {
 			t.Errorf("%s %s from a browser: %d, want 403", r.method, r.path, code)
+		}
+	}
+	// Nor with the extension token, headers or not.
+	ext := e.srv.Sessions.ExtensionToken()
+	for _, p := range []string{"/api/workspaces/ws2/pair", "/api/token/rotate", "/api/viewer-link"} {
+		if code, _ := e.do(t, req{method: "POST", path: p, bearer: ext}); code != 401 {
+			t.Errorf("%s with the extension token: %d, want 401", p, code)
 		}
 	}
 	if _, ok := e.pairing.Paired("ws2"); ok || e.pairing.Exposure() != pairing.ExposePaired {

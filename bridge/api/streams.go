@@ -13,6 +13,20 @@ import (
 // stream serves one workspace's session stream.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	// Listen for rotation and unpairing before checking, so neither can
+	// slip in between the check and the stream.
+	ctx, cancel := s.streamContext(r)
+	defer cancel()
+	var changes <-chan struct{}
+	if s.Pairing != nil && s.browserScoped(r) {
+		var stop func()
+		changes, stop = s.Pairing.Watch()
+		defer stop()
+	}
+	if s.credential(r) == credNone {
+		unauthorized(w, "the token was rotated")
+		return
+	}
 	if _, ok := s.lookup(w, r); !ok {
 		return
 	}
@@ -21,13 +35,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "unknown workspace: "+id)
 		return
 	}
-	ctx, cancel := s.streamContext(r)
-	defer cancel()
-	if fromBrowser(r) && s.Pairing != nil {
+	if changes != nil {
 		// Unpairing ends a browser's stream, right after the pairing event
 		// that announces it (SSE.Serve writes what is queued first).
-		changes, stop := s.Pairing.Watch()
-		defer stop()
 		go func() {
 			for {
 				select {
@@ -82,6 +92,10 @@ func (s *Server) followStream(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := s.streamContext(r)
 	defer cancel()
+	if s.credential(r) == credNone {
+		unauthorized(w, "the token was rotated")
+		return
+	}
 	f := &follower{s: s, changed: make(chan struct{}, 1)}
 	go f.watch(ctx)
 	s.SSE.Follow(ctx, w, r, f)

@@ -29,15 +29,19 @@ func TestSessionCookie(t *testing.T) {
 		t.Error("page key refused")
 	}
 
-	e, rest, _ := strings.Cut(c, ".")
+	parts := strings.Split(c, ".")
 	forged := []string{
-		"", "garbage", c + "x", "9" + c, // tampered expiry or MAC
-		"9999999999." + rest, // a later expiry, old signature
-		e + ".AAAA." + strings.SplitN(c, ".", 3)[2],
+		"", "garbage", c + "x", "9" + c, // tampered
+		strings.Join([]string{parts[0], "9999999999", parts[2], parts[3]}, "."), // a later expiry, old signature
+		strings.Join([]string{"1", parts[1], parts[2], parts[3]}, "."),          // an older start
+		strings.Join([]string{parts[0], parts[1], "AAAA", parts[3]}, "."),       // another nonce
 	}
 	for _, f := range forged {
 		if _, ok := s.Valid(f); ok {
 			t.Errorf("forged cookie %q accepted", f)
+		}
+		if s.ValidPageKey(f, key) {
+			t.Errorf("page key accepted with forged cookie %q", f)
 		}
 	}
 	c2, _ := s.Mint()
@@ -45,14 +49,34 @@ func TestSessionCookie(t *testing.T) {
 		t.Error("page key accepted with the wrong cookie")
 	}
 
-	now = exp
+	// Renewal extends the session and keeps its page key, up to MaxSession.
+	now = now.Add(20 * time.Minute)
+	renewed, rexp, ok := s.Renew(c)
+	if !ok || !rexp.Equal(now.Add(SessionTTL)) || !s.ValidPageKey(renewed, key) {
+		t.Fatalf("renew: %v %v", ok, rexp)
+	}
+	for i := 0; i < 40; i++ {
+		now = now.Add(25 * time.Minute)
+		if renewed, rexp, ok = s.Renew(renewed); !ok {
+			break
+		}
+	}
+	if ok || rexp.After(time.Unix(1_800_000_000, 0).Add(MaxSession)) {
+		t.Errorf("renewals outlive MaxSession: %v %v", ok, rexp)
+	}
+
+	now = time.Unix(1_800_000_000, 0).Add(SessionTTL)
 	if _, ok := s.Valid(c); ok {
 		t.Error("expired cookie accepted")
 	}
 	now = exp.Add(-time.Second)
+	ext := s.ExtensionToken()
+	if !s.ValidExtensionToken(ext) || s.ValidExtensionToken(tok.Value()) || strings.Contains(ext, tok.Value()) {
+		t.Error("extension token")
+	}
 	tok.Rotate()
-	if _, ok := s.Valid(c); ok || s.ValidPageKey(c, key) {
-		t.Error("cookie or page key survives token rotation")
+	if _, ok := s.Valid(c); ok || s.ValidPageKey(c, key) || s.ValidExtensionToken(ext) {
+		t.Error("cookie, page key or extension token survives token rotation")
 	}
 }
 
