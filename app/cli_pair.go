@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 
 	"conductorbridge/bridge/auth"
 )
@@ -105,20 +103,6 @@ func openViewer(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "could not open a browser (%v); open the link above yourself\n", err)
 	}
 	return nil
-}
-
-// openBrowser hands a URL to the desktop's browser.
-func openBrowser(url string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", url)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		cmd = exec.Command("xdg-open", url)
-	}
-	return cmd.Start()
 }
 
 // token prints the API token, for tools that call the bridge; --rotate

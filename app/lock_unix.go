@@ -10,6 +10,9 @@ import (
 	"syscall"
 )
 
+// errRunning: another bridge holds the state dir.
+var errRunning = errors.New("another Conductor Bridge is running")
+
 // lockState takes an exclusive lock on the state dir, so two bridges never
 // share one queue and one set of journals (the login item and a second
 // `serve` on another port would otherwise lose or repeat messages). The
@@ -22,7 +25,7 @@ func lockState(dir string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("another Conductor Bridge is running on %s (stop it first, or pass --state-dir)", dir)
+			return nil, fmt.Errorf("%w on %s (stop it first, or pass --state-dir)", errRunning, dir)
 		}
 		return nil, fmt.Errorf("lock state dir: %w", err)
 	}

@@ -2,7 +2,7 @@
 // Code agent workspace on this machine and serves each live session on
 // loopback for the Chrome side panel and any other client.
 //
-//	conductor-bridge                 run the bridge (headless until the tray lands)
+//	conductor-bridge                 run the bridge, with its menu-bar icon
 //	conductor-bridge serve [flags]   run the bridge
 //	conductor-bridge workspaces      list workspaces
 //	conductor-bridge tail <ws>       follow a workspace's session in the terminal
@@ -66,6 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return expose(ctx, args, stdout, stderr)
 	case "open":
 		return openViewer(ctx, args, stdout, stderr)
+	case "service":
+		return serviceCmd(args, stdout, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
 	case "version", "--version":
@@ -84,7 +86,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: conductor-bridge [command] [flags]
 
 commands:
-  serve        run the bridge (the default): --headless --addr 127.0.0.1:34568
+  serve        run the bridge with its menu-bar icon (the default): --headless --addr 127.0.0.1:34568
   workspaces   list workspaces (from the running bridge, else a direct scan)
   tail <ws>    follow a workspace's live session (id, name or directory)
   send <ws> <message>      queue a message for the agent (--wait: until Claude has it)
@@ -97,6 +99,8 @@ commands:
   expose [paired|all]      which workspaces browsers may see
   open [--print] [<ws>]    open the session viewer (a one-time link; pairs <ws>)
   token [--rotate]         print the API token (--rotate: replace it, cut off the old)
+  service install|uninstall|start|stop|status
+                           the login item (LaunchAgent on macOS, systemd --user unit on Linux)
   bench        measure parser throughput, stream latency, cold start and memory
   version      print the version
 

@@ -46,6 +46,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	var c config
 	c.register(fs)
 	headless := fs.Bool("headless", false, "run without the menu-bar icon")
+	ifNotRunning := fs.Bool("if-not-running", false, "exit quietly (and successfully) when a bridge already runs on this state dir: what the login item starts")
 	fs.Var(&c.Origins, "allow-origin", "a browser extension origin allowed to use the API (repeat for more; default gstack's)")
 	autoHooks := fs.Bool("auto-hooks", false, "install the message hooks into every Conductor or registered workspace as it is found (writes <workspace>/.claude/settings.local.json)")
 	if err := fs.Parse(args); err != nil {
@@ -54,7 +55,6 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := c.resolve(); err != nil {
 		return err
 	}
-	_ = headless // the tray lands in a later release: every run is headless for now
 	if err := os.MkdirAll(c.StateDir, 0o700); err != nil {
 		return fmt.Errorf("create state dir: %w", err)
 	}
@@ -64,6 +64,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer logFile.Close()
 	lock, err := lockState(c.StateDir)
+	if errors.Is(err, errRunning) && *ifNotRunning {
+		fmt.Fprintln(stderr, "Conductor Bridge is already running; nothing to do")
+		return nil // a success: the login item's manager leaves it at that
+	}
 	if err != nil {
 		log.Error().Err(err).Msg("cannot start")
 		return err
@@ -99,22 +103,34 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		log.Warn().Err(err).Msg("cannot record where the bridge listens; hooks fall back to the default address")
 	}
 	defer os.Remove(filepath.Join(c.StateDir, runFile))
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	log.Info().Str("addr", ln.Addr().String()).Str("version", version()).
-		Str("projects", c.ClaudeProjects).Str("state", c.StateDir).Msg("Conductor Bridge listening (headless)")
-	fmt.Fprintf(stderr, "Conductor Bridge %s listening on http://%s (headless)\n", version(), ln.Addr())
-
-	select {
-	case <-ctx.Done():
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
+	// Quit in the menu ends ctx like a signal does.
+	ctx, quit := context.WithCancel(ctx)
+	defer quit()
+	var serveErr error
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			serveErr = fmt.Errorf("serve: %w", err)
+			quit()
+		}
+	}()
+	mode := "headless"
+	why := trayUnavailable(*headless)
+	if why == nil {
+		mode = "menu bar"
 	}
+	log.Info().Str("addr", ln.Addr().String()).Str("version", version()).Str("mode", mode).
+		Str("projects", c.ClaudeProjects).Str("state", c.StateDir).Msg("Conductor Bridge listening")
+	fmt.Fprintf(stderr, "Conductor Bridge %s listening on http://%s (%s)\n", version(), ln.Addr(), mode)
+
+	// The menu bar owns the main goroutine until ctx ends (macOS draws its
+	// UI on the main thread); headless, this goroutine just waits.
+	runMenu(ctx, c, b, quit, why, log)
+	<-ctx.Done()
 	shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shut)
 	log.Info().Msg("Conductor Bridge stopped")
-	return nil
+	return serveErr
 }
 
 // bridge is the running engine and the API in front of it.

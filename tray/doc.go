@@ -1,4 +1,12 @@
-// Package tray will hold the menu-bar UI and desktop notifications
-// (DESIGN.md, "Tray, notifications, login item"). It sees the engine only
-// through a narrow interface and is not built yet: every run is headless.
+// Package tray is the menu bar: one icon that says whether any agent is
+// working or waiting for the person, a menu with a line per workspace
+// (pair it with Chrome, open it, mute it), and a desktop notification when
+// a turn completes or an agent needs input (DESIGN.md, "Tray,
+// notifications, login item").
+//
+// The shape follows Tailscale's client/systray: one Menu owns the state;
+// one event loop selects over clicks, engine changes and stream events; the
+// menu is rebuilt from state, never patched piecemeal. The tray sees the
+// engine only through the Engine and Pairing interfaces, and draws through
+// a Shell — fyne.io/systray for real, a fake in tests.
 package tray

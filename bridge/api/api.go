@@ -55,6 +55,8 @@ type Server struct {
 	// Viewer holds the built-in viewer's files (index.html at its root).
 	Viewer fs.FS
 	Log    zerolog.Logger
+
+	viewers viewers // open browser streams, for Viewing
 }
 
 // Handler returns the routed, guarded handler. Each route names who may

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -66,26 +68,35 @@ func (s *Server) viewerLink(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength != 0 && !decodeJSON(w, r, MaxBody, &body) {
 		return
 	}
-	newlyPaired := false
-	if body.Workspace != "" {
-		if _, ok := s.Engine.Workspace(body.Workspace); !ok {
-			writeError(w, http.StatusNotFound, "unknown workspace: "+body.Workspace)
-			return
+	link, newlyPaired, err := s.ViewerLink(r.Host, body.Workspace)
+	switch {
+	case errors.Is(err, errUnknownWorkspace):
+		writeError(w, http.StatusNotFound, err.Error())
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err.Error())
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"url": link, "workspace": body.Workspace, "paired": newlyPaired})
+	}
+}
+
+var errUnknownWorkspace = errors.New("unknown workspace")
+
+// ViewerLink makes a one-time link to the viewer at host (127.0.0.1:port),
+// showing workspace ("" for the viewer's choice), which it pairs if it is
+// not paired yet (and says so). The tray's "Open session viewer" uses it.
+func (s *Server) ViewerLink(host, workspace string) (link string, newlyPaired bool, err error) {
+	if workspace != "" {
+		if _, ok := s.Engine.Workspace(workspace); !ok {
+			return "", false, fmt.Errorf("%w: %s", errUnknownWorkspace, workspace)
 		}
-		if _, ok := s.Pairing.Paired(body.Workspace); !ok {
-			if err := s.Pairing.Pair(body.Workspace); err != nil {
-				writeError(w, http.StatusInternalServerError, err.Error())
-				return
+		if _, ok := s.Pairing.Paired(workspace); !ok {
+			if err := s.Pairing.Pair(workspace); err != nil {
+				return "", false, err
 			}
 			newlyPaired = true
 		}
 	}
-	code := s.Links.Mint(body.Workspace)
-	writeJSON(w, http.StatusOK, map[string]any{
-		"url":       "http://" + r.Host + "/open/" + url.PathEscape(code),
-		"workspace": body.Workspace,
-		"paired":    newlyPaired,
-	})
+	return "http://" + host + "/open/" + url.PathEscape(s.Links.Mint(workspace)), newlyPaired, nil
 }
 
 // rotateToken replaces the API token. Every holder of the old one is cut

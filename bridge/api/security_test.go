@@ -519,3 +519,47 @@ func TestViewerFilesAndSecretsNeverLogged(t *testing.T) {
 		t.Errorf("expected log lines missing:\n%s", logs)
 	}
 }
+
+func TestViewingCountsOpenBrowserStreams(t *testing.T) {
+	e := newEnv(t)
+	cookie := e.browserCookie(t)
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(3 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("never: %s", what)
+			}
+		}
+	}
+	if e.srv.Viewing("ws1") {
+		t.Fatal("viewing with no stream open")
+	}
+	// A CLI stream is not a person looking at the browser.
+	e.sse(t, req{path: "/workspace/ws1/session/stream", bearer: e.token.Value()})
+	time.Sleep(100 * time.Millisecond)
+	if e.srv.Viewing("ws1") {
+		t.Error("a CLI stream counts as viewing")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	hr, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.ts.URL+"/workspace/ws1/session/stream", nil)
+	hr.Header.Set("Origin", extOrigin)
+	hr.AddCookie(&http.Cookie{Name: auth.CookieName, Value: cookie})
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor("ws1 viewed", func() bool { return e.srv.Viewing("ws1") })
+	if e.srv.Viewing("ws2") {
+		t.Error("ws2 counted as viewed")
+	}
+	cancel()
+	resp.Body.Close()
+	waitFor("ws1 no longer viewed", func() bool { return !e.srv.Viewing("ws1") })
+	// A follow stream shows the latest pairing.
+	e.sse(t, req{path: "/session/stream", cookie: cookie, origin: extOrigin})
+	waitFor("the followed workspace viewed", func() bool { return e.srv.Viewing("ws1") })
+	e.pairing.Pair("ws2")
+	if !e.srv.Viewing("ws2") || e.srv.Viewing("ws1") {
+		t.Error("follow stream: viewing should move to ws2")
+	}
+}

@@ -35,6 +35,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "unknown workspace: "+id)
 		return
 	}
+	if fromBrowser(r) {
+		s.viewers.add(id, 1)
+		defer s.viewers.add(id, -1)
+	}
 	if changes != nil {
 		// Unpairing ends a browser's stream, right after the pairing event
 		// that announces it (SSE.Serve writes what is queued first).
@@ -95,6 +99,10 @@ func (s *Server) followStream(w http.ResponseWriter, r *http.Request) {
 	if s.credential(r) == credNone {
 		unauthorized(w, "the token was rotated")
 		return
+	}
+	if fromBrowser(r) {
+		s.viewers.add("", 1) // "" counts follow streams: they show the latest pairing
+		defer s.viewers.add("", -1)
 	}
 	f := &follower{s: s, changed: make(chan struct{}, 1)}
 	go f.watch(ctx)

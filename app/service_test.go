@@ -1,0 +1,136 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"howett.net/plist"
+)
+
+// fakeSystemctl puts a systemctl on PATH that records its arguments: CI
+// has no systemd user session, and what matters here is the unit file we
+// write and that it is enabled for the user's session.
+func fakeSystemctl(t *testing.T) (env []string, calls func() string) {
+	t.Helper()
+	bin := t.TempDir()
+	record := filepath.Join(bin, "calls")
+	script := "#!/bin/sh\necho \"$@\" >> " + record + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "systemctl"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"PATH=" + bin + ":" + os.Getenv("PATH")}, func() string { b, _ := os.ReadFile(record); return string(b) }
+}
+
+func TestServiceInstallsAUserUnit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the systemd unit is Linux's login item")
+	}
+	home := t.TempDir()
+	env, calls := fakeSystemctl(t)
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, append([]string{"service"}, args...)...)
+		cmd.Env = append(os.Environ(), append(env, "HOME="+home)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("service %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run("install")
+	unit := filepath.Join(home, ".config", "systemd", "user", "conductor-bridge.service")
+	b, err := os.ReadFile(unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"ExecStart=" + binary + ` "serve" "--if-not-running"`,
+		"Restart=on-failure", // a crash restarts it; Quit (exit 0) does not
+		"StandardOutput=null",
+		"WantedBy=default.target", // starts with the user's session, not multi-user.target
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("unit lacks %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), "Restart=always") || strings.Contains(string(b), "multi-user.target") {
+		t.Errorf("unit has kardianos' defaults:\n%s", b)
+	}
+	if c := calls(); !strings.Contains(c, "enable --user conductor-bridge.service") || !strings.Contains(c, "daemon-reload --user") {
+		t.Errorf("systemctl calls: %q", c)
+	}
+	if out := run("install"); !strings.Contains(out, "already installed") {
+		t.Errorf("second install: %s", out)
+	}
+	if out := run("status"); !strings.Contains(out, "installed true") {
+		t.Errorf("status: %s", out)
+	}
+	run("uninstall")
+	if _, err := os.Stat(unit); !os.IsNotExist(err) {
+		t.Error("unit still there after uninstall")
+	}
+	if c := calls(); !strings.Contains(c, "disable --user conductor-bridge.service") {
+		t.Errorf("systemctl calls: %q", c)
+	}
+}
+
+// renderKardianos fills our plist template the way kardianos/service's
+// template engine does for the keys it uses (it runs only on macOS).
+func renderPlist(name, path string, args []string) string {
+	esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;").Replace
+	var argLines strings.Builder
+	for _, a := range args {
+		argLines.WriteString("\t\t<string>" + esc(a) + "</string>\n")
+	}
+	s := launchdPlist
+	s = strings.Replace(s, "{{range Arguments}}\t\t<string>{{. | html}}</string>\n{{end}}", argLines.String(), 1)
+	s = strings.ReplaceAll(s, "{{Name | html}}", esc(name))
+	s = strings.ReplaceAll(s, "{{Path | html}}", esc(path))
+	return s
+}
+
+func TestLaunchAgentPlist(t *testing.T) {
+	out := renderPlist("com.conductor-bridge.agent", "/Applications/Conductor Bridge.app/Contents/MacOS/conductor-bridge", serviceArgs)
+	if strings.Contains(out, "{{") {
+		t.Fatalf("template left unrendered:\n%s", out)
+	}
+	var p struct {
+		Label            string
+		ProgramArguments []string
+		RunAtLoad        bool
+		KeepAlive        map[string]bool
+		ProcessType      string
+	}
+	if _, err := plist.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("not a plist: %v\n%s", err, out)
+	}
+	if p.Label != "com.conductor-bridge.agent" || !p.RunAtLoad || p.ProcessType != "Interactive" {
+		t.Errorf("plist: %+v", p)
+	}
+	if len(p.ProgramArguments) != 3 || p.ProgramArguments[1] != "serve" || p.ProgramArguments[2] != "--if-not-running" {
+		t.Errorf("arguments: %q", p.ProgramArguments)
+	}
+	// KeepAlive only for a crash: Quit from the menu stays quit.
+	if v, ok := p.KeepAlive["SuccessfulExit"]; !ok || v || len(p.KeepAlive) != 1 {
+		t.Errorf("KeepAlive: %v", p.KeepAlive)
+	}
+	if strings.Contains(out, "StandardOutPath") || strings.Contains(out, "StandardErrorPath") {
+		t.Error("launchd would duplicate the bridge's own log")
+	}
+}
+
+func TestSecondStartAtLoginExitsQuietly(t *testing.T) {
+	home := t.TempDir()
+	p := startBridgeProc(t, home, 0)
+	port, _ := freePort()
+	out, err := runCLI(t, "serve", "--headless", "--if-not-running", "--home", home, "--addr", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil || !strings.Contains(out, "already running") {
+		t.Errorf("--if-not-running with a bridge running: %v %s", err, out)
+	}
+	_ = p
+}

@@ -1,0 +1,83 @@
+package tray
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"time"
+
+	"conductorbridge/bridge/atomicfile"
+)
+
+// Notification modes.
+const (
+	NotifyOn     = "on"     // every workspace
+	NotifyPaired = "paired" // only workspaces paired with Chrome
+	NotifyOff    = "off"
+)
+
+// Settings are the person's tray choices, kept in a small JSON file.
+type Settings struct {
+	Notifications string `json:"notifications"`
+	// MinTurnSeconds: a turn shorter than this is not worth a notification
+	// (the person was probably still looking).
+	MinTurnSeconds int `json:"min_turn_seconds"`
+	// Muted workspaces never notify.
+	Muted []string `json:"muted,omitempty"`
+	// QuietWhenViewing: no notification for a paired workspace whose
+	// session a browser is showing right now.
+	QuietWhenViewing bool `json:"quiet_when_viewing"`
+	path             string
+}
+
+// DefaultSettings are what a first run starts with.
+func DefaultSettings() Settings {
+	return Settings{Notifications: NotifyOn, MinTurnSeconds: 30, QuietWhenViewing: true}
+}
+
+// LoadSettings reads the settings at path; a missing or damaged file gives
+// the defaults (a damaged one is kept aside, and the error says where).
+func LoadSettings(path string) (Settings, error) {
+	s := DefaultSettings()
+	s.path = path
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("read tray settings: %w", err)
+	}
+	loaded := s
+	if err := json.Unmarshal(b, &loaded); err != nil || !validMode(loaded.Notifications) || loaded.MinTurnSeconds < 0 {
+		aside := fmt.Sprintf("%s.damaged-%d", path, time.Now().Unix())
+		os.Rename(path, aside)
+		return s, fmt.Errorf("tray settings were damaged; moved to %s, using defaults", aside)
+	}
+	return loaded, nil
+}
+
+func validMode(m string) bool { return m == NotifyOn || m == NotifyPaired || m == NotifyOff }
+
+// Save writes the settings back.
+func (s Settings) Save() error {
+	if s.path == "" {
+		return nil
+	}
+	b, _ := json.MarshalIndent(s, "", "  ")
+	return atomicfile.Write(s.path, append(b, '\n'), 0o600)
+}
+
+// IsMuted reports whether a workspace is muted.
+func (s Settings) IsMuted(id string) bool { return slices.Contains(s.Muted, id) }
+
+// ToggleMute mutes or unmutes a workspace.
+func (s *Settings) ToggleMute(id string) {
+	if i := slices.Index(s.Muted, id); i >= 0 {
+		s.Muted = slices.Delete(s.Muted, i, i+1)
+	} else {
+		s.Muted = append(s.Muted, id)
+	}
+}
