@@ -50,6 +50,12 @@ type bridgeProc struct {
 
 func startBridgeProc(t testing.TB, home string, port int) *bridgeProc {
 	t.Helper()
+	return startBridgeWith(t, home, port, nil, "--headless")
+}
+
+// startBridgeWith starts `serve` with extra environment and arguments.
+func startBridgeWith(t testing.TB, home string, port int, env []string, args ...string) *bridgeProc {
+	t.Helper()
 	if port == 0 {
 		var err error
 		if port, err = freePort(); err != nil {
@@ -57,8 +63,8 @@ func startBridgeProc(t testing.TB, home string, port int) *bridgeProc {
 		}
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.Command(binary, "serve", "--headless", "--home", home, "--addr", addr, "--log-level", "debug")
-	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR=", "XDG_STATE_HOME=")
+	cmd := exec.Command(binary, append([]string{"serve", "--home", home, "--addr", addr, "--log-level", "debug"}, args...)...)
+	cmd.Env = append(append(os.Environ(), "CLAUDE_CONFIG_DIR=", "XDG_STATE_HOME=", "DBUS_SESSION_BUS_ADDRESS=disabled:"), env...)
 	var log strings.Builder
 	cmd.Stderr = &log
 	if err := cmd.Start(); err != nil {

@@ -55,6 +55,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := c.resolve(); err != nil {
 		return err
 	}
+	// Quit in the menu ends ctx like a signal does.
+	ctx, quit := context.WithCancel(ctx)
+	defer quit()
 	if err := os.MkdirAll(c.StateDir, 0o700); err != nil {
 		return fmt.Errorf("create state dir: %w", err)
 	}
@@ -103,9 +106,6 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		log.Warn().Err(err).Msg("cannot record where the bridge listens; hooks fall back to the default address")
 	}
 	defer os.Remove(filepath.Join(c.StateDir, runFile))
-	// Quit in the menu ends ctx like a signal does.
-	ctx, quit := context.WithCancel(ctx)
-	defer quit()
 	var serveErr error
 	go func() {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,7 @@ type Menu struct {
 	shown  []Item        // the menu as last drawn
 	failed bool          // a notification failed (logged once)
 	clicks <-chan string // from the shell
+	save   chan Settings // to the saver
 	quiet  chan struct{} // closed when Run returns
 }
 
@@ -75,7 +77,7 @@ func New(cfg Config) *Menu {
 		cfg: cfg, settings: cfg.Settings,
 		paired: map[string]bool{}, cost: map[string]float64{}, answer: map[string]string{},
 		subs: map[string]context.CancelFunc{}, events: make(chan wsEvent, 256), done: make(chan func(), 16),
-		coal: coalescer{window: cfg.Coalesce}, quiet: make(chan struct{}),
+		coal: coalescer{window: cfg.Coalesce}, quiet: make(chan struct{}), save: make(chan Settings, 1),
 	}
 	if cfg.Shell != nil {
 		m.clicks = cfg.Shell.Clicks()
@@ -98,6 +100,7 @@ func (m *Menu) Run(ctx context.Context) error {
 	defer tick.Stop()
 	m.flush = time.NewTimer(time.Hour)
 	m.flush.Stop()
+	go m.saver(ctx)
 
 	m.refresh(ctx)
 	m.render()
@@ -409,14 +412,31 @@ func (m *Menu) click(ctx context.Context, id string) {
 	}
 }
 
+// saveSettings hands a copy of the settings to the saver. A copy still
+// waiting is replaced: the file ends with the newest settings, whatever
+// order the clicks came in.
 func (m *Menu) saveSettings() {
 	s := m.settings
-	m.async(func() func() {
-		if err := s.Save(); err != nil {
-			m.cfg.Log.Warn().Err(err).Msg("tray settings not saved")
+	s.Muted = slices.Clone(s.Muted)
+	select {
+	case <-m.save:
+	default:
+	}
+	m.save <- s
+}
+
+// saver writes settings off the loop, one at a time, in order.
+func (m *Menu) saver(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case s := <-m.save:
+			if err := s.Save(); err != nil {
+				m.cfg.Log.Warn().Err(err).Msg("tray settings not saved")
+			}
 		}
-		return nil
-	})
+	}
 }
 
 func call(f func(string) error, arg string) error {

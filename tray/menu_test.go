@@ -67,10 +67,14 @@ type fakeShell struct {
 	clicks chan string
 }
 
-func (s *fakeShell) SetIcon(i IconState)   { s.mu.Lock(); s.icon = i; s.mu.Unlock() }
-func (s *fakeShell) SetTitle(t string)     { s.mu.Lock(); s.title = t; s.mu.Unlock() }
-func (s *fakeShell) SetTooltip(string)     {}
-func (s *fakeShell) SetMenu(items []Item)  { s.mu.Lock(); s.menus = append(s.menus, items); s.mu.Unlock() }
+func (s *fakeShell) SetIcon(i IconState) { s.mu.Lock(); s.icon = i; s.mu.Unlock() }
+func (s *fakeShell) SetTitle(t string)   { s.mu.Lock(); s.title = t; s.mu.Unlock() }
+func (s *fakeShell) SetTooltip(string)   {}
+func (s *fakeShell) SetMenu(items []Item) {
+	s.mu.Lock()
+	s.menus = append(s.menus, items)
+	s.mu.Unlock()
+}
 func (s *fakeShell) Clicks() <-chan string { return s.clicks }
 
 func (s *fakeShell) last() []Item {
@@ -318,7 +322,10 @@ func TestFinishedTurnNotifiesOnce(t *testing.T) {
 		t.Errorf("%d notifications for one turn", n)
 	}
 	// Today's cost is on the workspace's line.
-	r.eventually(t, "cost on the line", func() bool { _, ok := find(r.shell.last(), "● shop / tokyo · main — working now · $0.42 today"); return ok })
+	r.eventually(t, "cost on the line", func() bool {
+		_, ok := find(r.shell.last(), "● shop / tokyo · main — working now · $0.42 today")
+		return ok
+	})
 }
 
 func TestNeedsInputNotifies(t *testing.T) {

@@ -5,7 +5,10 @@ package tray
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync"
+	"time"
 
 	"fyne.io/systray"
 )
@@ -15,17 +18,43 @@ type systrayShell struct {
 	clicks chan string
 	mu     sync.Mutex
 	cancel context.CancelFunc // stops the click watchers of the menu on screen
+	icon   IconState
+	title  string
 }
 
 func (s *systrayShell) Clicks() <-chan string { return s.clicks }
 
 func (s *systrayShell) SetIcon(st IconState) {
+	s.mu.Lock()
+	s.icon = st
+	s.mu.Unlock()
+	setIcon(st)
+}
+
+func setIcon(st IconState) {
 	// Template icons follow light and dark menu bars on macOS; other
 	// platforms take the regular one.
 	systray.SetTemplateIcon(IconPNG(st, true, 32), IconPNG(st, false, 32))
 }
 
-func (s *systrayShell) SetTitle(t string)   { systray.SetTitle(t) }
+func (s *systrayShell) SetTitle(t string) {
+	s.mu.Lock()
+	s.title = t
+	s.mu.Unlock()
+	systray.SetTitle(t)
+}
+
+// reassert sets the icon and title again. On Linux, fyne.io/systray v1.12.2
+// drops values set while it is still exporting its D-Bus objects (the
+// first moments after ready), and nothing else would set them again until
+// the state changes.
+func (s *systrayShell) reassert() {
+	s.mu.Lock()
+	icon, title := s.icon, s.title
+	s.mu.Unlock()
+	setIcon(icon)
+	systray.SetTitle(title)
+}
 func (s *systrayShell) SetTooltip(t string) { systray.SetTooltip(t) }
 
 // SetMenu replaces the whole menu: rebuilt from state, never patched.
@@ -52,16 +81,17 @@ func (s *systrayShell) add(ctx context.Context, parent *systray.MenuItem, it Ite
 		}
 		return
 	}
+	title := label(it.Title)
 	var mi *systray.MenuItem
 	switch {
 	case parent == nil && it.Checkable:
-		mi = systray.AddMenuItemCheckbox(it.Title, it.Tooltip, it.Checked)
+		mi = systray.AddMenuItemCheckbox(title, it.Tooltip, it.Checked)
 	case parent == nil:
-		mi = systray.AddMenuItem(it.Title, it.Tooltip)
+		mi = systray.AddMenuItem(title, it.Tooltip)
 	case it.Checkable:
-		mi = parent.AddSubMenuItemCheckbox(it.Title, it.Tooltip, it.Checked)
+		mi = parent.AddSubMenuItemCheckbox(title, it.Tooltip, it.Checked)
 	default:
-		mi = parent.AddSubMenuItem(it.Title, it.Tooltip)
+		mi = parent.AddSubMenuItem(title, it.Tooltip)
 	}
 	if it.Disabled {
 		mi.Disable()
@@ -79,14 +109,28 @@ func (s *systrayShell) add(ctx context.Context, parent *systray.MenuItem, it Ite
 	}
 }
 
+// label escapes a title for the menu: in com.canonical.dbusmenu an
+// underscore marks a keyboard shortcut, so "conductor_bridge" would show as
+// "conductorbridge". macOS shows titles as they are.
+func label(title string) string {
+	if runtime.GOOS == "linux" {
+		return strings.ReplaceAll(title, "_", "__")
+	}
+	return title
+}
+
 // onClick calls fn for each click on item until ctx ends (the menu it
-// belongs to was replaced).
+// belongs to was replaced). ResetMenu closes the old items' channels: a
+// closed channel is the end, not a click.
 func onClick(ctx context.Context, item *systray.MenuItem, fn func()) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-item.ClickedCh:
+		case _, ok := <-item.ClickedCh:
+			if !ok || ctx.Err() != nil {
+				return
+			}
 			fn()
 		}
 	}
@@ -109,6 +153,19 @@ func RunSystray(ctx context.Context, ready func(Shell)) (err error) {
 		<-ctx.Done()
 		systray.Quit()
 	}()
-	systray.Run(func() { ready(shell) }, nil)
+	// Set before Run: values set in the first moments after ready can be
+	// lost (see reassert).
+	setIcon(IconIdle)
+	systray.SetTitle("")
+	systray.Run(func() {
+		ready(shell)
+		go func() {
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+				shell.reassert()
+			}
+		}()
+	}, nil)
 	return nil
 }

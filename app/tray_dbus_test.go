@@ -1,0 +1,144 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"conductorbridge/tray/dbustest"
+)
+
+// TestMenuBarOnRealDBus runs the bridge with its menu bar on a private
+// D-Bus: a fake tray host reads the real menu over com.canonical.dbusmenu
+// and clicks "Paired with Chrome", and a fake notification server receives
+// the notification of a real turn, written in Claude Code's format.
+func TestMenuBarOnRealDBus(t *testing.T) {
+	bus := dbustest.Start(t)
+	watcher := bus.Watcher(t)
+	notes := bus.Notifications(t)
+	home := t.TempDir()
+	tokyo := newTranscript(t, home, "tokyo")
+	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == tokyo.cwd && w.LastEventID > 0 })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	item, err := watcher.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("the bridge never registered a tray icon: %v\n%s", err, p.log)
+	}
+	conn := bus.Conn(t)
+	props, err := dbustest.ItemProps(conn, item)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if title := props["Title"].Value(); title == nil {
+		t.Errorf("tray item has no title: %v", props)
+	}
+	root, err := dbustest.WaitMenu(ctx, conn, item, func(root dbustest.MenuItem) bool {
+		_, ok := root.Find("Paired with Chrome")
+		return ok
+	})
+	if err != nil {
+		t.Fatalf("menu: %v", err)
+	}
+	labels := strings.Join(root.Labels(), "\n")
+	for _, want := range []string{"Conductor Bridge — ", "tokyo", "Open session viewer", "Notify for this workspace",
+		"Notifications", "Start at login", "Open logs", "Quit Conductor Bridge"} {
+		if !strings.Contains(labels, want) {
+			t.Errorf("menu lacks %q:\n%s", want, labels)
+		}
+	}
+	// The icon shows (fyne can drop one set too early; the shell sets it again).
+	for {
+		props, err := dbustest.ItemProps(conn, item)
+		if err == nil && len(fmt.Sprint(props["IconPixmap"].Value())) > 1000 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the tray icon has no image: %v", props["IconPixmap"])
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	pair, _ := root.Find("Paired with Chrome")
+	if pair.ToggleType != "checkmark" || pair.ToggleState != 0 {
+		t.Errorf("Paired with Chrome: %+v", pair)
+	}
+
+	// Clicking it pairs the workspace, as the API reports.
+	if err := dbustest.Click(conn, item, pair.ID); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor(func(w apiWorkspace) bool { return w.ID == ws.ID && w.Paired })
+	if _, err := dbustest.WaitMenu(ctx, conn, item, func(root dbustest.MenuItem) bool {
+		it, ok := root.Find("Paired with Chrome")
+		return ok && it.ToggleState == 1
+	}); err != nil {
+		t.Errorf("the checkbox did not follow: %v", err)
+	}
+
+	// A turn long enough to be worth it completes: one notification.
+	tokyo.turn("check the login page", "The login page works; the e2e run needs a browser.")
+	n, err := notes.Wait(ctx, func(n dbustest.Notification) bool { return strings.Contains(n.Summary, "finished") })
+	if err != nil {
+		t.Fatalf("no notification: %v (got %+v)\n%s", err, notes.All(), p.log)
+	}
+	if n.Summary != "tokyo finished" || !strings.Contains(n.Body, "The login page works") || !strings.Contains(n.Body, "$") ||
+		n.AppName != "Conductor Bridge" {
+		t.Errorf("notification: %+v", n)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if all := notes.All(); len(all) != 1 {
+		t.Errorf("%d notifications for one turn: %+v", len(all), all)
+	}
+
+	// Quit from the menu stops the bridge cleanly (exit 0: the login item
+	// would not restart it).
+	root, _ = dbustest.ReadMenu(conn, item)
+	quit, _ := root.Find("Quit Conductor Bridge")
+	if err := dbustest.Click(conn, item, quit.ID); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("after Quit the bridge exited with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Quit did not stop the bridge")
+	}
+}
+
+// TestNoDBusMeansHeadlessNotAPanic starts the bridge, without --headless,
+// where there is no D-Bus session and where there is one with no tray host.
+func TestNoDBusMeansHeadlessNotAPanic(t *testing.T) {
+	bus := dbustest.Start(t) // a session, but nothing provides a tray host
+	for name, env := range map[string][]string{
+		"no session":   {"DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bus"},
+		"no tray host": {"DBUS_SESSION_BUS_ADDRESS=" + bus.Address},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := startBridgeWith(t, t.TempDir(), 0, env)
+			time.Sleep(300 * time.Millisecond)
+			if _, err := probeHealth(context.Background(), p.base); err != nil {
+				t.Fatalf("bridge not serving: %v\n%s", err, p.log)
+			}
+			p.kill(syscall.SIGTERM)
+			out := p.log.String()
+			if !strings.Contains(out, "(headless)") || strings.Contains(out, "panic") {
+				t.Errorf("output:\n%s", out)
+			}
+			if p.cmd.ProcessState.ExitCode() != 0 {
+				t.Errorf("exit code %d after SIGTERM\n%s", p.cmd.ProcessState.ExitCode(), out)
+			}
+		})
+	}
+}
