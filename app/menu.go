@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync"
 
 	"github.com/rs/zerolog"
 
@@ -18,10 +19,40 @@ func trayUnavailable(headless bool) error {
 	return tray.Available()
 }
 
+// troubleHook shows every error the bridge logs in the menu (the error
+// icon and a line at the top), so a problem does not hide in a log file.
+type troubleHook struct {
+	mu   sync.Mutex
+	menu *tray.Menu
+	last string // an error logged before the menu existed
+}
+
+func (h *troubleHook) Run(_ *zerolog.Event, level zerolog.Level, msg string) {
+	if level < zerolog.ErrorLevel {
+		return
+	}
+	msg += " (see the logs)"
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.last = msg
+	if h.menu != nil {
+		h.menu.SetTrouble(msg)
+	}
+}
+
+func (h *troubleHook) attach(m *tray.Menu) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.menu = m
+	if h.last != "" {
+		m.SetTrouble(h.last)
+	}
+}
+
 // runMenu runs the menu bar until ctx ends, or — when there can be none —
 // just the notifications, in the background. why is trayUnavailable's
 // answer.
-func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, log zerolog.Logger) {
+func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, trouble *troubleHook, log zerolog.Logger) {
 	settings, err := tray.LoadSettings(filepath.Join(c.StateDir, "tray.json"))
 	if err != nil {
 		log.Warn().Err(err).Msg("tray settings")
@@ -48,7 +79,9 @@ func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, l
 	if why == nil {
 		err := tray.RunSystray(ctx, func(shell tray.Shell) {
 			cfg.Shell = shell
-			go tray.New(cfg).Run(ctx)
+			m := tray.New(cfg)
+			trouble.attach(m)
+			go m.Run(ctx)
 		})
 		if err == nil {
 			return

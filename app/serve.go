@@ -65,6 +65,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	trouble := &troubleHook{}
+	log = log.Hook(trouble)
 	defer logFile.Close()
 	lock, err := lockState(c.StateDir)
 	if errors.Is(err, errRunning) && *ifNotRunning {
@@ -124,7 +126,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 
 	// The menu bar owns the main goroutine until ctx ends (macOS draws its
 	// UI on the main thread); headless, this goroutine just waits.
-	runMenu(ctx, c, b, quit, why, log)
+	runMenu(ctx, c, b, quit, why, trouble, log)
 	<-ctx.Done()
 	shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()

@@ -45,15 +45,16 @@ type Menu struct {
 	login    *bool
 	trouble  string
 
-	events chan wsEvent  // from the per-workspace subscribers
-	done   chan func()   // results of work done off the loop
-	coal   coalescer     // notification storm control
-	flush  *time.Timer   // ends the coalescing window
-	shown  []Item        // the menu as last drawn
-	failed bool          // a notification failed (logged once)
-	clicks <-chan string // from the shell
-	save   chan Settings // to the saver
-	quiet  chan struct{} // closed when Run returns
+	events    chan wsEvent  // from the per-workspace subscribers
+	done      chan func()   // results of work done off the loop
+	coal      coalescer     // notification storm control
+	flush     *time.Timer   // ends the coalescing window
+	shown     []Item        // the menu as last drawn
+	failed    bool          // a notification failed (logged once)
+	clicks    <-chan string // from the shell
+	save      chan Settings // to the saver
+	troubleCh chan string   // from SetTrouble
+	quiet     chan struct{} // closed when Run returns
 }
 
 // wsEvent is an event of a workspace's stream, or word that its
@@ -78,6 +79,7 @@ func New(cfg Config) *Menu {
 		paired: map[string]bool{}, cost: map[string]float64{}, answer: map[string]string{},
 		subs: map[string]context.CancelFunc{}, events: make(chan wsEvent, 256), done: make(chan func(), 16),
 		coal: coalescer{window: cfg.Coalesce}, quiet: make(chan struct{}), save: make(chan Settings, 1),
+		troubleCh: make(chan string, 1),
 	}
 	if cfg.Shell != nil {
 		m.clicks = cfg.Shell.Clicks()
@@ -121,6 +123,8 @@ func (m *Menu) Run(ctx context.Context) error {
 			m.onEvent(ctx, ev)
 		case f := <-m.done:
 			f()
+		case msg := <-m.troubleCh:
+			m.trouble = msg
 		case <-m.flush.C:
 			if n, ok := m.coal.flush(m.cfg.Now()); ok {
 				m.show(n)
@@ -131,12 +135,17 @@ func (m *Menu) Run(ctx context.Context) error {
 	}
 }
 
-// SetTrouble shows the bridge's own problem ("" clears it).
-func (m *Menu) SetTrouble(ctx context.Context, msg string) {
+// SetTrouble shows the bridge's own problem ("" clears it): the error
+// icon and a line at the top of the menu. It never waits (a logger calls
+// it); a newer message replaces one not yet shown.
+func (m *Menu) SetTrouble(msg string) {
 	select {
-	case m.done <- func() { m.trouble = msg }:
-	case <-m.quiet:
-	case <-ctx.Done():
+	case <-m.troubleCh:
+	default:
+	}
+	select {
+	case m.troubleCh <- msg:
+	default:
 	}
 }
 

@@ -475,3 +475,22 @@ func TestNotificationFailureIsLoggedOnce(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func TestTroubleShowsTheErrorIcon(t *testing.T) {
+	r := newRig(t, DefaultSettings(), ws("c1", "tokyo", "shop", event.StateWorking, time.Now(), discover.SourceConductorDB))
+	r.menu.SetTrouble("cannot write the stream journal (disk full?) — see the logs")
+	r.eventually(t, "the error icon", func() bool {
+		r.shell.mu.Lock()
+		defer r.shell.mu.Unlock()
+		return r.shell.icon == IconError
+	})
+	if _, ok := find(r.shell.last(), "⚠ cannot write the stream journal"); !ok {
+		t.Errorf("no trouble line:\n%s", strings.Join(titles(r.shell.last(), ""), "\n"))
+	}
+	r.menu.SetTrouble("")
+	r.eventually(t, "the working icon again", func() bool {
+		r.shell.mu.Lock()
+		defer r.shell.mu.Unlock()
+		return r.shell.icon == IconWorking
+	})
+}
