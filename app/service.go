@@ -12,14 +12,13 @@ import (
 	"github.com/kardianos/service"
 	"github.com/rs/zerolog"
 
+	"conductorbridge/packaging/units"
 	"conductorbridge/tray"
 )
 
 // The login item starts the bridge when the person logs in: a LaunchAgent
 // on macOS, a systemd --user unit on Linux, installed with
-// kardianos/service and our own templates. Theirs would relaunch the app
-// after Quit on macOS (KeepAlive true) and never start on Linux (a system
-// unit wanted by multi-user.target).
+// kardianos/service and our own templates (packaging/units says why).
 
 // serviceName is the LaunchAgent's label, or the systemd unit's name.
 func serviceName() string {
@@ -32,53 +31,6 @@ func serviceName() string {
 // serviceArgs: --if-not-running makes a start at login that finds the
 // bridge already running exit 0, which both managers leave alone.
 var serviceArgs = []string{"serve", "--if-not-running"}
-
-// launchdPlist: RunAtLoad starts it at login; KeepAlive restarts it after a
-// crash but not after Quit (a successful exit). No StandardOutPath: the
-// bridge logs to its own rotating file.
-const launchdPlist = `<?xml version="1.0" encoding="UTF-8"?>
-<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-<plist version="1.0">
-<dict>
-	<key>Label</key>
-	<string>{{Name | html}}</string>
-	<key>ProgramArguments</key>
-	<array>
-		<string>{{Path | html}}</string>
-{{range Arguments}}		<string>{{. | html}}</string>
-{{end}}	</array>
-	<key>RunAtLoad</key>
-	<true/>
-	<key>KeepAlive</key>
-	<dict>
-		<key>SuccessfulExit</key>
-		<false/>
-	</dict>
-	<key>ProcessType</key>
-	<string>Interactive</string>
-	<key>LimitLoadToSessionType</key>
-	<string>Aqua</string>
-</dict>
-</plist>
-`
-
-// systemdUnit: a user unit started with the person's session
-// (default.target), restarted after a crash but not after Quit. Standard
-// output is dropped (the bridge logs to its own file); errors still reach
-// the journal, so a crash at start leaves a trace.
-const systemdUnit = `[Unit]
-Description={{Description}}
-After=graphical-session.target
-
-[Service]
-ExecStart={{Path | cmdEscape}}{{range Arguments}} {{. | cmd}}{{end}}
-Restart=on-failure
-RestartSec=5
-StandardOutput=null
-
-[Install]
-WantedBy=default.target
-`
 
 type noProgram struct{} // kardianos wants one; the bridge never runs through it
 
@@ -95,8 +47,8 @@ func newService(exe string) (service.Service, error) {
 		Arguments:   serviceArgs,
 		Option: service.KeyValue{
 			"UserService":   true,
-			"LaunchdConfig": launchdPlist,
-			"SystemdScript": systemdUnit,
+			"LaunchdConfig": units.Launchd,
+			"SystemdScript": units.Systemd,
 		},
 	}
 	if runtime.GOOS == "linux" {

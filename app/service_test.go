@@ -1,6 +1,7 @@
 package main
 
 import (
+	"conductorbridge/packaging/units"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,7 +88,7 @@ func renderPlist(name, path string, args []string) string {
 	for _, a := range args {
 		argLines.WriteString("\t\t<string>" + esc(a) + "</string>\n")
 	}
-	s := launchdPlist
+	s := units.Launchd
 	s = strings.Replace(s, "{{range Arguments}}\t\t<string>{{. | html}}</string>\n{{end}}", argLines.String(), 1)
 	s = strings.ReplaceAll(s, "{{Name | html}}", esc(name))
 	s = strings.ReplaceAll(s, "{{Path | html}}", esc(path))
