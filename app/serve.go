@@ -141,16 +141,18 @@ type bridge struct {
 	hub     *stream.Hub
 	queue   *inject.Queue
 	pairing *pairing.Store
+	seen    *inject.Seen
 	api     *api.Server
 	done    chan struct{}
 }
 
 // State files under the state dir.
 const (
-	tokenFile      = "token"        // the API's Bearer token
-	hookSecretFile = "hook-secret"  // what hooks present
-	runFile        = "bridge.json"  // where the running bridge listens, for hooks and the CLI
-	pairingFile    = "pairing.json" // which workspaces are paired with Chrome
+	tokenFile      = "token"           // the API's Bearer token
+	hookSecretFile = "hook-secret"     // what hooks present
+	runFile        = "bridge.json"     // where the running bridge listens, for hooks and the CLI
+	pairingFile    = "pairing.json"    // which workspaces are paired with Chrome
+	hooksSeenFile  = "hooks-seen.json" // when each workspace's hooks last called in
 )
 
 func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, error) {
@@ -194,7 +196,8 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	if pairs.SetAside != "" {
 		log.Error().Str("file", pairs.SetAside).Msg("the pairing state was damaged; set aside for you to look at, nothing is paired now")
 	}
-	b := &bridge{engine: eng, hub: hub, queue: queue, pairing: pairs, done: make(chan struct{})}
+	seen := inject.OpenSeen(filepath.Join(c.StateDir, hooksSeenFile))
+	b := &bridge{engine: eng, hub: hub, queue: queue, pairing: pairs, seen: seen, done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
 		if err := eng.Run(ctx); err != nil {
@@ -206,7 +209,8 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Engine: eng, Version: version(), Started: time.Now(),
 		Origins: c.origins(), Done: ctx,
 		Token: token, HookSecret: hookSecret, Queue: queue,
-		Hooks:     &inject.Hooks{Queue: queue, Engine: eng, Log: log},
+		Hooks:     &inject.Hooks{Queue: queue, Engine: eng, Log: log, Seen: seen},
+		HooksSeen: seen,
 		Registrar: &registrar.Registrar{Registry: reg, Engine: eng, Worktrees: filepath.Join(c.StateDir, "worktrees")},
 		Pairing:   pairs, Sessions: &auth.Sessions{Token: token}, Links: &auth.Links{},
 		Viewer: assets.Viewer, Log: log,
@@ -261,6 +265,7 @@ func requeueLost(ctx context.Context, eng *engine.Engine, q *inject.Queue, log z
 func (b *bridge) close() {
 	<-b.done
 	b.hub.Close()
+	b.seen.Flush()
 }
 
 // listen binds addr, and when the port is taken says by whom.

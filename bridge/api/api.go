@@ -48,7 +48,7 @@ type Server struct {
 	Queue      *inject.Queue // messages for agents
 	Hooks      Hooks
 	Registrar  Registrar
-
+	HooksSeen  *inject.Seen // when each workspace's hooks last called in
 	Pairing  *pairing.Store // which workspaces a browser sees
 	Sessions *auth.Sessions // browser session cookies and page keys
 	Links    *auth.Links    // one-time viewer links
@@ -165,6 +165,8 @@ type workspaceJSON struct {
 	SkippedLines    int       `json:"skipped_lines"`
 	Paired          bool      `json:"paired"`
 	PairedAt        time.Time `json:"paired_at,omitzero"`
+	LastHookAt      time.Time `json:"last_hook_at,omitzero"`
+	LastHookEvent   string    `json:"last_hook_event,omitempty"`
 }
 
 func toJSON(in engine.Info) workspaceJSON {
@@ -184,6 +186,10 @@ func (s *Server) withPairing(in engine.Info) workspaceJSON {
 	if s.Pairing != nil {
 		p, ok := s.Pairing.Paired(in.ID)
 		j.Paired, j.PairedAt = ok, p.At
+	}
+	if s.HooksSeen != nil {
+		h, _ := s.HooksSeen.Last(in.ID)
+		j.LastHookAt, j.LastHookEvent = h.At, h.Event
 	}
 	return j
 }

@@ -66,6 +66,7 @@ type Hooks struct {
 	Queue  *Queue
 	Engine Engine
 	Log    zerolog.Logger
+	Seen   *Seen // when each workspace's hooks last called in (nil: not kept)
 
 	mu      sync.Mutex
 	waiters map[string]context.CancelFunc // workspace → its waiting rewake hook
@@ -79,6 +80,9 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 	h.Log.Debug().Str("hook", event).Str("cwd", in.Cwd).Str("workspace", ws).Msg("hook call")
 	if !ok {
 		return Answer{}
+	}
+	if h.Seen != nil {
+		h.Seen.Record(ws, event)
 	}
 	switch event {
 	case HookStop:
