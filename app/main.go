@@ -68,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return openViewer(ctx, args, stdout, stderr)
 	case "service":
 		return serviceCmd(args, stdout, stderr)
+	case "doctor":
+		return doctor(ctx, args, stdout, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
 	case "version", "--version":
@@ -101,6 +103,7 @@ commands:
   token [--rotate]         print the API token (--rotate: replace it, cut off the old)
   service install|uninstall|start|stop|status
                            the login item (LaunchAgent on macOS, systemd --user unit on Linux)
+  doctor [--json] [--fix]  check the setup and say how to fix what is wrong
   bench        measure parser throughput, stream latency, cold start and memory
   version      print the version
 

@@ -3,6 +3,7 @@ package tray
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/godbus/dbus/v5"
@@ -40,6 +41,10 @@ func NotificationsAvailable() error {
 type names struct{ owned, activatable []string }
 
 func busNames() (names, error) {
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		// godbus would try to start one with dbus-launch: not ours to do.
+		return names{}, errors.New("no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)")
+	}
 	conn, err := dbus.SessionBusPrivate()
 	if err != nil {
 		return names{}, fmt.Errorf("no D-Bus session: %w", err)

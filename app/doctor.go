@@ -1,0 +1,334 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/hooks"
+	"conductorbridge/bridge/inject"
+	"conductorbridge/tray"
+)
+
+// A finding is one thing doctor checked.
+type finding struct {
+	ID     string   `json:"id"`
+	Title  string   `json:"title"`
+	Status string   `json:"status"` // ok, warn or fail
+	Detail string   `json:"detail"`
+	Fix    string   `json:"fix,omitempty"`
+	Items  []string `json:"items,omitempty"` // the workspaces or files concerned
+}
+
+const (
+	statusOK   = "ok"
+	statusWarn = "warn"
+	statusFail = "fail"
+)
+
+// doctor checks the setup and explains each problem with its fix. It exits
+// 0 only when all is well; --json is for tools; --fix rewrites hooks that
+// call a binary that is no longer there (the app was moved).
+func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var asJSON, fix *bool
+	c, _, err := clientFlags("doctor", args, stderr, func(fs *flag.FlagSet) {
+		asJSON = fs.Bool("json", false, "print the findings as JSON")
+		fix = fs.Bool("fix", false, "rewrite hooks whose binary no longer exists to call this one")
+	})
+	if err != nil {
+		return err
+	}
+	d := &doctorRun{c: c, fix: *fix}
+	findings := d.run(ctx)
+	ok := true
+	for _, f := range findings {
+		ok = ok && f.Status == statusOK
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		enc.Encode(map[string]any{"ok": ok, "version": version(), "checks": findings})
+	} else {
+		printFindings(stdout, findings)
+	}
+	if !ok {
+		return errDoctor
+	}
+	return nil
+}
+
+// errDoctor makes the exit code 1 without a second message.
+var errDoctor = errors.New("some checks did not pass")
+
+func printFindings(w io.Writer, fs []finding) {
+	mark := map[string]string{statusOK: "✓", statusWarn: "!", statusFail: "✗"}
+	for _, f := range fs {
+		fmt.Fprintf(w, "%s %-14s %s\n", mark[f.Status], f.Title, f.Detail)
+		for _, it := range f.Items {
+			fmt.Fprintf(w, "  %-14s   %s\n", "", it)
+		}
+		if f.Fix != "" {
+			fmt.Fprintf(w, "  %-14s   fix: %s\n", "", f.Fix)
+		}
+	}
+}
+
+type doctorRun struct {
+	c       config
+	fix     bool
+	running *health // the bridge answering on c.Addr, if any
+}
+
+func (d *doctorRun) run(ctx context.Context) []finding {
+	out := []finding{d.port(ctx), d.conductor(ctx), d.projects()}
+	list, err := d.workspaces(ctx)
+	if err != nil {
+		out = append(out, finding{ID: "workspaces", Title: "Workspaces", Status: statusFail, Detail: err.Error()})
+	} else {
+		out = append(out, d.hooks(list)...)
+	}
+	out = append(out, d.tray(), d.notifications(), d.loginItem(), d.state())
+	return out
+}
+
+// port: free, held by a running bridge, or held by something else.
+func (d *doctorRun) port(ctx context.Context) finding {
+	f := finding{ID: "port", Title: "Port"}
+	ln, err := net.Listen("tcp", d.c.Addr)
+	if err == nil {
+		ln.Close()
+		f.Status, f.Detail = statusWarn, d.c.Addr+" is free: Conductor Bridge is not running"
+		f.Fix = "start it: conductor-bridge (or conductor-bridge service install, to start it at login)"
+		return f
+	}
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	h, herr := probeHealth(pctx, d.c.baseURL())
+	if herr != nil {
+		f.Status, f.Detail = statusFail, d.c.Addr+" is taken by another program"
+		f.Fix = "stop that program, or run the bridge elsewhere: conductor-bridge serve --addr 127.0.0.1:<port>"
+		return f
+	}
+	d.running = &h
+	f.Status, f.Detail = statusOK, fmt.Sprintf("Conductor Bridge %s is running on %s", h.Version, d.c.Addr)
+	return f
+}
+
+// conductor: the database, and which of its features this version lacks.
+func (d *doctorRun) conductor(ctx context.Context) finding {
+	f := finding{ID: "conductor", Title: "Conductor"}
+	ws, missing, err := discover.ReadConductorDB(ctx, d.c.ConductorDB, filepath.Join(d.c.ConductorRoot, "workspaces"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, serr := os.Stat(d.c.ConductorRoot); serr == nil {
+			f.Status, f.Detail = statusWarn, "no database at "+d.c.ConductorDB+"; workspaces are found from "+d.c.ConductorRoot+" instead"
+			f.Fix = "open Conductor once, or pass --conductor-db if it keeps its database elsewhere"
+			return f
+		}
+		f.Status, f.Detail = statusWarn, "Conductor is not installed (no "+d.c.ConductorDB+"): only plain Claude Code projects and registered worktrees are shown"
+		f.Fix = "install Conductor, or register worktrees with: conductor-bridge register <dir>"
+	case err != nil:
+		f.Status, f.Detail = statusFail, "the database cannot be read: "+err.Error()
+		f.Fix = "check the file's permissions; the bridge falls back to Conductor's folders meanwhile"
+	case len(missing) > 0:
+		f.Status, f.Detail, f.Items = statusWarn, fmt.Sprintf("database readable (%d workspaces), but this Conductor lacks:", len(ws)), missing
+		f.Fix = "update Conductor; until then those details are left empty"
+	default:
+		f.Status, f.Detail = statusOK, fmt.Sprintf("database readable: %d workspaces", len(ws))
+	}
+	return f
+}
+
+// projects: where Claude Code keeps its transcripts.
+func (d *doctorRun) projects() finding {
+	f := finding{ID: "claude-projects", Title: "Claude Code"}
+	entries, err := os.ReadDir(d.c.ClaudeProjects)
+	if err != nil {
+		f.Status, f.Detail = statusWarn, "no transcripts at "+d.c.ClaudeProjects+": no agent has run here yet"
+		f.Fix = "run Claude Code once (or set CLAUDE_CONFIG_DIR / --claude-projects if it keeps them elsewhere)"
+		return f
+	}
+	f.Status, f.Detail = statusOK, fmt.Sprintf("%d projects in %s", len(entries), d.c.ClaudeProjects)
+	return f
+}
+
+// workspaces come from the running bridge (which knows when hooks called
+// in), else from a direct scan.
+func (d *doctorRun) workspaces(ctx context.Context) ([]apiWorkspace, error) {
+	if d.running != nil {
+		if list, err := listWorkspaces(ctx, d.c.baseURL(), d.c.token()); err == nil {
+			return list, nil
+		}
+	}
+	list, err := scanDirect(ctx, d.c)
+	if err != nil {
+		return nil, err
+	}
+	seen, _ := inject.ReadSeen(filepath.Join(d.c.StateDir, hooksSeenFile))
+	for i := range list {
+		h := seen[list[i].ID]
+		list[i].LastHookAt, list[i].LastHookEvent = h.At, h.Event
+	}
+	return list, nil
+}
+
+// hooks: installed where messages need them, and calling a binary that is
+// still there.
+func (d *doctorRun) hooks(list []apiWorkspace) []finding {
+	missing := finding{ID: "hooks", Title: "Hooks"}
+	broken := finding{ID: "hook-binary", Title: "Hook binary"}
+	var installed, adopted int
+	var lines []string
+	files := map[string]string{d.c.ClaudeSettings: "your user settings"}
+	for _, w := range list {
+		files[settingsFile(w.Directory)] = w.Name
+	}
+	for _, w := range list {
+		on, _, err := hooks.Status(settingsFile(w.Directory))
+		isAdopted := w.Source != discover.SourceClaude
+		if isAdopted {
+			adopted++
+		}
+		switch {
+		case err != nil:
+			lines = append(lines, w.Name+": settings unreadable: "+err.Error())
+		case on:
+			installed++
+			last := "no hook has reached the bridge yet"
+			if !w.LastHookAt.IsZero() {
+				last = "last hook " + ago(time.Since(w.LastHookAt)) + " (" + w.LastHookEvent + ")"
+			}
+			lines = append(lines, w.Name+": installed; "+last)
+		case isAdopted:
+			missing.Items = append(missing.Items, w.Name+" ("+w.Directory+")")
+		}
+	}
+	switch {
+	case len(missing.Items) > 0:
+		missing.Status = statusWarn
+		missing.Detail = fmt.Sprintf("%d of %d Conductor or registered workspaces cannot receive messages (no hooks):", len(missing.Items), adopted)
+		missing.Fix = "conductor-bridge hooks install --all (or accept \"Set up hooks\" in the menu bar)"
+	default:
+		missing.Status = statusOK
+		missing.Detail = fmt.Sprintf("installed in %d workspaces", installed)
+		missing.Items = lines
+	}
+
+	spec, specErr := hookSpec(d.c)
+	for file, name := range files {
+		on, bin, err := hooks.Status(file)
+		if err != nil || !on {
+			continue
+		}
+		if _, err := os.Stat(bin); err == nil {
+			continue
+		}
+		item := fmt.Sprintf("%s: calls %s, which no longer exists", name, bin)
+		if d.fix && specErr == nil {
+			if _, err := hooks.Install(file, spec); err == nil {
+				item += " — rewritten to call " + spec.Binary
+				broken.Detail = "fixed"
+				broken.Items = append(broken.Items, item)
+				continue
+			}
+		}
+		broken.Items = append(broken.Items, item)
+		broken.Status = statusFail
+	}
+	switch {
+	case broken.Status == statusFail:
+		broken.Detail = "hooks call a conductor-bridge that was moved or deleted: messages cannot reach those agents"
+		broken.Fix = "conductor-bridge doctor --fix (rewrites them to call this binary)"
+	default:
+		broken.Status = statusOK
+		if broken.Detail == "" {
+			broken.Detail = "every installed hook calls a binary that exists"
+		} else {
+			broken.Detail = "hooks rewritten to call " + spec.Binary
+		}
+	}
+	return []finding{missing, broken}
+}
+
+func (d *doctorRun) tray() finding {
+	f := finding{ID: "menu-bar", Title: "Menu bar"}
+	if err := tray.Available(); err != nil {
+		f.Status, f.Detail = statusWarn, "no menu-bar icon: "+err.Error()
+		f.Fix = "the bridge works without it (headless); in a desktop session on GNOME, install the AppIndicator extension"
+		return f
+	}
+	f.Status, f.Detail = statusOK, "a tray host is available"
+	return f
+}
+
+func (d *doctorRun) notifications() finding {
+	f := finding{ID: "notifications", Title: "Notifications"}
+	if err := tray.NotificationsAvailable(); err != nil {
+		f.Status, f.Detail = statusWarn, "no desktop notifications: "+err.Error()
+		f.Fix = "run inside a desktop session with a notification service"
+		return f
+	}
+	f.Status, f.Detail = statusOK, "desktop notifications available"
+	return f
+}
+
+func (d *doctorRun) loginItem() finding {
+	f := finding{ID: "login-item", Title: "Login item"}
+	file, _ := serviceFile()
+	if !(loginItem{}).Installed() {
+		f.Status, f.Detail = statusWarn, "Conductor Bridge does not start at login"
+		f.Fix = "conductor-bridge service install (or Start at login in the menu bar)"
+		return f
+	}
+	f.Status, f.Detail = statusOK, "starts at login ("+file+")"
+	return f
+}
+
+// state: the bridge's own files are private.
+func (d *doctorRun) state() finding {
+	f := finding{ID: "state", Title: "State"}
+	info, err := os.Stat(d.c.StateDir)
+	if err != nil {
+		f.Status, f.Detail = statusOK, "no state yet at "+d.c.StateDir+" (made on first start)"
+		return f
+	}
+	var loose []string
+	if info.Mode().Perm()&0o077 != 0 {
+		loose = append(loose, fmt.Sprintf("%s is %v", d.c.StateDir, info.Mode().Perm()))
+	}
+	for _, name := range []string{tokenFile, hookSecretFile} {
+		if fi, err := os.Stat(filepath.Join(d.c.StateDir, name)); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			loose = append(loose, fmt.Sprintf("%s is %v", name, fi.Mode().Perm()))
+		}
+	}
+	if len(loose) > 0 {
+		f.Status, f.Detail, f.Items = statusFail, "secrets readable by other users:", loose
+		f.Fix = "chmod 700 " + d.c.StateDir + " && chmod 600 " + filepath.Join(d.c.StateDir, "*")
+		return f
+	}
+	f.Status, f.Detail = statusOK, "private ("+d.c.StateDir+")"
+	return f
+}
+
+// ago is a short "3m ago".
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
