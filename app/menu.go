@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 
 	"github.com/rs/zerolog"
 
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/engine"
+	"conductorbridge/bridge/hooks"
 	"conductorbridge/tray"
 )
 
@@ -49,6 +53,53 @@ func (h *troubleHook) attach(m *tray.Menu) {
 	}
 }
 
+// offerHooks wires the menu's one-time offer to set up message hooks in
+// Conductor's and registered workspaces. Once accepted, workspaces that
+// appear later get them too (what --auto-hooks does). A `go run` build is
+// not offered: hooks would call a binary that is about to disappear.
+func offerHooks(ctx context.Context, c config, b *bridge, cfg *tray.Config, log zerolog.Logger) {
+	if _, err := installable(); err != nil {
+		return
+	}
+	spec, err := hookSpec(c)
+	if err != nil {
+		return
+	}
+	var once sync.Once
+	follow := func() { once.Do(func() { go installHooksAsFound(ctx, b.engine, spec, log) }) }
+	if cfg.Settings.HooksOffer == "accepted" {
+		follow()
+	}
+	cfg.Actions.MissingHooks = func(list []engine.Info) []string {
+		var dirs []string
+		for _, w := range list {
+			if w.Source == discover.SourceClaude {
+				continue // every folder claude ever ran in: not ours to change
+			}
+			if on, _, err := hooks.Status(settingsFile(w.Directory)); err == nil && !on {
+				dirs = append(dirs, w.Directory)
+			}
+		}
+		return dirs
+	}
+	cfg.Actions.InstallHooks = func(dirs []string) error {
+		var failed []string
+		for _, d := range dirs {
+			if _, err := hooks.Install(settingsFile(d), spec); err != nil {
+				log.Warn().Err(err).Str("dir", d).Msg("hooks not installed")
+				failed = append(failed, d)
+				continue
+			}
+			log.Info().Str("dir", d).Msg("hooks installed (accepted in the menu)")
+		}
+		if len(failed) > 0 {
+			return fmt.Errorf("hooks not installed in %d of %d workspaces", len(failed), len(dirs))
+		}
+		follow()
+		return nil
+	}
+}
+
 // runMenu runs the menu bar until ctx ends, or — when there can be none —
 // just the notifications, in the background. why is trayUnavailable's
 // answer.
@@ -72,6 +123,7 @@ func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, t
 			Quit:    quit,
 		},
 	}
+	offerHooks(ctx, c, b, &cfg, log)
 	notes := tray.NotificationsAvailable()
 	if notes == nil {
 		cfg.Notifier = tray.NewDesktopNotifier()

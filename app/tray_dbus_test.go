@@ -5,11 +5,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/hooks"
 	"conductorbridge/tray/dbustest"
 )
 
@@ -140,5 +143,61 @@ func TestNoDBusMeansHeadlessNotAPanic(t *testing.T) {
 				t.Errorf("exit code %d after SIGTERM\n%s", p.cmd.ProcessState.ExitCode(), out)
 			}
 		})
+	}
+}
+
+// TestFirstRunOffersHooks: on a first start with Conductor's workspaces,
+// the menu offers once to set up the message hooks; nothing in the
+// workspaces changes until the person clicks it.
+func TestFirstRunOffersHooks(t *testing.T) {
+	bus := dbustest.Start(t)
+	watcher := bus.Watcher(t)
+	home := conductorHome(t, fullSchema, twoWorkspaces, "tokyo", "osaka")
+	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	item, err := watcher.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("no tray icon: %v\n%s", err, p.log)
+	}
+	conn := bus.Conn(t)
+	root, err := dbustest.WaitMenu(ctx, conn, item, func(root dbustest.MenuItem) bool {
+		_, ok := root.Find("Set up hooks for 2 workspaces…")
+		return ok
+	})
+	if err != nil {
+		t.Fatalf("no hooks offer: %v", err)
+	}
+	dirs := []string{filepath.Join(home, "conductor", "workspaces", "shop", "tokyo"), filepath.Join(home, "conductor", "workspaces", "shop", "osaka")}
+	for _, d := range dirs {
+		if _, err := os.Stat(settingsFile(d)); !os.IsNotExist(err) {
+			t.Fatalf("%s written before anyone agreed", settingsFile(d))
+		}
+	}
+	offer, _ := root.Find("Set up hooks for 2 workspaces…")
+	var setup dbustest.MenuItem
+	for _, c := range offer.Children {
+		if strings.HasPrefix(c.Label, "Set up (") {
+			setup = c
+		}
+	}
+	if err := dbustest.Click(conn, item, setup.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if on, bin, _ := hooks.Status(settingsFile(d)); on && bin == binary {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("hooks not installed in %s", d)
+			}
+		}
+	}
+	if _, err := dbustest.WaitMenu(ctx, conn, item, func(root dbustest.MenuItem) bool {
+		_, ok := root.Find("Set up hooks for 2 workspaces…")
+		return !ok
+	}); err != nil {
+		t.Errorf("the offer stays after it was accepted: %v", err)
 	}
 }

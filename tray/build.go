@@ -19,8 +19,9 @@ type view struct {
 	paired     map[string]bool
 	cost       map[string]float64 // today's cost per workspace
 	settings   Settings
-	loginItem  *bool  // nil when there is no login item support
-	trouble    string // the bridge's own problem, shown first
+	loginItem  *bool    // nil when there is no login item support
+	trouble    string   // the bridge's own problem, shown first
+	noHooks    []string // workspaces to offer hooks to (the offer is still open)
 }
 
 // groupAbove is how many workspaces fit in the menu before they are
@@ -33,6 +34,8 @@ const maxOthers = 30
 
 // Click ids. Workspace items are "ws/<action>/<id>".
 const (
+	clickHooksSetup   = "hooks/setup"
+	clickHooksNever   = "hooks/never"
 	clickNotifyPrefix = "notify/"
 	clickLogin        = "login"
 	clickLogs         = "logs"
@@ -84,6 +87,20 @@ func buildMenu(v view) []Item {
 	items := []Item{{Title: "Conductor Bridge — " + header, Disabled: true}}
 	if v.trouble != "" {
 		items = append(items, Item{Title: "⚠ " + v.trouble, Disabled: true})
+	}
+	if n := len(v.noHooks); n > 0 && v.settings.HooksOffer == "" {
+		// The one-time offer: nothing in anyone's repository changes
+		// until they click it.
+		word := "workspaces"
+		if n == 1 {
+			word = "workspace"
+		}
+		items = append(items, Item{Title: fmt.Sprintf("Set up hooks for %d %s…", n, word),
+			Tooltip: "so messages from the side panel reach the agents",
+			Children: []Item{
+				{ID: clickHooksSetup, Title: fmt.Sprintf("Set up (adds the bridge's hooks to .claude/settings.local.json in %d %s)", n, word)},
+				{ID: clickHooksNever, Title: "Don't ask again"},
+			}})
 	}
 	items = append(items, Item{Separator: true})
 

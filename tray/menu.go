@@ -44,6 +44,9 @@ type Menu struct {
 	subs     map[string]context.CancelFunc
 	login    *bool
 	trouble  string
+	noHooks  []string  // directories the hooks offer is about
+	checked  time.Time // when noHooks was last worked out
+	checking bool
 
 	events    chan wsEvent  // from the per-workspace subscribers
 	done      chan func()   // results of work done off the loop
@@ -131,6 +134,7 @@ func (m *Menu) Run(ctx context.Context) error {
 			}
 		case <-tick.C:
 		}
+		m.checkHooks(false)
 		m.render()
 	}
 }
@@ -151,7 +155,11 @@ func (m *Menu) SetTrouble(msg string) {
 
 // refresh reloads the workspace list and follows each workspace's stream.
 func (m *Menu) refresh(ctx context.Context) {
+	before := len(m.list)
 	m.list = m.cfg.Engine.Workspaces()
+	if len(m.list) != before {
+		defer m.checkHooks(true)
+	}
 	seen := map[string]bool{}
 	for _, w := range m.list {
 		seen[w.ID] = true
@@ -320,13 +328,32 @@ func (m *Menu) show(n note) {
 	}()
 }
 
+// checkHooks works out, off the loop, which workspaces the hooks offer is
+// about: after the list changes, and now and then (hooks can be installed
+// from the command line meanwhile).
+func (m *Menu) checkHooks(force bool) {
+	act := m.cfg.Actions
+	if m.settings.HooksOffer != "" || act.MissingHooks == nil || m.checking {
+		return
+	}
+	if !force && m.cfg.Now().Sub(m.checked) < 30*time.Second {
+		return
+	}
+	m.checking, m.checked = true, m.cfg.Now()
+	list := m.list
+	m.async(func() func() {
+		dirs := act.MissingHooks(list)
+		return func() { m.noHooks, m.checking = dirs, false }
+	})
+}
+
 // render redraws the menu if anything in it changed.
 func (m *Menu) render() {
 	if m.cfg.Shell == nil {
 		return
 	}
 	v := view{now: m.cfg.Now(), workspaces: m.list, paired: m.paired, cost: m.cost,
-		settings: m.settings, loginItem: m.login, trouble: m.trouble}
+		settings: m.settings, loginItem: m.login, trouble: m.trouble, noHooks: m.noHooks}
 	items := buildMenu(v)
 	icon, title, tip := overall(v)
 	if reflect.DeepEqual(items, m.shown) {
@@ -396,6 +423,21 @@ func (m *Menu) click(ctx context.Context, id string) {
 			m.settings.ToggleMute(ws)
 			m.saveSettings()
 		}
+	case id == clickHooksSetup && act.InstallHooks != nil:
+		dirs := m.noHooks
+		m.async(func() func() {
+			err := act.InstallHooks(dirs)
+			logErr("set up hooks", err)
+			return func() {
+				if err == nil {
+					m.settings.HooksOffer, m.noHooks = "accepted", nil
+					m.saveSettings()
+				}
+			}
+		})
+	case id == clickHooksNever:
+		m.settings.HooksOffer, m.noHooks = "declined", nil
+		m.saveSettings()
 	case strings.HasPrefix(id, clickNotifyPrefix):
 		m.settings.Notifications = strings.TrimPrefix(id, clickNotifyPrefix)
 		m.saveSettings()

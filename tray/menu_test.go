@@ -494,3 +494,55 @@ func TestTroubleShowsTheErrorIcon(t *testing.T) {
 		return r.shell.icon == IconWorking
 	})
 }
+
+func TestHooksOfferChangesNothingUntilAccepted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tray.json")
+	s, _ := LoadSettings(path)
+	pairs, _ := pairing.Open(filepath.Join(t.TempDir(), "p.json"))
+	eng := newFakeEngine(
+		ws("c1", "tokyo", "shop", event.StateIdle, time.Now(), discover.SourceConductorDB),
+		ws("c2", "osaka", "shop", event.StateIdle, time.Now(), discover.SourceConductorDB),
+		ws("p1", "plain", "", event.StateIdle, time.Now(), discover.SourceClaude),
+	)
+	var mu sync.Mutex
+	var installed []string
+	shell := &fakeShell{clicks: make(chan string)}
+	m := New(Config{Engine: eng, Pairing: pairs, Shell: shell, Settings: s, Log: zerolog.Nop(),
+		Actions: Actions{
+			MissingHooks: func(list []engine.Info) []string {
+				var dirs []string
+				for _, w := range list {
+					if w.Source != discover.SourceClaude {
+						dirs = append(dirs, w.Directory)
+					}
+				}
+				return dirs
+			},
+			InstallHooks: func(dirs []string) error {
+				mu.Lock()
+				defer mu.Unlock()
+				installed = append(installed, dirs...)
+				return nil
+			},
+		}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	r := &rig{shell: shell}
+	r.eventually(t, "the offer", func() bool { _, ok := find(shell.last(), "Set up hooks for 2 workspaces…"); return ok })
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	if len(installed) != 0 {
+		t.Fatal("hooks installed before anyone agreed")
+	}
+	mu.Unlock()
+	shell.clicks <- clickHooksSetup
+	r.eventually(t, "the offer gone", func() bool { _, ok := find(shell.last(), "Set up hooks"); return !ok })
+	mu.Lock()
+	if strings.Join(installed, " ") != "/w/tokyo /w/osaka" {
+		t.Errorf("installed into %v", installed)
+	}
+	mu.Unlock()
+	r.eventually(t, "the answer saved", func() bool { got, _ := LoadSettings(path); return got.HooksOffer == "accepted" })
+}

@@ -30,7 +30,10 @@ type Settings struct {
 	// QuietWhenViewing: no notification for a paired workspace whose
 	// session a browser is showing right now.
 	QuietWhenViewing bool `json:"quiet_when_viewing"`
-	path             string
+	// HooksOffer is the answer to the one-time offer to set up message
+	// hooks: "" (not answered yet), "accepted" or "declined".
+	HooksOffer string `json:"hooks_offer,omitempty"`
+	path       string
 }
 
 // DefaultSettings are what a first run starts with.

@@ -81,4 +81,11 @@ type Actions struct {
 	Viewing    func(workspace string) bool                                 // a browser is showing this workspace's stream
 	LogDir     string
 	Quit       func()
+
+	// MissingHooks returns the directories, among the workspaces given,
+	// that should have the message hooks and do not (it reads settings
+	// files). InstallHooks installs them there. Both run off the loop, and
+	// InstallHooks only ever after the person said yes in the menu.
+	MissingHooks func(ws []engine.Info) []string
+	InstallHooks func(dirs []string) error
 }
