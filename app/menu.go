@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"conductorbridge/assets"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/hooks"
@@ -119,8 +120,12 @@ func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, t
 				return link, err
 			},
 			Viewing: b.api.Viewing,
-			LogDir:  c.LogDir,
-			Quit:    quit,
+			InstallExtension: func() (string, error) {
+				dir := filepath.Join(c.StateDir, "chrome-extension")
+				return dir, assets.WriteExtension(dir)
+			},
+			LogDir: c.LogDir,
+			Quit:   quit,
 		},
 	}
 	offerHooks(ctx, c, b, &cfg, log)

@@ -32,12 +32,13 @@ import (
 // gstackOrigin is gstack's pinned Chrome extension, allowed by default.
 const gstackOrigin = "chrome-extension://dgbkdbjebeiblbajiilljmhjdpmiglep"
 
-// origins lists the extension origins allowed to use the API.
+// ownExtension is the bridge's own side panel (assets/extension).
+const ownExtension = "chrome-extension://" + assets.ExtensionID
+
+// origins lists the extension origins allowed to use the API: gstack's and
+// our own side panel, and those --allow-origin adds.
 func (c *config) origins() []string {
-	if len(c.Origins) == 0 {
-		return []string{gstackOrigin}
-	}
-	return c.Origins
+	return append([]string{gstackOrigin, ownExtension}, c.Origins...)
 }
 
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
@@ -47,7 +48,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	c.register(fs)
 	headless := fs.Bool("headless", false, "run without the menu-bar icon")
 	ifNotRunning := fs.Bool("if-not-running", false, "exit quietly (and successfully) when a bridge already runs on this state dir: what the login item starts")
-	fs.Var(&c.Origins, "allow-origin", "a browser extension origin allowed to use the API (repeat for more; default gstack's)")
+	fs.Var(&c.Origins, "allow-origin", "another browser extension origin allowed to use the API, besides gstack's and the bridge's own side panel (repeatable)")
 	autoHooks := fs.Bool("auto-hooks", false, "install the message hooks into every Conductor or registered workspace as it is found (writes <workspace>/.claude/settings.local.json)")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -16,6 +16,23 @@ import (
 //	go test ./app -run '^$' -bench ViewerLatency -benchtime 200x
 func BenchmarkViewerLatency(b *testing.B) {
 	e := newViewerEnv(b)
+	measureBubbles(b, e)
+}
+
+// BenchmarkPanelLatency is the same for the Chrome side panel, loaded as
+// an extension in Chromium and following the paired workspace:
+//
+//	go test ./app -run '^$' -bench PanelLatency -benchtime 200x
+func BenchmarkPanelLatency(b *testing.B) {
+	e := newPanelEnv(b)
+	e.cli("pair", "tokyo")
+	browsertest.Poll(b, e.ctx, "tokyo shown", `document.querySelector('#workspace').textContent.includes('tokyo')`, 10*time.Second)
+	measureBubbles(b, e.viewerEnv)
+}
+
+// measureBubbles appends b.N prompts to tokyo's transcript, one at a time,
+// and reports when each one's bubble was added to the page and painted.
+func measureBubbles(b *testing.B, e *viewerEnv) {
 	// Each bubble with a "lat-N" marker records when it was added and the
 	// next animation frame after that, on the page's wall clock.
 	browsertest.Eval[bool](b, e.ctx, `(() => {

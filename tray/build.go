@@ -39,6 +39,7 @@ const (
 	clickNotifyPrefix = "notify/"
 	clickLogin        = "login"
 	clickLogs         = "logs"
+	clickExtension    = "extension"
 	clickQuit         = "quit"
 )
 
@@ -145,6 +146,7 @@ func buildMenu(v view) []Item {
 		items = append(items, Item{ID: clickLogin, Title: "Start at login", Checkable: true, Checked: *v.loginItem})
 	}
 	items = append(items,
+		Item{ID: clickExtension, Title: "Install Chrome extension…", Tooltip: "the side panel that shows the paired workspace next to the page"},
 		Item{ID: clickLogs, Title: "Open logs"},
 		Item{Separator: true},
 		Item{ID: clickQuit, Title: "Quit Conductor Bridge"},

@@ -454,6 +454,22 @@ func (m *Menu) click(ctx context.Context, id string) {
 			on := m.cfg.LoginItem.Installed()
 			return func() { m.login = &on }
 		})
+	case id == clickExtension && act.InstallExtension != nil:
+		m.async(func() func() {
+			dir, err := act.InstallExtension()
+			if err != nil {
+				logErr("write the Chrome extension", err)
+				return nil
+			}
+			logErr("show the Chrome extension's folder", call(act.OpenURL, dir))
+			m.cfg.Log.Info().Str("dir", dir).Msg("Chrome extension written; load it from chrome://extensions")
+			if m.cfg.Notifier != nil {
+				// The two clicks only the person can make, where they will see them.
+				m.cfg.Notifier.Notify("Install the Chrome side panel",
+					"In Chrome, open chrome://extensions, turn on Developer mode, click Load unpacked and choose "+dir)
+			}
+			return nil
+		})
 	case id == clickLogs:
 		m.async(func() func() { logErr("open the logs", call(act.OpenURL, act.LogDir)); return nil })
 	case id == clickQuit:

@@ -546,3 +546,32 @@ func TestHooksOfferChangesNothingUntilAccepted(t *testing.T) {
 	mu.Unlock()
 	r.eventually(t, "the answer saved", func() bool { got, _ := LoadSettings(path); return got.HooksOffer == "accepted" })
 }
+
+func TestInstallExtensionRevealsAndExplains(t *testing.T) {
+	pairs, _ := pairing.Open(filepath.Join(t.TempDir(), "p.json"))
+	shell := &fakeShell{clicks: make(chan string)}
+	notes := &fakeNotifier{}
+	var mu sync.Mutex
+	var opened []string
+	m := New(Config{Engine: newFakeEngine(), Pairing: pairs, Shell: shell, Notifier: notes, Settings: DefaultSettings(), Log: zerolog.Nop(),
+		Actions: Actions{
+			InstallExtension: func() (string, error) { return "/state/chrome-extension", nil },
+			OpenURL:          func(u string) error { mu.Lock(); defer mu.Unlock(); opened = append(opened, u); return nil },
+		}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	r := &rig{shell: shell}
+	r.eventually(t, "the menu", func() bool { _, ok := find(shell.last(), "Install Chrome extension…"); return ok })
+	shell.clicks <- clickExtension
+	r.eventually(t, "the explanation", func() bool { return len(notes.all()) == 1 })
+	if n := notes.all()[0]; !strings.Contains(n, "chrome://extensions") || !strings.Contains(n, "Load unpacked") || !strings.Contains(n, "/state/chrome-extension") {
+		t.Errorf("notification: %q", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(opened) != 1 || opened[0] != "/state/chrome-extension" {
+		t.Errorf("revealed %v", opened)
+	}
+}

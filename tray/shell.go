@@ -88,4 +88,9 @@ type Actions struct {
 	// InstallHooks only ever after the person said yes in the menu.
 	MissingHooks func(ws []engine.Info) []string
 	InstallHooks func(dirs []string) error
+
+	// InstallExtension writes the Chrome side panel where Chrome can load
+	// it and returns that folder (the menu reveals it and explains the
+	// clicks left to do in Chrome).
+	InstallExtension func() (string, error)
 }

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"conductorbridge/assets"
+	"conductorbridge/bridge/browsertest"
+	"conductorbridge/bridge/inject"
+)
+
+// panelEnv is a bridge with two workspaces (none paired yet) and a real
+// Chromium with the unpacked side panel loaded, its page open in a tab.
+type panelEnv struct {
+	*viewerEnv
+	extDir string
+}
+
+func newPanelEnv(t testing.TB) *panelEnv {
+	chrome := browsertest.Find(t)
+	home := t.TempDir()
+	e := &viewerEnv{t: t, home: home}
+	e.tokyo = newTranscript(t, home, "tokyo")
+	e.osaka = newTranscript(t, home, "osaka")
+	e.port, _ = freePort()
+	e.addr = fmt.Sprintf("127.0.0.1:%d", e.port)
+	e.p = startBridgeProc(t, home, e.port)
+	e.wsA = e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.tokyo.cwd && w.LastEventID > 0 })
+	e.wsB = e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.osaka.cwd && w.LastEventID > 0 })
+	ext := t.TempDir()
+	if err := assets.WriteExtension(ext); err != nil {
+		t.Fatal(err)
+	}
+	e.ctx = browsertest.New(t, chrome,
+		chromedp.Flag("disable-extensions", false),
+		chromedp.Flag("load-extension", ext),
+		chromedp.Flag("disable-extensions-except", ext),
+	)
+	pe := &panelEnv{viewerEnv: e, extDir: ext}
+	url := fmt.Sprintf("chrome-extension://%s/panel.html?port=%d", assets.ExtensionID, e.port)
+	if err := chromedp.Do(e.ctx, chromedp.EmulateViewport(300, 760), chromedp.Navigate(url)); err != nil {
+		t.Fatalf("open the panel: %v", err)
+	}
+	return pe
+}
+
+func (e *panelEnv) cli(args ...string) {
+	e.t.Helper()
+	if out, err := runCLI(e.t, append(args, "--addr", e.addr, "--home", e.home)...); err != nil {
+		e.t.Fatalf("%v: %v %s", args, err, out)
+	}
+}
+
+func (e *panelEnv) notice() string {
+	return browsertest.Eval[string](e.t, e.ctx, `document.querySelector('#notice').hidden ? '' : document.querySelector('#notice').dataset.state`)
+}
+
+func TestSidePanelInRealChromium(t *testing.T) {
+	e := newPanelEnv(t)
+
+	// Nothing is paired yet: the panel says what to do.
+	e.poll("the nothing-paired state", `document.querySelector('#notice').dataset.state === 'Pair a workspace from the menu bar'`)
+
+	// Pair tokyo from the CLI: the panel follows, without a reload.
+	e.cli("pair", "tokyo")
+	e.poll("tokyo shown", `document.querySelector('#workspace').textContent.includes('tokyo') && document.querySelector('#notice').hidden`)
+	e.tokyo.turn("check the login page", "The login page works; the e2e run needs a browser.")
+	e.poll("the turn rendered", `[...document.querySelectorAll('.bubble.claude')].some(n => n.textContent.includes('e2e run needs a browser')) && document.querySelector('#log .turn') !== null`)
+	tools := browsertest.Eval[[]string](t, e.ctx, `[...document.querySelectorAll('#log .tool')].map(n => n.dataset.tool)`)
+	if len(tools) != 10 || tools[0] != "bash" || tools[7] != "web" {
+		t.Errorf("tool badges: %q", tools)
+	}
+
+	// Switch the pairing: the panel follows within a second or so.
+	switched := time.Now()
+	e.cli("pair", "osaka")
+	e.poll("osaka shown", `document.querySelector('#workspace').textContent.includes('osaka')`)
+	t.Logf("pairing switch → panel: %v", time.Since(switched).Round(time.Millisecond))
+	if n := browsertest.Eval[int](t, e.ctx, `document.querySelectorAll('.bubble.claude').length`); n != 0 {
+		t.Errorf("tokyo's %d bubbles still shown for osaka", n)
+	}
+	e.osaka.prompt("hello osaka")
+	e.poll("osaka's event", `[...document.querySelectorAll('.bubble.you')].some(n => n.textContent.includes('hello osaka'))`)
+
+	// The bridge stops: "Start Conductor Bridge". It comes back: the panel
+	// recovers with nothing twice and nothing missing.
+	e.p.kill(syscall.SIGTERM)
+	e.poll("the not-running state", `document.querySelector('#notice').dataset.state === 'Start Conductor Bridge' && !document.querySelector('#notice').hidden`)
+	e.osaka.prompt("written while the bridge was down")
+	e.p = startBridgeProc(t, e.home, e.port)
+	e.poll("recovered", `[...document.querySelectorAll('.bubble.you')].some(n => n.textContent.includes('while the bridge was down')) && document.querySelector('#notice').hidden`)
+	got := e.renderedIDs()
+	sorted := slices.Clone(got)
+	slices.Sort(sorted)
+	if want := e.shownIDs(e.wsB.ID); !slices.Equal(sorted, want) {
+		t.Errorf("ids after recovery:\n got %v\nwant %v", got, want)
+	}
+
+	// A message from the panel reaches osaka's queue: the extension's
+	// origin is accepted …
+	if err := chromedp.Do(e.ctx, chromedp.SendKeys(chromedp.CSS("#message"), "no, test the mobile view"), chromedp.KeyEvent("\r")); err != nil {
+		t.Fatal(err)
+	}
+	e.poll("the message listed", `document.querySelector('#sent li.queued') !== null`)
+	var list struct{ Messages []inject.Message }
+	getJSON(context.Background(), e.p.base+"/workspace/"+e.wsB.ID+"/session/messages", e.p.token(), &list)
+	if len(list.Messages) != 1 || list.Messages[0].Text != "no, test the mobile view" {
+		t.Errorf("osaka's queue: %+v", list.Messages)
+	}
+	e.screenshot("side-panel.png")
+
+	// … while a page on another origin, in the same browser, is refused.
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, hostilePage, "http://"+e.addr, e.wsB.ID)
+	}))
+	defer hostile.Close()
+	if err := chromedp.Do(e.ctx, chromedp.Navigate(hostile.URL)); err != nil {
+		t.Fatal(err)
+	}
+	e.poll("the attacks to finish", `window.results && window.results.done === true`)
+	res := browsertest.Eval[map[string]any](t, e.ctx, `window.results`)
+	if !strings.HasPrefix(fmt.Sprint(res["fetchList"]), "blocked") || res["eventSource"] != "closed" {
+		t.Errorf("another origin got in: %v", res)
+	}
+	getJSON(context.Background(), e.p.base+"/workspace/"+e.wsB.ID+"/session/messages", e.p.token(), &list)
+	if len(list.Messages) != 1 {
+		t.Errorf("another origin injected: %+v", list.Messages)
+	}
+}
+
+// TestExtensionSharesTheViewersRenderer: the side panel's renderer and
+// style are the viewer's, byte for byte, and the manifest asks for no more
+// than it needs.
+func TestExtensionSharesTheViewersRenderer(t *testing.T) {
+	dir := t.TempDir()
+	if err := assets.WriteExtension(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"render.js", "viewer.css"} {
+		ext, _ := os.ReadFile(filepath.Join(dir, name))
+		viewer, _ := os.ReadFile(filepath.Join("..", "assets", "viewer", name))
+		if len(viewer) == 0 || !bytes.Equal(ext, viewer) {
+			t.Errorf("the extension's %s is not the viewer's", name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join("..", "assets", "extension", "render.js")); err == nil {
+		t.Error("assets/extension keeps its own render.js: a copy that can drift")
+	}
+	manifest, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	for _, want := range []string{`"permissions": ["sidePanel", "storage"]`, `"host_permissions": ["http://127.0.0.1/*"]`, `"key": "`} {
+		if !strings.Contains(string(manifest), want) {
+			t.Errorf("manifest lacks %s", want)
+		}
+	}
+}

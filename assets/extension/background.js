@@ -1,0 +1,2 @@
+// Clicking the toolbar button opens the side panel.
+chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});

@@ -1,0 +1,268 @@
+// panel.js is the Chrome side panel: it finds the bridge, follows the
+// workspace paired with Chrome, and sends Claude messages. It renders with
+// the built-in viewer's renderer (render.js, copied in when the extension
+// is built), and talks to the bridge the way bridge/api/SIDEPANEL.md says:
+// /health → POST /extension-token → POST /sse-session → EventSource on
+// /session/stream, which switches by itself when the pairing changes.
+
+import { createRenderer } from './render.js';
+
+const DEFAULT_PORT = 34568;
+const TYPES = ['assistant', 'thinking', 'tool_use', 'tool_result', 'user', 'turn_complete',
+  'status', 'session', 'pairing', 'gap'];
+const $ = (id) => document.getElementById(id);
+
+const panel = {
+  port: DEFAULT_PORT,
+  token: '',
+  workspace: null, // id shown; "" when nothing is paired; null before the first session event
+  source: null,
+  sent: new Map(), // message id → <li>
+  timer: 0, // the pending reconnect or health check
+};
+
+const renderer = createRenderer($('log'), { onState: showState });
+
+const base = () => 'http://127.0.0.1:' + panel.port;
+
+// --- what the panel shows --------------------------------------------------
+
+function notice(title, text, command) {
+  const n = $('notice');
+  const t = document.createElement('strong');
+  t.textContent = title;
+  n.replaceChildren(t, document.createTextNode(text));
+  if (command) {
+    const c = document.createElement('code');
+    c.textContent = command;
+    n.appendChild(c);
+  }
+  n.hidden = false;
+  n.dataset.state = title;
+}
+
+function setConn(state) {
+  $('conn').className = 'conn ' + state;
+  $('conn').title = { live: 'live', retry: 'reconnecting…' }[state] || 'not connected';
+  document.body.dataset.conn = state;
+}
+
+function showState(state, reason) {
+  const p = $('state');
+  p.hidden = !state;
+  p.className = 'pill ' + (state || '');
+  p.textContent = state === 'needs_input' ? 'needs input' : state || '';
+  p.title = reason || '';
+}
+
+function down() {
+  closeStream();
+  setConn('');
+  $('composer').hidden = true;
+  notice('Start Conductor Bridge', 'It is not answering on 127.0.0.1:' + panel.port +
+    '. Open it from Applications, or run:', 'conductor-bridge');
+  later(connect, 2000);
+}
+
+function unpaired() {
+  $('workspace').textContent = 'Conductor Bridge';
+  $('composer').hidden = true;
+  showState('');
+  notice('Pair a workspace from the menu bar', 'Tick "Paired with Chrome" under a workspace, or run:',
+    'conductor-bridge pair <workspace>');
+}
+
+async function paired(id) {
+  $('notice').hidden = true;
+  $('composer').hidden = false;
+  $('workspace').textContent = id;
+  try {
+    const w = await api('/api/workspaces/' + encodeURIComponent(id));
+    if (panel.workspace === id) {
+      $('workspace').textContent = (w.repo ? w.repo + ' / ' : '') + w.name;
+      showState(w.status);
+    }
+  } catch {
+    // The stream is what matters; the name can stay an id.
+  }
+}
+
+// --- talking to the bridge -------------------------------------------------
+
+async function api(path, { method = 'GET', body } = {}) {
+  const headers = { Authorization: 'Bearer ' + panel.token };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const r = await fetch(base() + path, {
+    method, headers, cache: 'no-store',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) throw Object.assign(new Error(data.error || r.statusText), { status: r.status });
+  return data;
+}
+
+function later(fn, ms) {
+  clearTimeout(panel.timer);
+  panel.timer = setTimeout(fn, ms);
+}
+
+function closeStream() {
+  if (panel.source) {
+    panel.source.close();
+    panel.source = null;
+  }
+}
+
+// connect finds the bridge, gets a token and a cookie, and follows the
+// paired workspace from where the panel left off.
+async function connect() {
+  closeStream();
+  try {
+    const h = await fetch(base() + '/health', { cache: 'no-store' }).then((r) => r.json());
+    if (h.service !== 'conductor-bridge') throw new Error('not a bridge');
+  } catch {
+    return down();
+  }
+  try {
+    const r = await fetch(base() + '/extension-token', { method: 'POST' });
+    if (r.status === 403) {
+      setConn('');
+      return notice('This extension is not allowed', 'Start the bridge with:',
+        'conductor-bridge serve --allow-origin ' + location.origin);
+    }
+    panel.token = (await r.json()).token;
+    await fetch(base() + '/sse-session', {
+      method: 'POST', credentials: 'include', headers: { Authorization: 'Bearer ' + panel.token },
+    });
+  } catch {
+    return down();
+  }
+  let url = base() + '/session/stream';
+  if (panel.workspace) url += '?after=' + encodeURIComponent(panel.workspace + ':' + renderer.lastId);
+  const es = new EventSource(url, { withCredentials: true });
+  panel.source = es;
+  const onEvent = (m) => {
+    if (panel.source !== es) return;
+    let e;
+    try {
+      e = JSON.parse(m.data);
+    } catch {
+      return;
+    }
+    if (e.type === 'session' && e.reason === 'follow') {
+      follow(e.workspace || '');
+      return;
+    }
+    renderer.add(e);
+    if (e.type === 'user' && e.message_id) mark(e.message_id, 'confirmed');
+  };
+  for (const t of TYPES) es.addEventListener(t, onEvent);
+  es.onopen = () => setConn('live');
+  es.onerror = () => {
+    if (panel.source !== es) return;
+    setConn('retry');
+    // EventSource retries a dropped connection by itself; whether the
+    // bridge is there at all decides between "reconnecting" and "start it".
+    later(async () => {
+      if (panel.source !== es || es.readyState === EventSource.OPEN) return;
+      try {
+        await fetch(base() + '/health', { cache: 'no-store' });
+        if (es.readyState === EventSource.CLOSED) connect(); // e.g. the token was rotated
+      } catch {
+        down();
+      }
+    }, es.readyState === EventSource.CLOSED ? 500 : 1500);
+  };
+}
+
+// follow shows the workspace the bridge now follows: another one starts a
+// fresh view; the same one (a reconnect) resumes where it was.
+function follow(id) {
+  if (id !== panel.workspace) {
+    panel.workspace = id;
+    renderer.reset();
+    panel.sent.clear();
+    $('sent').replaceChildren();
+  }
+  if (id === '') unpaired();
+  else paired(id);
+}
+
+// --- messages ----------------------------------------------------------------
+
+function mark(id, state) {
+  const li = panel.sent.get(id);
+  if (!li) return;
+  li.className = state;
+  li.firstChild.textContent = state;
+}
+
+async function send(text) {
+  const res = await api('/workspace/' + encodeURIComponent(panel.workspace) + '/session/messages',
+    { method: 'POST', body: { message: text } });
+  const li = document.createElement('li');
+  li.className = res.status;
+  li.dataset.id = res.id;
+  const st = document.createElement('span');
+  st.className = 'state';
+  st.textContent = res.status;
+  li.append(st, document.createTextNode(text));
+  $('sent').prepend(li);
+  panel.sent.set(res.id, li);
+}
+
+async function pollSent() {
+  const pending = [...panel.sent.values()].some((li) => li.className === 'queued' || li.className === 'delivered');
+  if (!pending || !panel.workspace) return;
+  const { messages } = await api('/workspace/' + encodeURIComponent(panel.workspace) + '/session/messages');
+  for (const m of messages) mark(m.id, m.state);
+}
+
+$('composer').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const box = $('message');
+  const text = box.value.trim();
+  if (!text || !panel.workspace) return;
+  $('send').disabled = true;
+  try {
+    await send(text);
+    box.value = '';
+  } catch (err) {
+    box.setCustomValidity(err.message);
+    box.reportValidity();
+    setTimeout(() => box.setCustomValidity(''), 3000);
+    if (err.status === 401) connect();
+  } finally {
+    $('send').disabled = false;
+  }
+});
+
+$('message').addEventListener('keydown', (ev) => {
+  if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
+    ev.preventDefault();
+    $('composer').requestSubmit();
+  }
+});
+
+// --- the port ------------------------------------------------------------------
+
+$('port').addEventListener('change', () => {
+  const p = Number($('port').value);
+  if (!Number.isInteger(p) || p < 1 || p > 65535) return;
+  panel.port = p;
+  chrome.storage?.local.set({ port: p });
+  panel.workspace = null;
+  renderer.reset();
+  connect();
+});
+
+async function start() {
+  const fromURL = Number(new URLSearchParams(location.search).get('port'));
+  const stored = (await chrome.storage?.local.get('port'))?.port;
+  panel.port = fromURL || stored || DEFAULT_PORT;
+  $('port').value = panel.port;
+  setInterval(() => pollSent().catch(() => {}), 1000);
+  connect();
+}
+
+start();
