@@ -46,6 +46,8 @@ type bridgeProc struct {
 	base string
 	home string
 	log  *strings.Builder
+	// state is the state dir, when not the home's default.
+	state string
 }
 
 func startBridgeProc(t testing.TB, home string, port int) *bridgeProc {
@@ -99,6 +101,9 @@ func startBridgeWith(t testing.TB, home string, port int, env []string, args ...
 
 // stateDir is where the bridge keeps its state on the fake home.
 func (p *bridgeProc) stateDir() string {
+	if p.state != "" {
+		return p.state
+	}
 	return filepath.Join(p.home, ".local", "state", "conductor-bridge")
 }
 

@@ -70,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serviceCmd(args, stdout, stderr)
 	case "doctor":
 		return doctor(ctx, args, stdout, stderr)
+	case "demo":
+		return demoCmd(ctx, args, stdout, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
 	case "version", "--version":
@@ -88,6 +90,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: conductor-bridge [command] [flags]
 
 commands:
+  demo         the whole product alive on a throwaway home: --speed 2 --seed 7 --port 34568
   serve        run the bridge with its menu-bar icon (the default): --headless --addr 127.0.0.1:34568
   workspaces   list workspaces (from the running bridge, else a direct scan)
   tail <ws>    follow a workspace's live session (id, name or directory)
