@@ -48,10 +48,10 @@ type Server struct {
 	Queue      *inject.Queue // messages for agents
 	Hooks      Hooks
 	Registrar  Registrar
-	HooksSeen  *inject.Seen // when each workspace's hooks last called in
-	Pairing  *pairing.Store // which workspaces a browser sees
-	Sessions *auth.Sessions // browser session cookies and page keys
-	Links    *auth.Links    // one-time viewer links
+	HooksSeen  *inject.Seen   // when each workspace's hooks last called in
+	Pairing    *pairing.Store // which workspaces a browser sees
+	Sessions   *auth.Sessions // browser session cookies and page keys
+	Links      *auth.Links    // one-time viewer links
 	// Viewer holds the built-in viewer's files (index.html at its root).
 	Viewer fs.FS
 	Log    zerolog.Logger

@@ -67,14 +67,14 @@ func TestBrowserSeesOnlyPairedWorkspaces(t *testing.T) {
 	}
 	ext := e.srv.Sessions.ExtensionToken()
 	browsers := map[string]req{
-		"extension with token":  {bearer: tok, origin: extOrigin},
+		"extension with token": {bearer: tok, origin: extOrigin},
 		// The extension token is browser-scoped even without browser
 		// headers: a local program that forged the Origin to get it is no
 		// better off than the extension.
 		"extension token, no headers": {bearer: ext},
 		"cookie, no headers":          {cookie: cookie},
-		"extension with cookie": {cookie: cookie, origin: extOrigin},
-		"viewer with cookie":    {cookie: cookie, hdr: map[string]string{"Sec-Fetch-Site": "same-origin"}},
+		"extension with cookie":       {cookie: cookie, origin: extOrigin},
+		"viewer with cookie":          {cookie: cookie, hdr: map[string]string{"Sec-Fetch-Site": "same-origin"}},
 	}
 	for name, b := range browsers {
 		b.path = "/api/workspaces"
