@@ -5,72 +5,84 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"math"
+	"sync"
+
+	"conductorbridge/assets"
 )
 
-// Icons are drawn here, in code, until the app's designed icons land in
-// assets/ (the packaging issue): a ring, and inside it nothing (idle), a dot
-// (working), an exclamation mark (needs input) or a cross (error).
+// The icons are designed files in assets/icons (drawn by assets/icons/draw):
+// a two-arch bridge, in outline (idle), filled (working), or in outline
+// with a ! (needs input) or × (error) badge.
 //
 // Template icons (macOS) are black with alpha, so the menu bar can tint
 // them for light and dark; the regular ones (Linux trays) are grey with the
 // state in colour.
 
-// IconPNG draws the icon for a state as a size×size PNG.
+var iconNames = [...]string{
+	IconIdle:       "idle",
+	IconWorking:    "working",
+	IconNeedsInput: "needs-input",
+	IconError:      "error",
+}
+
+// IconPNG returns the icon for a state as PNG, about size×size pixels:
+//   - template, size up to 16: the 16×16 template; larger: the 32×32 (@2x);
+//   - regular, size up to 32: the 32×32 coloured tray icon;
+//   - regular, larger (notifications): the app icon scaled to size×size,
+//     whatever the state.
 func IconPNG(s IconState, template bool, size int) []byte {
-	img := image.NewNRGBA(image.Rect(0, 0, size, size))
-	base := color.NRGBA{0, 0, 0, 255}
-	accent := base
-	if !template {
-		base = color.NRGBA{0x80, 0x86, 0x8b, 255}
-		accent = [...]color.NRGBA{base, {0x1a, 0x73, 0xe8, 255}, {0xf2, 0x99, 0x00, 255}, {0xd9, 0x30, 0x25, 255}}[s]
+	if !template && size > 32 {
+		return appIconPNG(size)
 	}
-	u := float64(size) / 32 // shapes are laid out on a 32-unit grid
-	ring := func(x, y float64) bool {
-		d := math.Hypot(x-16, y-16)
-		return d >= 11.5 && d <= 14.5
+	name := "idle"
+	if int(s) >= 0 && int(s) < len(iconNames) {
+		name = iconNames[s]
 	}
-	inner := func(x, y float64) bool {
-		switch s {
-		case IconWorking:
-			return math.Hypot(x-16, y-16) <= 6
-		case IconNeedsInput:
-			return (math.Abs(x-16) <= 1.8 && y >= 8.5 && y <= 18.5) || math.Hypot(x-16, y-22.5) <= 2
-		case IconError:
-			dx, dy := x-16, y-16
-			return math.Abs(dx) <= 6.5 && math.Abs(dy) <= 6.5 &&
-				(math.Abs(dx-dy) <= 2.2 || math.Abs(dx+dy) <= 2.2)
-		}
-		return false
+	return assets.TrayIcon(name, template, size > 16)
+}
+
+var appIcons sync.Map // size → []byte
+
+// appIconPNG is the app icon scaled to size×size, made once per size.
+func appIconPNG(size int) []byte {
+	if b, ok := appIcons.Load(size); ok {
+		return b.([]byte)
 	}
-	const ss = 4 // supersampling: smooth edges without a drawing library
-	for py := 0; py < size; py++ {
-		for px := 0; px < size; px++ {
-			var nRing, nInner int
-			for sy := 0; sy < ss; sy++ {
-				for sx := 0; sx < ss; sx++ {
-					x := (float64(px) + (float64(sx)+0.5)/ss) / u
-					y := (float64(py) + (float64(sy)+0.5)/ss) / u
-					switch {
-					case inner(x, y):
-						nInner++
-					case ring(x, y):
-						nRing++
-					}
-				}
-			}
-			if nRing+nInner == 0 {
-				continue
-			}
-			c := base
-			if nInner > nRing {
-				c = accent
-			}
-			c.A = uint8(255 * (nRing + nInner) / (ss * ss))
-			img.SetNRGBA(px, py, c)
-		}
+	src, err := png.Decode(bytes.NewReader(assets.AppIcon))
+	if err != nil {
+		panic(err) // an embedded file the assets tests decode
 	}
 	var buf bytes.Buffer
-	png.Encode(&buf, img)
-	return buf.Bytes()
+	if size >= src.Bounds().Dx() {
+		buf.Write(assets.AppIcon)
+	} else if err := png.Encode(&buf, shrink(src, size)); err != nil {
+		panic(err) // encoding to memory: cannot fail
+	}
+	b, _ := appIcons.LoadOrStore(size, buf.Bytes())
+	return b.([]byte)
+}
+
+// shrink scales src down to size×size, each pixel the average (with
+// premultiplied alpha) of the source pixels whose centres it covers.
+func shrink(src image.Image, size int) *image.NRGBA {
+	b := src.Bounds()
+	out := image.NewNRGBA(image.Rect(0, 0, size, size))
+	for y := range size {
+		y0, y1 := b.Min.Y+y*b.Dy()/size, b.Min.Y+(y+1)*b.Dy()/size
+		for x := range size {
+			x0, x1 := b.Min.X+x*b.Dx()/size, b.Min.X+(x+1)*b.Dx()/size
+			var r, g, bl, a, n uint64
+			for sy := y0; sy < y1; sy++ {
+				for sx := x0; sx < x1; sx++ {
+					cr, cg, cb, ca := src.At(sx, sy).RGBA()
+					r, g, bl, a, n = r+uint64(cr), g+uint64(cg), bl+uint64(cb), a+uint64(ca), n+1
+				}
+			}
+			if n == 0 || a == 0 {
+				continue
+			}
+			out.Set(x, y, color.RGBA64{uint16(r / n), uint16(g / n), uint16(bl / n), uint16(a / n)})
+		}
+	}
+	return out
 }
