@@ -249,7 +249,7 @@ func TestViewerInRealChromium(t *testing.T) {
 	before := len(e.renderedIDs())
 	e.poll("the live indicator", `document.querySelector('#conn').classList.contains('live')`)
 	e.p.kill(syscall.SIGKILL)
-	e.poll("the reconnecting indicator", `document.querySelector('#conn').classList.contains('retry')`)
+	e.poll("the reconnecting indicator", `document.querySelector('#conn').classList.contains('retry') && !document.querySelector('#conn-text').hidden`)
 	e.tokyo.prompt("written while the bridge was down")
 	e.tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "answered while the bridge was down"})
 	e.p = startBridgeProc(t, e.home, e.port)

@@ -43,6 +43,7 @@ function notice(title, text, command) {
 
 function setConn(state) {
   $('conn').className = 'conn ' + state;
+  $('conn-text').hidden = state !== 'retry';
   $('conn').title = { live: 'live', retry: 'reconnecting…' }[state] || 'not connected';
   document.body.dataset.conn = state;
 }

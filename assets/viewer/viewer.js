@@ -75,6 +75,7 @@ function signedOut() {
 function setConn(state) {
   const c = $('conn');
   c.className = 'conn ' + state;
+  $('conn-text').hidden = state !== 'retry';
   c.title = { live: 'live', retry: 'reconnecting…' }[state] || 'not connected';
 }
 
