@@ -30,7 +30,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	speed := fs.Float64("speed", 1, "pace of the simulated agent (2 is twice as fast)")
 	seed := fs.Uint64("seed", 0, "make the run reproducible (default: a new one each run)")
-	port := fs.Int("port", 34568, "port to serve on (a free one if it is taken)")
+	port := fs.Int("port", 34568, "port to serve on (a free one if it is taken, or 0)")
 	headless := fs.Bool("headless", false, "no menu-bar icon")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -78,15 +78,19 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // bridge may well be running).
 func demoAddr(port int, stderr io.Writer) (string, error) {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	if ln, err := net.Listen("tcp", addr); err == nil {
+	if ln, err := net.Listen("tcp", addr); err == nil && port != 0 {
 		ln.Close()
 		return addr, nil
+	} else if err == nil {
+		ln.Close()
 	}
 	p, err := freePort()
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(stderr, "port %d is taken; the demo uses %d\n", port, p)
+	if port != 0 {
+		fmt.Fprintf(stderr, "port %d is taken; the demo uses %d\n", port, p)
+	}
 	return "127.0.0.1:" + strconv.Itoa(p), nil
 }
 

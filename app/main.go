@@ -26,6 +26,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// After the first signal, a second one kills at once (the default),
+	// whatever the shutdown is waiting for.
+	go func() { <-ctx.Done(); stop() }()
 	if len(os.Args) > 1 && os.Args[1] == "hook" {
 		hookMain(ctx, os.Args[2:]) // Claude Code reads its exit code
 	}

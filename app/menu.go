@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -133,14 +134,18 @@ func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, t
 	if notes == nil {
 		cfg.Notifier = tray.NewDesktopNotifier()
 	}
-	if why == nil {
-		err := tray.RunSystray(ctx, func(shell tray.Shell) {
+	withTray := func() error {
+		return tray.RunSystray(ctx, func(shell tray.Shell) {
+			cfg := cfg
 			cfg.Shell = shell
 			m := tray.New(cfg)
 			trouble.attach(m)
 			go m.Run(ctx)
 		})
-		if err == nil {
+	}
+	if why == nil {
+		err := withTray()
+		if err == nil || ctx.Err() != nil {
 			return
 		}
 		why = err
@@ -148,7 +153,34 @@ func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, t
 	log.Info().Str("why", why.Error()).Msg("running without a menu bar")
 	if notes != nil {
 		log.Info().Str("why", notes.Error()).Msg("running without desktop notifications")
+	}
+	headless, stopHeadless := context.WithCancel(ctx)
+	defer stopHeadless()
+	if notes == nil {
+		go tray.New(cfg).Run(headless) // notifications only
+	}
+	if !errors.Is(why, tray.ErrNoTrayHost) {
 		return
 	}
-	go tray.New(cfg).Run(ctx)
+	// A session without a tray host yet: a login item can start before the
+	// desktop's panel does. Look again now and then, and show the icon as
+	// soon as there is one.
+	tick := time.NewTicker(3 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if tray.Available() != nil {
+				continue
+			}
+			stopHeadless()
+			log.Info().Msg("a tray host appeared: showing the menu bar")
+			if err := withTray(); err != nil && ctx.Err() == nil {
+				log.Warn().Err(err).Msg("menu bar stopped")
+			}
+			return
+		}
+	}
 }

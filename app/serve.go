@@ -82,20 +82,36 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 
 	ln, err := listen(ctx, c.Addr)
 	if err != nil {
+		if *ifNotRunning && errors.Is(err, errBridgeOnPort) {
+			// Another bridge (another state dir, or the demo) has the
+			// port: still a success, or the login item's manager would
+			// start this one again every few seconds.
+			fmt.Fprintln(stderr, err)
+			return nil
+		}
 		log.Error().Err(err).Msg("cannot listen")
 		return err
+	}
+	// From here on, c.Addr is where the bridge really listens (--addr may
+	// have asked for port 0): the links the menu makes point there.
+	c.Addr = ln.Addr().String()
+	var spec hooks.Spec
+	if *autoHooks {
+		if spec, err = hookSpec(c); err != nil {
+			ln.Close()
+			return fmt.Errorf("auto hooks: %w", err)
+		}
 	}
 	b, err := startBridge(ctx, c, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	// b.close waits for the engine, which stops when ctx ends: quit first
+	// on every way out.
 	defer b.close()
+	defer quit()
 	if *autoHooks {
-		spec, err := hookSpec(c)
-		if err != nil {
-			return fmt.Errorf("auto hooks: %w", err)
-		}
 		go installHooksAsFound(ctx, b.engine, spec, log)
 	}
 
@@ -269,6 +285,9 @@ func (b *bridge) close() {
 	b.seen.Flush()
 }
 
+// errBridgeOnPort: the port is taken by a Conductor Bridge.
+var errBridgeOnPort = errors.New("port in use")
+
 // listen binds addr, and when the port is taken says by whom.
 func listen(ctx context.Context, addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
@@ -279,7 +298,7 @@ func listen(ctx context.Context, addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	if h, herr := probeHealth(ctx, "http://"+addr); herr == nil {
-		return nil, fmt.Errorf("port in use: Conductor Bridge %s is already running on %s (stop it, or pass --addr 127.0.0.1:<other port>)", h.Version, addr)
+		return nil, fmt.Errorf("%w: Conductor Bridge %s is already running on %s (stop it, or pass --addr 127.0.0.1:<other port>)", errBridgeOnPort, h.Version, addr)
 	}
 	return nil, fmt.Errorf("port in use: another program is listening on %s; pass --addr 127.0.0.1:<other port>", addr)
 }

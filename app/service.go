@@ -128,6 +128,19 @@ func (l loginItem) Install() error {
 }
 
 func (l loginItem) Uninstall() error {
+	if runtime.GOOS == "darwin" {
+		// kardianos would `launchctl unload` first, which stops the job:
+		// the bridge asking would quit itself. Without the plist it simply
+		// is not started at the next login.
+		f, err := serviceFile()
+		if err == nil {
+			err = os.Remove(f)
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return explainService("uninstall", err)
+		}
+		return nil
+	}
 	svc, err := newService("")
 	if err != nil {
 		return err

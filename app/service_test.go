@@ -54,6 +54,7 @@ func TestServiceInstallsAUserUnit(t *testing.T) {
 		"Restart=on-failure", // a crash restarts it; Quit (exit 0) does not
 		"StandardOutput=null",
 		"WantedBy=default.target", // starts with the user's session, not multi-user.target
+		"StartLimitBurst=5",       // a failing start is not retried for ever
 	} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("unit lacks %q:\n%s", want, b)
@@ -106,11 +107,12 @@ func TestLaunchAgentPlist(t *testing.T) {
 		RunAtLoad        bool
 		KeepAlive        map[string]bool
 		ProcessType      string
+		ThrottleInterval int
 	}
 	if _, err := plist.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatalf("not a plist: %v\n%s", err, out)
 	}
-	if p.Label != "com.conductor-bridge.agent" || !p.RunAtLoad || p.ProcessType != "Interactive" {
+	if p.Label != "com.conductor-bridge.agent" || !p.RunAtLoad || p.ProcessType != "Interactive" || p.ThrottleInterval < 10 {
 		t.Errorf("plist: %+v", p)
 	}
 	if len(p.ProgramArguments) != 3 || p.ProgramArguments[1] != "serve" || p.ProgramArguments[2] != "--if-not-running" {
@@ -134,4 +136,19 @@ func TestSecondStartAtLoginExitsQuietly(t *testing.T) {
 		t.Errorf("--if-not-running with a bridge running: %v %s", err, out)
 	}
 	_ = p
+}
+
+// A start at login that finds another bridge on the port (another state
+// dir, or the demo) is a success too: no restart loop.
+func TestStartAtLoginWithAnotherBridgeOnThePort(t *testing.T) {
+	p := startBridgeProc(t, t.TempDir(), 0)
+	addr := strings.TrimPrefix(p.base, "http://")
+	out, err := runCLI(t, "serve", "--headless", "--if-not-running", "--home", t.TempDir(), "--addr", addr)
+	if err != nil || !strings.Contains(out, "already running") {
+		t.Errorf("--if-not-running, a bridge of another home on the port: %v %s", err, out)
+	}
+	// Without the flag it is an error, as before.
+	if _, err := runCLI(t, "serve", "--headless", "--home", t.TempDir(), "--addr", addr); err == nil {
+		t.Error("a second bridge on a taken port exited 0 without --if-not-running")
+	}
 }

@@ -201,3 +201,28 @@ func TestFirstRunOffersHooks(t *testing.T) {
 		t.Errorf("the offer stays after it was accepted: %v", err)
 	}
 }
+
+// TestTrayHostAppearingLater: a login item can start before the desktop's
+// panel. The bridge starts headless and shows its icon once a tray host
+// is there.
+func TestTrayHostAppearingLater(t *testing.T) {
+	bus := dbustest.Start(t)
+	p := startBridgeWith(t, t.TempDir(), 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	if _, err := probeHealth(context.Background(), p.base); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // headless by now
+	watcher := bus.Watcher(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	item, err := watcher.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("no icon after the tray host appeared: %v\n%s", err, p.log)
+	}
+	if _, err := dbustest.WaitMenu(ctx, bus.Conn(t), item, func(root dbustest.MenuItem) bool {
+		_, ok := root.Find("Quit Conductor Bridge")
+		return ok
+	}); err != nil {
+		t.Errorf("menu: %v", err)
+	}
+}

@@ -9,6 +9,10 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
+// ErrNoTrayHost: there is a D-Bus session but no tray host on it (yet: a
+// login item can start before the desktop's panel).
+var ErrNoTrayHost = errors.New("no tray host on the D-Bus session (nothing provides org.kde.StatusNotifierWatcher)")
+
 // Available reports why there can be no menu-bar icon, or nil: on Linux
 // the icon is a StatusNotifierItem, which needs a D-Bus session and a tray
 // host (a StatusNotifierWatcher) on it.
@@ -18,7 +22,7 @@ func Available() error {
 		return err
 	}
 	if !slices.Contains(names.owned, "org.kde.StatusNotifierWatcher") {
-		return errors.New("no tray host on the D-Bus session (nothing provides org.kde.StatusNotifierWatcher)")
+		return ErrNoTrayHost
 	}
 	return nil
 }

@@ -149,15 +149,20 @@ func RunSystray(ctx context.Context, ready func(Shell)) (err error) {
 			err = fmt.Errorf("menu bar stopped: %v", r)
 		}
 	}()
-	go func() {
-		<-ctx.Done()
-		systray.Quit()
-	}()
+	if ctx.Err() != nil {
+		return ctx.Err() // stopped before it began: never start what cannot be stopped
+	}
 	// Set before Run: values set in the first moments after ready can be
 	// lost (see reassert).
 	setIcon(IconIdle)
 	systray.SetTitle("")
 	systray.Run(func() {
+		// Quit only once Run is ready for it: on macOS a Quit before the
+		// app has started is lost, and Run would never return.
+		go func() {
+			<-ctx.Done()
+			systray.Quit()
+		}()
 		ready(shell)
 		go func() {
 			select {

@@ -17,6 +17,9 @@ var errNoTray = func() error {
 	return errors.New("no menu bar on " + runtime.GOOS)
 }()
 
+// ErrNoTrayHost is never the reason here.
+var ErrNoTrayHost = errors.New("no tray host")
+
 // Available reports why there can be no menu bar.
 func Available() error { return errNoTray }
 

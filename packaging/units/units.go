@@ -6,10 +6,12 @@
 // macOS (KeepAlive true) and never start on Linux (a system unit wanted by
 // multi-user.target). Ours:
 //   - LaunchAgent: RunAtLoad starts it at login; KeepAlive restarts it
-//     after a crash but not after Quit (a successful exit); no
-//     StandardOutPath, since the bridge logs to its own rotating file.
+//     after a crash but not after Quit (a successful exit), at most every
+//     30 s; no StandardOutPath, since the bridge logs to its own rotating
+//     file.
 //   - systemd: a user unit started with the person's session
-//     (default.target), restarted on failure only; standard output dropped
+//     (default.target), restarted on failure only and at most 5 times in
+//     5 minutes; standard output dropped
 //     (the bridge has its own log), errors kept in the journal so a crash
 //     at start leaves a trace.
 package units
