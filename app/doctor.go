@@ -40,12 +40,17 @@ const (
 // call a binary that is no longer there (the app was moved).
 func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var asJSON, fix *bool
-	c, _, err := clientFlags("doctor", args, stderr, func(fs *flag.FlagSet) {
+	c, fs, err := clientFlags("doctor", args, stderr, func(fs *flag.FlagSet) {
 		asJSON = fs.Bool("json", false, "print the findings as JSON")
 		fix = fs.Bool("fix", false, "rewrite hooks whose binary no longer exists to call this one")
 	})
 	if err != nil {
 		return err
+	}
+	addrGiven := false
+	fs.Visit(func(f *flag.Flag) { addrGiven = addrGiven || f.Name == "addr" })
+	if ri, err := readRunFile(c.StateDir); err == nil && ri.Addr != "" && !addrGiven {
+		c.Addr = ri.Addr // the bridge of this state dir runs elsewhere than the default
 	}
 	d := &doctorRun{c: c, fix: *fix}
 	findings := d.run(ctx)

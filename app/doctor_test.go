@@ -202,6 +202,11 @@ func TestDoctorAllWell(t *testing.T) {
 	if !strings.Contains(items, "tokyo: installed; last hook just now (stop)") || !strings.Contains(items, "osaka: installed; no hook has reached the bridge yet") {
 		t.Errorf("hook activity:\n%s", items)
 	}
+	// Without --addr, doctor finds the bridge where it runs (not the default port).
+	got, _, _ = runDoctor(t, home, env)
+	if d := got["port"].Detail; got["port"].Status != statusOK || !strings.Contains(d, addr) {
+		t.Errorf("port without --addr: %+v", got["port"])
+	}
 	// With the bridge stopped, doctor reads the same from the state dir.
 	p.kill(syscall.SIGTERM)
 	got, _, _ = runDoctor(t, home, env, "--addr", addr)

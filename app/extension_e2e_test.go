@@ -108,6 +108,18 @@ func TestSidePanelInRealChromium(t *testing.T) {
 		t.Errorf("ids after recovery:\n got %v\nwant %v", got, want)
 	}
 
+	// The token is rotated: the panel's stream is cut off, and it signs in
+	// again by itself, resuming where it was.
+	e.cli("token", "--rotate")
+	e.osaka.prompt("written after the rotation")
+	e.poll("recovered after the rotation", `[...document.querySelectorAll('.bubble.you')].some(n => n.textContent.includes('after the rotation'))`)
+	got = e.renderedIDs()
+	sorted = slices.Clone(got)
+	slices.Sort(sorted)
+	if want := e.shownIDs(e.wsB.ID); !slices.Equal(sorted, want) {
+		t.Errorf("ids after the rotation:\n got %v\nwant %v", got, want)
+	}
+
 	// A message from the panel reaches osaka's queue: the extension's
 	// origin is accepted …
 	if err := chromedp.Do(e.ctx, chromedp.SendKeys(chromedp.CSS("#message"), "no, test the mobile view"), chromedp.KeyEvent("\r")); err != nil {

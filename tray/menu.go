@@ -105,7 +105,9 @@ func (m *Menu) Run(ctx context.Context) error {
 	defer tick.Stop()
 	m.flush = time.NewTimer(time.Hour)
 	m.flush.Stop()
-	go m.saver(ctx)
+	saved := make(chan struct{})
+	go func() { m.saver(ctx); close(saved) }()
+	defer func() { <-saved }()
 
 	m.refresh(ctx)
 	m.render()
@@ -492,16 +494,26 @@ func (m *Menu) saveSettings() {
 	m.save <- s
 }
 
-// saver writes settings off the loop, one at a time, in order.
+// saver writes settings off the loop, one at a time, in order. At the end
+// it still writes a change that was waiting: a click just before Quit
+// counts.
 func (m *Menu) saver(ctx context.Context) {
+	save := func(s Settings) {
+		if err := s.Save(); err != nil {
+			m.cfg.Log.Warn().Err(err).Msg("tray settings not saved")
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
+			select {
+			case s := <-m.save:
+				save(s)
+			default:
+			}
 			return
 		case s := <-m.save:
-			if err := s.Save(); err != nil {
-				m.cfg.Log.Warn().Err(err).Msg("tray settings not saved")
-			}
+			save(s)
 		}
 	}
 }

@@ -19,6 +19,8 @@ const panel = {
   source: null,
   sent: new Map(), // message id → <li>
   timer: 0, // the pending reconnect or health check
+  gen: 0, // connect attempts: a newer one makes older ones stop
+  retry: 0, // failed attempts in a row, for the backoff
 };
 
 const renderer = createRenderer($('log'), { onState: showState });
@@ -114,29 +116,45 @@ function closeStream() {
   }
 }
 
+// backoff schedules another connect, waiting longer after each failure.
+function backoff() {
+  setConn('retry');
+  later(connect, Math.min(5000, 500 * 2 ** panel.retry++));
+}
+
 // connect finds the bridge, gets a token and a cookie, and follows the
-// paired workspace from where the panel left off.
+// paired workspace from where the panel left off. A newer call (the port
+// changed, a send found the token stale) supersedes one still under way.
 async function connect() {
+  const gen = ++panel.gen;
+  const stale = () => gen !== panel.gen;
   closeStream();
   try {
     const h = await fetch(base() + '/health', { cache: 'no-store' }).then((r) => r.json());
     if (h.service !== 'conductor-bridge') throw new Error('not a bridge');
   } catch {
-    return down();
+    if (!stale()) down();
+    return;
   }
+  if (stale()) return;
   try {
     const r = await fetch(base() + '/extension-token', { method: 'POST' });
+    if (stale()) return;
     if (r.status === 403) {
       setConn('');
       return notice('This extension is not allowed', 'Start the bridge with:',
         'conductor-bridge serve --allow-origin ' + location.origin);
     }
+    if (!r.ok) return backoff();
     panel.token = (await r.json()).token;
-    await fetch(base() + '/sse-session', {
+    const s = await fetch(base() + '/sse-session', {
       method: 'POST', credentials: 'include', headers: { Authorization: 'Bearer ' + panel.token },
     });
+    if (stale()) return;
+    if (!s.ok) return backoff();
   } catch {
-    return down();
+    if (!stale()) down();
+    return;
   }
   let url = base() + '/session/stream';
   if (panel.workspace) url += '?after=' + encodeURIComponent(panel.workspace + ':' + renderer.lastId);
@@ -158,7 +176,10 @@ async function connect() {
     if (e.type === 'user' && e.message_id) mark(e.message_id, 'confirmed');
   };
   for (const t of TYPES) es.addEventListener(t, onEvent);
-  es.onopen = () => setConn('live');
+  es.onopen = () => {
+    panel.retry = 0;
+    setConn('live');
+  };
   es.onerror = () => {
     if (panel.source !== es) return;
     setConn('retry');
@@ -168,11 +189,11 @@ async function connect() {
       if (panel.source !== es || es.readyState === EventSource.OPEN) return;
       try {
         await fetch(base() + '/health', { cache: 'no-store' });
-        if (es.readyState === EventSource.CLOSED) connect(); // e.g. the token was rotated
+        if (es.readyState === EventSource.CLOSED) backoff(); // e.g. the token was rotated
       } catch {
         down();
       }
-    }, es.readyState === EventSource.CLOSED ? 500 : 1500);
+    }, es.readyState === EventSource.CLOSED ? 300 : 1500);
   };
 }
 
