@@ -6,7 +6,9 @@
 //
 // The shape follows Tailscale's client/systray: one Menu owns the state;
 // one event loop selects over clicks, engine changes and stream events; the
-// menu is rebuilt from state, never patched piecemeal. The tray sees the
-// engine only through the Engine and Pairing interfaces, and draws through
-// a Shell — fyne.io/systray for real, a fake in tests.
+// whole menu is built from state (buildMenu), never patched piecemeal by
+// the logic. The tray sees the engine only through the Engine and Pairing
+// interfaces, and draws through a Shell — fyne.io/systray for real, a fake
+// in tests. The real shell redraws in place when only words and
+// checkmarks changed, so an open menu is not closed under the pointer.
 package tray

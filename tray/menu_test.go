@@ -575,3 +575,18 @@ func TestInstallExtensionRevealsAndExplains(t *testing.T) {
 		t.Errorf("revealed %v", opened)
 	}
 }
+
+func TestSameShape(t *testing.T) {
+	a := []Item{{Title: "h", Disabled: true}, {Separator: true}, {Title: "○ tokyo — idle 3m", Children: []Item{
+		{ID: "ws/pair/c1", Title: "Paired with Chrome", Checkable: true}}}}
+	words := []Item{{Title: "h2", Disabled: true}, {Separator: true}, {Title: "● tokyo — working now", Children: []Item{
+		{ID: "ws/pair/c1", Title: "Paired with Chrome", Checkable: true, Checked: true}}}}
+	if !sameShape(a, words) {
+		t.Error("new words and checkmarks should update in place")
+	}
+	more := append(append([]Item(nil), words...), Item{Title: "○ osaka", Children: []Item{{ID: "ws/pair/c2", Title: "Paired with Chrome", Checkable: true}}})
+	other := []Item{a[0], a[1], {Title: "x", Children: []Item{{ID: "ws/pair/c9", Title: "Paired with Chrome", Checkable: true}}}}
+	if sameShape(a, more) || sameShape(a, other) || sameShape(a, a[:2]) {
+		t.Error("a workspace come, gone or changed must rebuild")
+	}
+}

@@ -20,6 +20,14 @@ type systrayShell struct {
 	cancel context.CancelFunc // stops the click watchers of the menu on screen
 	icon   IconState
 	title  string
+	shown  []Item      // the menu on screen …
+	live   []*liveItem // … and its systray items, in the same shape
+}
+
+// liveItem is a drawn Item (nil mi for a separator).
+type liveItem struct {
+	mi       *systray.MenuItem
+	children []*liveItem
 }
 
 func (s *systrayShell) Clicks() <-chan string { return s.clicks }
@@ -57,29 +65,84 @@ func (s *systrayShell) reassert() {
 }
 func (s *systrayShell) SetTooltip(t string) { systray.SetTooltip(t) }
 
-// SetMenu replaces the whole menu: rebuilt from state, never patched.
+// SetMenu shows the menu the Menu built from state. When only words and
+// checkmarks changed ("working 3m" becoming "working 4m"), the items on
+// screen are updated in place: rebuilding a menu that is open would close
+// it under the person's pointer and lose their click. Anything else —
+// a workspace come or gone — rebuilds it.
 func (s *systrayShell) SetMenu(items []Item) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.live != nil && sameShape(s.shown, items) {
+		update(s.live, s.shown, items)
+		s.shown = items
+		return
+	}
 	if s.cancel != nil {
 		s.cancel()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	systray.ResetMenu()
+	s.live = s.live[:0]
 	for _, it := range items {
-		s.add(ctx, nil, it)
+		s.live = append(s.live, s.add(ctx, nil, it))
+	}
+	s.shown = items
+}
+
+// sameShape reports whether two menus have the same items, clicks and
+// nesting, whatever their titles and checkmarks say.
+func sameShape(a, b []Item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Separator != b[i].Separator || a[i].ID != b[i].ID || a[i].Checkable != b[i].Checkable ||
+			!sameShape(a[i].Children, b[i].Children) {
+			return false
+		}
+	}
+	return true
+}
+
+// update changes the drawn items whose words or state differ.
+func update(live []*liveItem, old, items []Item) {
+	for i, it := range items {
+		l, o := live[i], old[i]
+		if l.mi == nil {
+			continue
+		}
+		if it.Title != o.Title {
+			l.mi.SetTitle(label(it.Title))
+		}
+		if it.Tooltip != o.Tooltip {
+			l.mi.SetTooltip(it.Tooltip)
+		}
+		switch {
+		case it.Checked && !o.Checked:
+			l.mi.Check()
+		case !it.Checked && o.Checked:
+			l.mi.Uncheck()
+		}
+		switch {
+		case it.Disabled && !o.Disabled:
+			l.mi.Disable()
+		case !it.Disabled && o.Disabled:
+			l.mi.Enable()
+		}
+		update(l.children, o.Children, it.Children)
 	}
 }
 
-func (s *systrayShell) add(ctx context.Context, parent *systray.MenuItem, it Item) {
+func (s *systrayShell) add(ctx context.Context, parent *systray.MenuItem, it Item) *liveItem {
 	if it.Separator {
 		if parent == nil {
 			systray.AddSeparator()
 		} else {
 			parent.AddSeparator()
 		}
-		return
+		return &liveItem{}
 	}
 	title := label(it.Title)
 	var mi *systray.MenuItem
@@ -96,8 +159,9 @@ func (s *systrayShell) add(ctx context.Context, parent *systray.MenuItem, it Ite
 	if it.Disabled {
 		mi.Disable()
 	}
+	l := &liveItem{mi: mi}
 	for _, c := range it.Children {
-		s.add(ctx, mi, c)
+		l.children = append(l.children, s.add(ctx, mi, c))
 	}
 	if it.ID != "" {
 		go onClick(ctx, mi, func() {
@@ -107,6 +171,7 @@ func (s *systrayShell) add(ctx context.Context, parent *systray.MenuItem, it Ite
 			}
 		})
 	}
+	return l
 }
 
 // label escapes a title for the menu: in com.canonical.dbusmenu an
