@@ -248,3 +248,18 @@ func stateText(now time.Time, w engine.Info) string {
 	}
 	return fmt.Sprintf("%s %dd", s, int(d.Hours()/24))
 }
+
+// sameShape reports whether two menus have the same items, clicks and
+// nesting, whatever their titles and checkmarks say.
+func sameShape(a, b []Item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Separator != b[i].Separator || a[i].ID != b[i].ID || a[i].Checkable != b[i].Checkable ||
+			!sameShape(a[i].Children, b[i].Children) {
+			return false
+		}
+	}
+	return true
+}

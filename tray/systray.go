@@ -91,21 +91,6 @@ func (s *systrayShell) SetMenu(items []Item) {
 	s.shown = items
 }
 
-// sameShape reports whether two menus have the same items, clicks and
-// nesting, whatever their titles and checkmarks say.
-func sameShape(a, b []Item) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Separator != b[i].Separator || a[i].ID != b[i].ID || a[i].Checkable != b[i].Checkable ||
-			!sameShape(a[i].Children, b[i].Children) {
-			return false
-		}
-	}
-	return true
-}
-
 // update changes the drawn items whose words or state differ.
 func update(live []*liveItem, old, items []Item) {
 	for i, it := range items {
