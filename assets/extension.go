@@ -16,6 +16,9 @@ var extensionFiles embed.FS
 // its manifest, so the bridge can allow-list it before it is installed.
 const ExtensionID = "bnajdpidefmalpkmnjimpcbokiocknjp"
 
+// extensionIconSizes are the icons the manifest names.
+var extensionIconSizes = []int{16, 32, 48, 128}
+
 // shared are the viewer files the extension uses as they are: one
 // renderer and one look for both, never a copy that drifts.
 var shared = []string{"render.js", "viewer.css"}
@@ -45,6 +48,10 @@ func Extension() (map[string][]byte, error) {
 			return nil, fmt.Errorf("read viewer's %s: %w", name, err)
 		}
 		out[name] = b
+	}
+	// Its icons are the app's, at the sizes Chrome asks for.
+	for _, size := range extensionIconSizes {
+		out[fmt.Sprintf("icons/%d.png", size)] = AppIconPNG(size)
 	}
 	return out, nil
 }
