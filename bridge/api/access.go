@@ -89,17 +89,20 @@ func (s *Server) browserScoped(r *http.Request) bool {
 	return fromBrowser(r) || s.credential(r) != credToken
 }
 
-// visible reports whether workspace id may be shown to r.
-func (s *Server) visible(r *http.Request, id string) bool {
-	if s.Pairing == nil || !s.browserScoped(r) {
-		return true
+// visibility returns what r may see, working out who asks once: a list
+// of many workspaces asks it of each, and the credential takes HMACs.
+func (s *Server) visibility(r *http.Request) func(id string) bool {
+	if s.Pairing == nil || !s.browserScoped(r) || s.Pairing.Exposure() == pairing.ExposeAll {
+		return func(string) bool { return true }
 	}
-	if s.Pairing.Exposure() == pairing.ExposeAll {
-		return true
+	return func(id string) bool {
+		_, ok := s.Pairing.Paired(id)
+		return ok
 	}
-	_, ok := s.Pairing.Paired(id)
-	return ok
 }
+
+// visible reports whether workspace id may be shown to r.
+func (s *Server) visible(r *http.Request, id string) bool { return s.visibility(r)(id) }
 
 func unauthorized(w http.ResponseWriter, msg string) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="conductor-bridge"`)

@@ -85,8 +85,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("DELETE /workspace/{id}/session/messages/{mid}", s.write(s.deleteMessage))
 
 	// Local control: the token, never from a browser.
-	mux.HandleFunc("POST /api/workspaces/{id}/pair", s.local(s.pair))
-	mux.HandleFunc("POST /api/workspaces/{id}/unpair", s.local(s.unpair))
+	if s.Pairing != nil {
+		mux.HandleFunc("POST /api/workspaces/{id}/pair", s.local(s.setPaired(true)))
+		mux.HandleFunc("POST /api/workspaces/{id}/unpair", s.local(s.setPaired(false)))
+	}
 	mux.HandleFunc("PUT /api/settings", s.local(s.putSettings))
 	mux.HandleFunc("POST /api/workspaces", s.local(s.registerWorkspace))
 	mux.HandleFunc("DELETE /api/workspaces/{id}", s.local(s.unregisterWorkspace))
@@ -121,14 +123,13 @@ func (s *Server) afterFirstScan(next http.Handler) http.Handler {
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	// Counts only what the asker may see: a browser learns nothing of
 	// unpaired workspaces, not even how many there are.
-	all := s.Engine.Workspaces()
-	list := all[:0:0]
-	active := 0
-	for _, ws := range all {
-		if !s.visible(r, ws.ID) {
+	sees := s.visibility(r)
+	count, active := 0, 0
+	for _, ws := range s.Engine.Workspaces() {
+		if !sees(ws.ID) {
 			continue
 		}
-		list = append(list, ws)
+		count++
 		if ws.Active {
 			active++
 		}
@@ -138,7 +139,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		"service":           "conductor-bridge",
 		"version":           s.Version,
 		"uptime":            int64(time.Since(s.Started).Seconds()),
-		"workspaces":        len(list),
+		"workspaces":        count,
 		"active_workspaces": active,
 	})
 }
@@ -197,8 +198,9 @@ func (s *Server) withPairing(in engine.Info) workspaceJSON {
 func (s *Server) workspaces(w http.ResponseWriter, r *http.Request) {
 	list := s.Engine.Workspaces()
 	out := make([]workspaceJSON, 0, len(list))
+	sees := s.visibility(r)
 	for _, in := range list {
-		if s.visible(r, in.ID) {
+		if sees(in.ID) {
 			out = append(out, s.withPairing(in))
 		}
 	}

@@ -10,31 +10,25 @@ import (
 	"conductorbridge/bridge/event"
 )
 
-// pair pairs a workspace with Chrome: the tray's checkbox and the CLI.
-func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
-	in, ok := s.lookup(w, r)
-	if !ok {
-		return
+// setPaired pairs a workspace with Chrome, or unpairs it: what the CLI
+// calls (the tray changes the same store directly).
+func (s *Server) setPaired(paired bool) http.HandlerFunc {
+	change, said := s.Pairing.Unpair, "unpaired from Chrome"
+	if paired {
+		change, said = s.Pairing.Pair, "paired with Chrome"
 	}
-	if err := s.Pairing.Pair(in.ID); err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
+	return func(w http.ResponseWriter, r *http.Request) {
+		in, ok := s.lookup(w, r)
+		if !ok {
+			return
+		}
+		if err := change(in.ID); err != nil {
+			writeError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		s.Log.Info().Str("workspace", in.ID).Msg(said)
+		writeJSON(w, http.StatusOK, s.withPairing(in))
 	}
-	s.Log.Info().Str("workspace", in.ID).Msg("paired with Chrome")
-	writeJSON(w, http.StatusOK, s.withPairing(in))
-}
-
-func (s *Server) unpair(w http.ResponseWriter, r *http.Request) {
-	in, ok := s.lookup(w, r)
-	if !ok {
-		return
-	}
-	if err := s.Pairing.Unpair(in.ID); err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	s.Log.Info().Str("workspace", in.ID).Msg("unpaired from Chrome")
-	writeJSON(w, http.StatusOK, s.withPairing(in))
 }
 
 type settingsJSON struct {
