@@ -161,7 +161,7 @@ func TestExtensionSharesTheViewersRenderer(t *testing.T) {
 	if err := assets.WriteExtension(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"render.js", "viewer.css"} {
+	for _, name := range []string{"render.js", "page.js", "viewer.css"} {
 		ext, _ := os.ReadFile(filepath.Join(dir, name))
 		viewer, _ := os.ReadFile(filepath.Join("..", "assets", "viewer", name))
 		if len(viewer) == 0 || !bytes.Equal(ext, viewer) {

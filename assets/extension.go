@@ -20,8 +20,8 @@ const ExtensionID = "bnajdpidefmalpkmnjimpcbokiocknjp"
 var extensionIconSizes = []int{16, 32, 48, 128}
 
 // shared are the viewer files the extension uses as they are: one
-// renderer and one look for both, never a copy that drifts.
-var shared = []string{"render.js", "viewer.css"}
+// renderer, one page chrome and one look for both, never a copy that drifts.
+var shared = []string{"render.js", "page.js", "viewer.css"}
 
 // Extension returns the unpacked extension's files by name: its own
 // (assets/extension) and the viewer's shared ones.

@@ -6,6 +6,7 @@
 // /session/stream, which switches by itself when the pairing changes.
 
 import { createRenderer } from './render.js';
+import { createComposer, notice, setConn, showState } from './page.js';
 
 const DEFAULT_PORT = 34568;
 const TYPES = ['assistant', 'thinking', 'tool_use', 'tool_result', 'user', 'turn_complete',
@@ -17,7 +18,6 @@ const panel = {
   token: '',
   workspace: null, // id shown; "" when nothing is paired; null before the first session event
   source: null,
-  sent: new Map(), // message id → <li>
   timer: 0, // the pending reconnect or health check
   gen: 0, // connect attempts: a newer one makes older ones stop
   retry: 0, // failed attempts in a row, for the backoff
@@ -29,41 +29,12 @@ const base = () => 'http://127.0.0.1:' + panel.port;
 
 // --- what the panel shows --------------------------------------------------
 
-function notice(title, text, command) {
-  const n = $('notice');
-  const t = document.createElement('strong');
-  t.textContent = title;
-  n.replaceChildren(t, document.createTextNode(text));
-  if (command) {
-    const c = document.createElement('code');
-    c.textContent = command;
-    n.appendChild(c);
-  }
-  n.hidden = false;
-  n.dataset.state = title;
-}
-
-function setConn(state) {
-  $('conn').className = 'conn ' + state;
-  $('conn-text').hidden = state !== 'retry';
-  $('conn').title = { live: 'live', retry: 'reconnecting…' }[state] || 'not connected';
-  document.body.dataset.conn = state;
-}
-
-function showState(state, reason) {
-  const p = $('state');
-  p.hidden = !state;
-  p.className = 'pill ' + (state || '');
-  p.textContent = state === 'needs_input' ? 'needs input' : state || '';
-  p.title = reason || '';
-}
-
 function down() {
   closeStream();
   setConn('');
   $('composer').hidden = true;
-  notice('Start Conductor Bridge', 'It is not answering on 127.0.0.1:' + panel.port +
-    '. Open it from Applications, or run:', 'conductor-bridge');
+  notice({ title: 'Start Conductor Bridge', text: 'It is not answering on 127.0.0.1:' + panel.port +
+    '. Open it from Applications, or run:', command: 'conductor-bridge' });
   later(connect, 2000);
 }
 
@@ -71,8 +42,8 @@ function unpaired() {
   $('workspace').textContent = 'Conductor Bridge';
   $('composer').hidden = true;
   showState('');
-  notice('Pair a workspace from the menu bar', 'Tick "Paired with Chrome" under a workspace, or run:',
-    'conductor-bridge pair <workspace>');
+  notice({ title: 'Pair a workspace from the menu bar', text: 'Tick "Paired with Chrome" under a workspace, or run:',
+    command: 'conductor-bridge pair <workspace>' });
 }
 
 async function paired(id) {
@@ -142,8 +113,8 @@ async function connect() {
     if (stale()) return;
     if (r.status === 403) {
       setConn('');
-      return notice('This extension is not allowed', 'Start the bridge with:',
-        'conductor-bridge serve --allow-origin ' + location.origin);
+      return notice({ title: 'This extension is not allowed', text: 'Start the bridge with:',
+        command: 'conductor-bridge serve --allow-origin ' + location.origin });
     }
     if (!r.ok) return backoff();
     panel.token = (await r.json()).token;
@@ -173,7 +144,7 @@ async function connect() {
       return;
     }
     renderer.add(e);
-    if (e.type === 'user' && e.message_id) mark(e.message_id, 'confirmed');
+    if (e.type === 'user' && e.message_id) composer.mark(e.message_id, 'confirmed');
   };
   for (const t of TYPES) es.addEventListener(t, onEvent);
   es.onopen = () => {
@@ -203,8 +174,7 @@ function follow(id) {
   if (id !== panel.workspace) {
     panel.workspace = id;
     renderer.reset();
-    panel.sent.clear();
-    $('sent').replaceChildren();
+    composer.clear();
   }
   if (id === '') unpaired();
   else paired(id);
@@ -212,58 +182,14 @@ function follow(id) {
 
 // --- messages ----------------------------------------------------------------
 
-function mark(id, state) {
-  const li = panel.sent.get(id);
-  if (!li) return;
-  li.className = state;
-  li.firstChild.textContent = state;
-}
-
-async function send(text) {
-  const res = await api('/workspace/' + encodeURIComponent(panel.workspace) + '/session/messages',
-    { method: 'POST', body: { message: text } });
-  const li = document.createElement('li');
-  li.className = res.status;
-  li.dataset.id = res.id;
-  const st = document.createElement('span');
-  st.className = 'state';
-  st.textContent = res.status;
-  li.append(st, document.createTextNode(text));
-  $('sent').prepend(li);
-  panel.sent.set(res.id, li);
-}
-
-async function pollSent() {
-  const pending = [...panel.sent.values()].some((li) => li.className === 'queued' || li.className === 'delivered');
-  if (!pending || !panel.workspace) return;
-  const { messages } = await api('/workspace/' + encodeURIComponent(panel.workspace) + '/session/messages');
-  for (const m of messages) mark(m.id, m.state);
-}
-
-$('composer').addEventListener('submit', async (ev) => {
-  ev.preventDefault();
-  const box = $('message');
-  const text = box.value.trim();
-  if (!text || !panel.workspace) return;
-  $('send').disabled = true;
-  try {
-    await send(text);
-    box.value = '';
-  } catch (err) {
-    box.setCustomValidity(err.message);
-    box.reportValidity();
-    setTimeout(() => box.setCustomValidity(''), 3000);
-    if (err.status === 401) connect();
-  } finally {
-    $('send').disabled = false;
-  }
-});
-
-$('message').addEventListener('keydown', (ev) => {
-  if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
-    ev.preventDefault();
-    $('composer').requestSubmit();
-  }
+const composer = createComposer({
+  send: (text) => api('/workspace/' + encodeURIComponent(panel.workspace) + '/session/messages',
+    { method: 'POST', body: { message: text } }),
+  list: async () => (await api('/workspace/' + encodeURIComponent(panel.workspace) + '/session/messages')).messages,
+  onError: (err) => {
+    if (err.status === 401) connect(); // the token was rotated: sign in again
+    return false;
+  },
 });
 
 // --- the port ------------------------------------------------------------------
@@ -283,7 +209,7 @@ async function start() {
   const stored = (await chrome.storage?.local.get('port'))?.port;
   panel.port = fromURL || stored || DEFAULT_PORT;
   $('port').value = panel.port;
-  setInterval(() => pollSent().catch(() => {}), 1000);
+  setInterval(() => (panel.workspace ? composer.poll() : Promise.resolve()).catch(() => {}), 1000);
   connect();
 }
 

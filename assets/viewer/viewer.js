@@ -8,6 +8,7 @@
 // event shown, and the renderer drops anything it has already drawn.
 
 import { createRenderer } from './render.js';
+import { createComposer, notice, setConn, showState } from './page.js';
 
 const $ = (id) => document.getElementById(id);
 const TYPES = ['assistant', 'thinking', 'tool_use', 'tool_result', 'user', 'turn_complete',
@@ -31,7 +32,6 @@ const view = {
   current: '', // workspace id shown
   source: null, // the EventSource
   retry: 0, // consecutive failed connects
-  sent: new Map(), // message id → <li>
 };
 
 const renderer = createRenderer($('log'), { onState: showState });
@@ -52,39 +52,13 @@ async function api(path, { method = 'GET', body } = {}) {
   return data;
 }
 
-function notice(text, command) {
-  const n = $('notice');
-  n.replaceChildren(document.createTextNode(text));
-  if (command) {
-    const c = document.createElement('code');
-    c.textContent = command;
-    n.appendChild(c);
-  }
-  n.hidden = false;
-}
-
 function signedOut() {
   closeStream();
   setConn('');
   $('composer').hidden = true;
   $('workspace').hidden = true;
-  notice('This viewer is not signed in (or its session ended). Open it again from the menu bar, or run:',
-    'conductor-bridge open');
-}
-
-function setConn(state) {
-  const c = $('conn');
-  c.className = 'conn ' + state;
-  $('conn-text').hidden = state !== 'retry';
-  c.title = { live: 'live', retry: 'reconnecting…' }[state] || 'not connected';
-}
-
-function showState(state, reason) {
-  const p = $('state');
-  p.hidden = !state;
-  p.className = 'pill ' + (state || '');
-  p.textContent = state === 'needs_input' ? 'needs input' : state || '';
-  p.title = reason || '';
+  notice({ text: 'This viewer is not signed in (or its session ended). Open it again from the menu bar, or run:',
+    command: 'conductor-bridge open' });
 }
 
 // refreshSession keeps the cookie fresh (and says whether it still works).
@@ -112,8 +86,8 @@ async function refreshList() {
     sel.hidden = true;
     $('composer').hidden = true;
     showState('');
-    notice('No workspace is paired with Chrome. Pair one from the menu bar, or run:',
-      'conductor-bridge pair <workspace>');
+    notice({ text: 'No workspace is paired with Chrome. Pair one from the menu bar, or run:',
+      command: 'conductor-bridge pair <workspace>' });
     return;
   }
   $('notice').hidden = true;
@@ -130,8 +104,7 @@ async function refreshList() {
 function select(id) {
   closeStream();
   view.current = id;
-  view.sent.clear();
-  $('sent').replaceChildren();
+  composer.clear();
   renderer.reset();
   const w = view.workspaces.find((x) => x.id === id);
   showState(w ? w.status : '');
@@ -165,7 +138,7 @@ function connect() {
       return;
     }
     renderer.add(e);
-    if (e.type === 'user' && e.message_id) markSent(e.message_id, 'confirmed');
+    if (e.type === 'user' && e.message_id) composer.mark(e.message_id, 'confirmed');
     if (e.type === 'pairing' && !e.paired) setTimeout(() => refreshList().catch(onFailure), 100);
   };
   for (const t of TYPES) es.addEventListener(t, onEvent);
@@ -206,62 +179,16 @@ function onFailure(err) {
   }
 }
 
-// The composer: each message is listed with its state until Claude has it.
-function markSent(id, state) {
-  const li = view.sent.get(id);
-  if (!li) return;
-  li.className = state;
-  li.firstChild.textContent = state;
-}
-
-async function send(text) {
-  const id = view.current;
-  const res = await api('/workspace/' + encodeURIComponent(id) + '/session/messages',
-    { method: 'POST', body: { message: text } });
-  const li = document.createElement('li');
-  li.className = res.status;
-  li.dataset.id = res.id;
-  li.appendChild(document.createElement('span')).className = 'state';
-  li.firstChild.textContent = res.status;
-  li.appendChild(document.createTextNode(text));
-  $('sent').prepend(li);
-  view.sent.set(res.id, li);
-}
-
-async function pollSent() {
-  const pending = [...view.sent].filter(([, li]) => li.className === 'queued' || li.className === 'delivered');
-  if (!pending.length || !view.current) return;
-  const { messages } = await api('/workspace/' + encodeURIComponent(view.current) + '/session/messages');
-  for (const m of messages) markSent(m.id, m.state);
-}
-
-$('composer').addEventListener('submit', async (ev) => {
-  ev.preventDefault();
-  const box = $('message');
-  const text = box.value.trim();
-  if (!text) return;
-  $('send').disabled = true;
-  try {
-    await send(text);
-    box.value = '';
-  } catch (err) {
-    if (err instanceof SignedOut) {
-      onFailure(err);
-    } else {
-      box.setCustomValidity(err.message);
-      box.reportValidity();
-      setTimeout(() => box.setCustomValidity(''), 3000);
-    }
-  } finally {
-    $('send').disabled = false;
-  }
-});
-
-$('message').addEventListener('keydown', (ev) => {
-  if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
-    ev.preventDefault();
-    $('composer').requestSubmit();
-  }
+// The composer sends to the workspace shown, with the page key.
+const composer = createComposer({
+  send: (text) => api('/workspace/' + encodeURIComponent(view.current) + '/session/messages',
+    { method: 'POST', body: { message: text } }),
+  list: async () => (await api('/workspace/' + encodeURIComponent(view.current) + '/session/messages')).messages,
+  onError: (err) => {
+    if (!(err instanceof SignedOut)) return false;
+    onFailure(err);
+    return true;
+  },
 });
 
 $('workspace').addEventListener('change', (ev) => select(ev.target.value));
@@ -276,7 +203,7 @@ async function start() {
     return;
   }
   setInterval(() => refreshList().catch(onFailure), 5000);
-  setInterval(() => pollSent().catch(onFailure), 1000);
+  setInterval(() => (view.current ? composer.poll() : Promise.resolve()).catch(onFailure), 1000);
   setInterval(() => refreshSession().catch(onFailure), 5 * 60 * 1000);
 }
 
