@@ -30,15 +30,7 @@ type panelEnv struct {
 
 func newPanelEnv(t testing.TB) *panelEnv {
 	chrome := browsertest.Find(t)
-	home := t.TempDir()
-	e := &viewerEnv{t: t, home: home}
-	e.tokyo = newTranscript(t, home, "tokyo")
-	e.osaka = newTranscript(t, home, "osaka")
-	e.port, _ = freePort()
-	e.addr = fmt.Sprintf("127.0.0.1:%d", e.port)
-	e.p = startBridgeProc(t, home, e.port)
-	e.wsA = e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.tokyo.cwd && w.LastEventID > 0 })
-	e.wsB = e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.osaka.cwd && w.LastEventID > 0 })
+	e := newTwoWorkspaces(t)
 	ext := t.TempDir()
 	if err := assets.WriteExtension(ext); err != nil {
 		t.Fatal(err)

@@ -113,8 +113,9 @@ type viewerEnv struct {
 	link         string // the one-time link the viewer was last opened with
 }
 
-func newViewerEnv(t testing.TB) *viewerEnv {
-	chrome := browsertest.Find(t)
+// newTwoWorkspaces starts a bridge on a home with two plain Claude Code
+// projects, tokyo and osaka, each with a first prompt; nothing is paired.
+func newTwoWorkspaces(t testing.TB) *viewerEnv {
 	home := t.TempDir()
 	e := &viewerEnv{t: t, home: home}
 	e.tokyo = newTranscript(t, home, "tokyo")
@@ -124,7 +125,13 @@ func newViewerEnv(t testing.TB) *viewerEnv {
 	e.p = startBridgeProc(t, home, e.port)
 	e.wsA = e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.tokyo.cwd && w.LastEventID > 0 })
 	e.wsB = e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.osaka.cwd && w.LastEventID > 0 })
-	if out, err := runCLI(t, "pair", "--addr", e.addr, "--home", home, "tokyo"); err != nil || !strings.Contains(out, "is paired") {
+	return e
+}
+
+func newViewerEnv(t testing.TB) *viewerEnv {
+	chrome := browsertest.Find(t)
+	e := newTwoWorkspaces(t)
+	if out, err := runCLI(t, "pair", "--addr", e.addr, "--home", e.home, "tokyo"); err != nil || !strings.Contains(out, "is paired") {
 		t.Fatalf("pair: %v %s", err, out)
 	}
 	e.ctx = browsertest.New(t, chrome)
