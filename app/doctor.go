@@ -266,24 +266,25 @@ func (d *doctorRun) hooks(list []apiWorkspace) []finding {
 }
 
 func (d *doctorRun) tray() finding {
-	f := finding{ID: "menu-bar", Title: "Menu bar"}
-	if err := tray.Available(); err != nil {
-		f.Status, f.Detail = statusWarn, "no menu-bar icon: "+err.Error()
-		f.Fix = "the bridge works without it (headless); in a desktop session on GNOME, install the AppIndicator extension"
-		return f
-	}
-	f.Status, f.Detail = statusOK, "a tray host is available"
-	return f
+	return desktop(finding{ID: "menu-bar", Title: "Menu bar", Detail: "a tray host is available",
+		Fix: "the bridge works without it (headless); in a desktop session on GNOME, install the AppIndicator extension"},
+		"no menu-bar icon: ", tray.Available())
 }
 
 func (d *doctorRun) notifications() finding {
-	f := finding{ID: "notifications", Title: "Notifications"}
-	if err := tray.NotificationsAvailable(); err != nil {
-		f.Status, f.Detail = statusWarn, "no desktop notifications: "+err.Error()
-		f.Fix = "run inside a desktop session with a notification service"
+	return desktop(finding{ID: "notifications", Title: "Notifications", Detail: "desktop notifications available",
+		Fix: "run inside a desktop session with a notification service"},
+		"no desktop notifications: ", tray.NotificationsAvailable())
+}
+
+// desktop is a check of something the desktop provides: f as given when
+// it works, a warning saying why not (with f's fix) when it does not.
+func desktop(f finding, missing string, err error) finding {
+	if err != nil {
+		f.Status, f.Detail = statusWarn, missing+err.Error()
 		return f
 	}
-	f.Status, f.Detail = statusOK, "desktop notifications available"
+	f.Status, f.Fix = statusOK, ""
 	return f
 }
 
