@@ -11,6 +11,7 @@ package icns
 
 import (
 	"bytes"
+	"conductorbridge/assets"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -68,7 +69,6 @@ func Encode(w io.Writer, img image.Image) error {
 	if b.Dx() < MinSize {
 		return fmt.Errorf("icns: image is %d×%d, want at least %d×%d", b.Dx(), b.Dy(), MinSize, MinSize)
 	}
-	src := toRGBA64(img)
 
 	// Several types share a size: scale and compress each size once.
 	pngs := map[int][]byte{}
@@ -77,7 +77,7 @@ func Encode(w io.Writer, img image.Image) error {
 			continue
 		}
 		var buf bytes.Buffer
-		if err := png.Encode(&buf, resize(src, e.size)); err != nil {
+		if err := png.Encode(&buf, assets.Shrink(img, e.size)); err != nil {
 			return fmt.Errorf("icns: encode %d×%d PNG: %w", e.size, e.size, err)
 		}
 		pngs[e.size] = buf.Bytes()

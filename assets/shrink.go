@@ -1,4 +1,4 @@
-package icns
+package assets
 
 import (
 	"image"
@@ -13,6 +13,12 @@ import (
 // nearest-neighbour or plain bilinear sampling would. Colours are averaged
 // premultiplied by alpha, so transparent pixels' (arbitrary) colour does
 // not bleed into the icon's edges.
+
+// Shrink scales img down to size×size (the app icon for notifications,
+// the Chrome extension and the bundle's .icns all come from here).
+func Shrink(img image.Image, size int) *image.NRGBA {
+	return resize(toRGBA64(img), size)
+}
 
 // toRGBA64 returns img as 16-bit premultiplied RGBA at origin (0,0): the
 // 16 bits keep semi-transparent edges from losing precision before
