@@ -125,7 +125,11 @@ func (m *Menu) Run(ctx context.Context) error {
 		case id := <-m.clicks:
 			m.click(ctx, id)
 		case ev := <-m.events:
-			m.onEvent(ctx, ev)
+			// Most events (a turn streams dozens) change nothing in the
+			// menu: only a finished turn's cost does.
+			if !m.onEvent(ctx, ev) {
+				continue
+			}
 		case f := <-m.done:
 			f()
 		case msg := <-m.troubleCh:
@@ -267,13 +271,15 @@ func (m *Menu) remember(id string, e event.Event) {
 	}
 }
 
-func (m *Menu) onEvent(ctx context.Context, ev wsEvent) {
+// onEvent handles a stream event and reports whether the menu may show
+// something new.
+func (m *Menu) onEvent(ctx context.Context, ev wsEvent) bool {
 	if ev.dropped {
 		if cancel, ok := m.subs[ev.id]; ok {
 			cancel()
 			m.follow(ctx, ev.id, ev.last)
 		}
-		return
+		return false
 	}
 	m.remember(ev.id, ev.e)
 	name := m.name(ev.id)
@@ -284,6 +290,7 @@ func (m *Menu) onEvent(ctx context.Context, ev wsEvent) {
 	case ev.e.Type == event.Status && ev.e.State == event.StateNeedsInput:
 		m.notify(needsInputNote(ev.id, name, ev.e.Reason), 0)
 	}
+	return ev.e.Type == event.TurnComplete
 }
 
 func (m *Menu) name(id string) string {
