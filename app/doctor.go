@@ -191,15 +191,17 @@ func (d *doctorRun) workspaces(ctx context.Context) ([]apiWorkspace, error) {
 // still there.
 func (d *doctorRun) hooks(list []apiWorkspace) []finding {
 	missing := finding{ID: "hooks", Title: "Hooks"}
-	broken := finding{ID: "hook-binary", Title: "Hook binary"}
-	var installed, adopted int
-	var lines []string
-	files := map[string]string{d.c.ClaudeSettings: "your user settings"}
-	for _, w := range list {
-		files[settingsFile(w.Directory)] = w.Name
+	broken := finding{ID: "hook-binary", Title: "Hook binary", Status: statusOK}
+	type calling struct{ file, name, bin string }
+	var ours []calling // every settings file with our hooks, and the binary they call
+	if on, bin, err := hooks.Status(d.c.ClaudeSettings); err == nil && on {
+		ours = append(ours, calling{d.c.ClaudeSettings, "your user settings", bin})
 	}
+	var adopted, installed int
+	var lines []string
 	for _, w := range list {
-		on, _, err := hooks.Status(settingsFile(w.Directory))
+		file := settingsFile(w.Directory)
+		on, bin, err := hooks.Status(file)
 		isAdopted := w.Source != discover.SourceClaude
 		if isAdopted {
 			adopted++
@@ -208,6 +210,7 @@ func (d *doctorRun) hooks(list []apiWorkspace) []finding {
 		case err != nil:
 			lines = append(lines, w.Name+": settings unreadable: "+err.Error())
 		case on:
+			ours = append(ours, calling{file, w.Name, bin})
 			installed++
 			last := "no hook has reached the bridge yet"
 			if !w.LastHookAt.IsZero() {
@@ -218,49 +221,37 @@ func (d *doctorRun) hooks(list []apiWorkspace) []finding {
 			missing.Items = append(missing.Items, w.Name+" ("+w.Directory+")")
 		}
 	}
-	switch {
-	case len(missing.Items) > 0:
+	if len(missing.Items) > 0 {
 		missing.Status = statusWarn
 		missing.Detail = fmt.Sprintf("%d of %d Conductor or registered workspaces cannot receive messages (no hooks):", len(missing.Items), adopted)
 		missing.Fix = "conductor-bridge hooks install --all (or accept \"Set up hooks\" in the menu bar)"
-	default:
+	} else {
 		missing.Status = statusOK
 		missing.Detail = fmt.Sprintf("installed in %d workspaces", installed)
 		missing.Items = lines
 	}
 
+	// Hooks call the binary by its path: an app moved elsewhere breaks them.
 	spec, specErr := hookSpec(d.c)
-	for file, name := range files {
-		on, bin, err := hooks.Status(file)
-		if err != nil || !on {
+	broken.Detail = "every installed hook calls a binary that exists"
+	for _, h := range ours {
+		if _, err := os.Stat(h.bin); err == nil {
 			continue
 		}
-		if _, err := os.Stat(bin); err == nil {
-			continue
-		}
-		item := fmt.Sprintf("%s: calls %s, which no longer exists", name, bin)
+		item := fmt.Sprintf("%s: calls %s, which no longer exists", h.name, h.bin)
 		if d.fix && specErr == nil {
-			if _, err := hooks.Install(file, spec); err == nil {
-				item += " — rewritten to call " + spec.Binary
-				broken.Detail = "fixed"
-				broken.Items = append(broken.Items, item)
+			if _, err := hooks.Install(h.file, spec); err == nil {
+				broken.Items = append(broken.Items, item+" — rewritten to call "+spec.Binary)
+				broken.Detail = "hooks rewritten to call " + spec.Binary
 				continue
 			}
 		}
 		broken.Items = append(broken.Items, item)
 		broken.Status = statusFail
 	}
-	switch {
-	case broken.Status == statusFail:
+	if broken.Status == statusFail {
 		broken.Detail = "hooks call a conductor-bridge that was moved or deleted: messages cannot reach those agents"
 		broken.Fix = "conductor-bridge doctor --fix (rewrites them to call this binary)"
-	default:
-		broken.Status = statusOK
-		if broken.Detail == "" {
-			broken.Detail = "every installed hook calls a binary that exists"
-		} else {
-			broken.Detail = "hooks rewritten to call " + spec.Binary
-		}
 	}
 	return []finding{missing, broken}
 }
