@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,7 +16,6 @@ import (
 
 	"conductorbridge/assets"
 	"conductorbridge/bridge/browsertest"
-	"conductorbridge/bridge/inject"
 )
 
 // panelEnv is a bridge with two workspaces (none paired yet) and a real
@@ -93,35 +90,21 @@ func TestSidePanelInRealChromium(t *testing.T) {
 	e.osaka.prompt("written while the bridge was down")
 	e.p = startBridgeProc(t, e.home, e.port)
 	e.poll("recovered", `[...document.querySelectorAll('.bubble.you')].some(n => n.textContent.includes('while the bridge was down')) && document.querySelector('#notice').hidden`)
-	got := e.renderedIDs()
-	sorted := slices.Clone(got)
-	slices.Sort(sorted)
-	if want := e.shownIDs(e.wsB.ID); !slices.Equal(sorted, want) {
-		t.Errorf("ids after recovery:\n got %v\nwant %v", got, want)
-	}
+	e.sameEvents(e.wsB.ID, "after recovery")
 
 	// The token is rotated: the panel's stream is cut off, and it signs in
 	// again by itself, resuming where it was.
 	e.cli("token", "--rotate")
 	e.osaka.prompt("written after the rotation")
 	e.poll("recovered after the rotation", `[...document.querySelectorAll('.bubble.you')].some(n => n.textContent.includes('after the rotation'))`)
-	got = e.renderedIDs()
-	sorted = slices.Clone(got)
-	slices.Sort(sorted)
-	if want := e.shownIDs(e.wsB.ID); !slices.Equal(sorted, want) {
-		t.Errorf("ids after the rotation:\n got %v\nwant %v", got, want)
-	}
+	e.sameEvents(e.wsB.ID, "after the rotation")
 
 	// A message from the panel reaches osaka's queue: the extension's
 	// origin is accepted …
-	if err := chromedp.Do(e.ctx, chromedp.SendKeys(chromedp.CSS("#message"), "no, test the mobile view"), chromedp.KeyEvent("\r")); err != nil {
-		t.Fatal(err)
-	}
+	e.send("no, test the mobile view")
 	e.poll("the message listed", `document.querySelector('#sent li.queued') !== null`)
-	var list struct{ Messages []inject.Message }
-	getJSON(context.Background(), e.p.base+"/workspace/"+e.wsB.ID+"/session/messages", e.p.token(), &list)
-	if len(list.Messages) != 1 || list.Messages[0].Text != "no, test the mobile view" {
-		t.Errorf("osaka's queue: %+v", list.Messages)
+	if q := e.queue(e.wsB.ID); len(q) != 1 || q[0].Text != "no, test the mobile view" {
+		t.Errorf("osaka's queue: %+v", q)
 	}
 	e.screenshot("side-panel.png")
 
@@ -139,9 +122,8 @@ func TestSidePanelInRealChromium(t *testing.T) {
 	if !strings.HasPrefix(fmt.Sprint(res["fetchList"]), "blocked") || res["eventSource"] != "closed" {
 		t.Errorf("another origin got in: %v", res)
 	}
-	getJSON(context.Background(), e.p.base+"/workspace/"+e.wsB.ID+"/session/messages", e.p.token(), &list)
-	if len(list.Messages) != 1 {
-		t.Errorf("another origin injected: %+v", list.Messages)
+	if q := e.queue(e.wsB.ID); len(q) != 1 {
+		t.Errorf("another origin injected: %+v", q)
 	}
 }
 

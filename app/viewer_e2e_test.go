@@ -182,6 +182,34 @@ func (e *viewerEnv) shownIDs(ws string) []int64 {
 	return ids
 }
 
+// sameEvents checks that the page shows each of ws's events exactly once:
+// none twice, none missing.
+func (e *viewerEnv) sameEvents(ws, when string) []int64 {
+	e.t.Helper()
+	got := e.renderedIDs()
+	sorted := slices.Clone(got)
+	slices.Sort(sorted)
+	if want := e.shownIDs(ws); !slices.Equal(sorted, want) {
+		e.t.Errorf("ids %s:\n got %v\nwant %v", when, got, want)
+	}
+	return got
+}
+
+// send types a message in the page's box and presses Enter.
+func (e *viewerEnv) send(text string) {
+	e.t.Helper()
+	if err := chromedp.Do(e.ctx, chromedp.SendKeys(chromedp.CSS("#message"), text), chromedp.KeyEvent("\r")); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// queue is ws's messages, as the API lists them.
+func (e *viewerEnv) queue(ws string) []inject.Message {
+	var list struct{ Messages []inject.Message }
+	getJSON(context.Background(), e.p.base+"/workspace/"+ws+"/session/messages", e.p.token(), &list)
+	return list.Messages
+}
+
 func (e *viewerEnv) screenshot(name string) {
 	png, err := chromedp.Run(e.ctx, chromedp.CaptureScreenshot())
 	if err != nil {
@@ -264,27 +292,18 @@ func TestViewerInRealChromium(t *testing.T) {
 	e.tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "after the restart"})
 	e.poll("an event after the restart", `[...document.querySelectorAll('.bubble.claude')].some(n => n.textContent.includes('after the restart'))`)
 	e.poll("the live indicator again", `document.querySelector('#conn').classList.contains('live')`)
-	got := e.renderedIDs()
-	wantIDs := e.shownIDs(e.wsA.ID)
-	sorted := slices.Clone(got)
-	slices.Sort(sorted)
-	if !slices.Equal(sorted, wantIDs) || len(got) <= before {
-		t.Errorf("rendered ids after the restart:\n got %v\nwant %v", sorted, wantIDs)
+	if got := e.sameEvents(e.wsA.ID, "after the restart"); len(got) <= before {
+		t.Errorf("nothing new rendered after the restart: %v", got)
 	}
 
 	// A message typed in the page is queued for that workspace.
-	if err := chromedp.Do(e.ctx, chromedp.SendKeys(chromedp.CSS("#message"), "no, test the mobile view"), chromedp.KeyEvent("\r")); err != nil {
-		t.Fatal(err)
-	}
+	e.send("no, test the mobile view")
 	e.poll("the sent message", `document.querySelector('#sent li') !== null`)
-	var list struct{ Messages []inject.Message }
-	getJSON(context.Background(), e.p.base+"/workspace/"+e.wsA.ID+"/session/messages", e.p.token(), &list)
-	if len(list.Messages) != 1 || list.Messages[0].Text != "no, test the mobile view" || list.Messages[0].State != inject.Queued {
-		t.Errorf("queue of %s: %+v", e.wsA.ID, list.Messages)
+	if q := e.queue(e.wsA.ID); len(q) != 1 || q[0].Text != "no, test the mobile view" || q[0].State != inject.Queued {
+		t.Errorf("queue of %s: %+v", e.wsA.ID, q)
 	}
-	getJSON(context.Background(), e.p.base+"/workspace/"+e.wsB.ID+"/session/messages", e.p.token(), &list)
-	if len(list.Messages) != 0 {
-		t.Errorf("the unpaired workspace got messages: %+v", list.Messages)
+	if q := e.queue(e.wsB.ID); len(q) != 0 {
+		t.Errorf("the unpaired workspace got messages: %+v", q)
 	}
 	e.screenshot("viewer.png")
 
