@@ -25,9 +25,23 @@ type Workspace struct {
 	Source    string // one of the Source* constants
 	Archived  bool
 
-	// From Conductor's database, when it has them.
-	ConductorStatus  string // sessions.status of the active session: working / idle / error
-	ConductorSession string // active session id (equals the Claude Code session id)
+	// DisplayName is the name a person sees: workspace_name, else pr_title,
+	// else the branch, else the codename (Name).
+	DisplayName string
+	// Workflow is Conductor's sidebar group (manual_status, else
+	// derived_status: backlog / in-progress / in-review / done /
+	// canceled). It says nothing about the agent; never use it as status.
+	Workflow string
+
+	// Sessions are the workspace's agent sessions: every non-hidden
+	// Conductor tab, or every transcript written within the active window
+	// for plain projects and registered worktrees. Discovery fills what it
+	// knows; the engine follows each one that has a readable Transcript.
+	Sessions []Session
+
+	// From Conductor's database, when it has them: the active tab's.
+	ConductorStatus  string // sessions.status of the active session (raw)
+	ConductorSession string // active tab's sessions.id
 
 	// ProjectDir is the Claude Code transcript folder for Directory
 	// (<projects>/<EncodeProjectDir(Directory)>), whether or not it exists yet.
