@@ -54,13 +54,18 @@ type Event struct {
 	Type string    // one of the constants above
 	TS   time.Time // when it happened (the transcript's timestamp where known)
 
-	SessionID string // the Claude Code session the event belongs to
+	SessionID string // the agent session the event belongs to (Claude uuid, Codex thread id)
+	Agent     string // the agent that wrote it: "claude", "codex"; "" is read as claude
 	Sidechain bool   // from a subagent (Task) rather than the main agent
 
 	// assistant, thinking, user
 	Content   string
 	Truncated bool
 	MessageID string // user: the injected message this is (sent from the side panel)
+	// System marks a user record the person did not type: Conductor's
+	// <system_instruction> first prompt, Codex's <environment_context> and
+	// <user_instructions> preambles. Viewers fold it away.
+	System bool
 
 	// tool_use and tool_result
 	Name      string // tool name; on results resolved from the tool_use id
@@ -71,11 +76,17 @@ type Event struct {
 	TruncOut  bool
 	IsError   bool
 
-	// turn_complete
-	Usage      Usage
-	CostUSD    float64
-	DurationMS int64
-	Model      string
+	// turn_complete. Usage and CostUSD include every subagent the turn
+	// ran; SubagentUsage and SubagentCostUSD say how much of it that was.
+	// CostKnown is false when some model of the turn has no price: the
+	// wire then says "cost_usd": null, never a silent 0.
+	Usage           Usage
+	CostUSD         float64
+	CostKnown       bool
+	SubagentUsage   Usage
+	SubagentCostUSD float64
+	DurationMS      int64
+	Model           string
 
 	// status
 	State  string // working / idle / needs_input / error
@@ -95,21 +106,29 @@ type Event struct {
 	AvailableFrom int64
 }
 
-// Usage counts tokens by kind for one turn.
+// Usage counts tokens by kind for one turn, in Anthropic's convention for
+// every agent: InputTokens never includes cache reads or writes.
+// CacheCreationTokens is every cache write; Cache1hTokens is the part of it
+// written at the 1-hour rate. ReasoningOutputTokens (Codex) is the part of
+// OutputTokens spent reasoning.
 type Usage struct {
-	InputTokens         int64 `json:"input_tokens"`
-	OutputTokens        int64 `json:"output_tokens"`
-	CacheCreationTokens int64 `json:"cache_creation_input_tokens"`
-	CacheReadTokens     int64 `json:"cache_read_input_tokens"`
+	InputTokens           int64 `json:"input_tokens"`
+	OutputTokens          int64 `json:"output_tokens"`
+	CacheCreationTokens   int64 `json:"cache_creation_input_tokens"`
+	CacheReadTokens       int64 `json:"cache_read_input_tokens"`
+	Cache1hTokens         int64 `json:"cache_creation_1h_input_tokens,omitempty"`
+	ReasoningOutputTokens int64 `json:"reasoning_output_tokens,omitempty"`
 }
 
 // Add returns u plus v.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{
-		InputTokens:         u.InputTokens + v.InputTokens,
-		OutputTokens:        u.OutputTokens + v.OutputTokens,
-		CacheCreationTokens: u.CacheCreationTokens + v.CacheCreationTokens,
-		CacheReadTokens:     u.CacheReadTokens + v.CacheReadTokens,
+		InputTokens:           u.InputTokens + v.InputTokens,
+		OutputTokens:          u.OutputTokens + v.OutputTokens,
+		CacheCreationTokens:   u.CacheCreationTokens + v.CacheCreationTokens,
+		CacheReadTokens:       u.CacheReadTokens + v.CacheReadTokens,
+		Cache1hTokens:         u.Cache1hTokens + v.Cache1hTokens,
+		ReasoningOutputTokens: u.ReasoningOutputTokens + v.ReasoningOutputTokens,
 	}
 }
 

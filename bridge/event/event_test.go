@@ -38,7 +38,7 @@ func TestJSONRoundTripPerType(t *testing.T) {
 		{ID: 2, Type: User, TS: ts, Content: "do it", MessageID: "m-1"},
 		{ID: 3, Type: ToolUse, TS: ts, Name: "Bash", ToolUseID: "t", Input: "ls"},
 		{ID: 4, Type: ToolResult, TS: ts, Name: "Bash", ToolUseID: "t", Output: "x", TruncOut: true, IsError: true},
-		{ID: 5, Type: TurnComplete, TS: ts, Usage: Usage{1, 2, 3, 4}, CostUSD: 0.5, DurationMS: 9, Model: "m"},
+		{ID: 5, Type: TurnComplete, TS: ts, Usage: Usage{1, 2, 3, 4, 0, 0}, CostUSD: 0.5, CostKnown: true, DurationMS: 9, Model: "m"},
 		{ID: 6, Type: Status, TS: ts, State: StateNeedsInput, Reason: "permission_prompt"},
 		{ID: 7, Type: Session, TS: ts, SessionID: "s2", Path: "/p.jsonl"},
 		{ID: 8, Type: Pairing, TS: ts, Workspace: "w1", Paired: true},
@@ -73,5 +73,23 @@ func TestJSONRoundTripPerType(t *testing.T) {
 	b, _ = json.Marshal(Event{ID: 8, Type: Gap, GapFrom: 1, AvailableFrom: 5})
 	if !strings.Contains(string(b), `"gapFrom":1`) || !strings.Contains(string(b), `"availableFrom":5`) {
 		t.Errorf("gap JSON: %s", b)
+	}
+}
+
+func TestUnknownCostIsNullNotZero(t *testing.T) {
+	b, err := json.Marshal(Event{ID: 1, Type: TurnComplete, Model: "mystery-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"cost_usd":null`) || !strings.Contains(string(b), `"cost_known":false`) {
+		t.Fatalf("unknown cost must be null and cost_known false: %s", b)
+	}
+	var back Event
+	if err := json.Unmarshal(b, &back); err != nil || back.CostKnown {
+		t.Fatalf("round trip: %+v %v", back, err)
+	}
+	b, _ = json.Marshal(Event{ID: 2, Type: Assistant, Content: "x"})
+	if strings.Contains(string(b), "cost") {
+		t.Fatalf("cost on a non-turn event: %s", b)
 	}
 }

@@ -14,7 +14,9 @@ type wire struct {
 	ID        int64  `json:"id"`
 	TS        string `json:"ts,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
+	Agent     string `json:"agent,omitempty"`
 	Sidechain bool   `json:"sidechain,omitempty"`
+	System    bool   `json:"system,omitempty"`
 
 	Content   *string `json:"content,omitempty"`
 	Truncated *bool   `json:"truncated,omitempty"`
@@ -32,7 +34,12 @@ type wire struct {
 	OutputTokens        *int64   `json:"output_tokens,omitempty"`
 	CacheCreationTokens *int64   `json:"cache_creation_input_tokens,omitempty"`
 	CacheReadTokens     *int64   `json:"cache_read_input_tokens,omitempty"`
-	CostUSD             *float64 `json:"cost_usd,omitempty"`
+	Cache1hTokens       *int64   `json:"cache_creation_1h_input_tokens,omitempty"`
+	ReasoningTokens     *int64   `json:"reasoning_output_tokens,omitempty"`
+	CostUSD             costJSON `json:"cost_usd,omitzero"`
+	CostKnown           *bool    `json:"cost_known,omitempty"`
+	SubagentTokens      *Usage   `json:"subagent_tokens,omitempty"`
+	SubagentCostUSD     *float64 `json:"subagent_cost_usd,omitempty"`
 	DurationMS          *int64   `json:"duration_ms,omitempty"`
 	Model               string   `json:"model,omitempty"`
 
@@ -49,13 +56,14 @@ type wire struct {
 
 // MarshalJSON writes the event in its wire shape.
 func (e Event) MarshalJSON() ([]byte, error) {
-	w := wire{Type: e.Type, ID: e.ID, SessionID: e.SessionID, Sidechain: e.Sidechain}
+	w := wire{Type: e.Type, ID: e.ID, SessionID: e.SessionID, Agent: e.Agent, Sidechain: e.Sidechain}
 	if !e.TS.IsZero() {
 		w.TS = e.TS.UTC().Format(time.RFC3339Nano)
 	}
 	switch e.Type {
 	case Assistant, Thinking, User:
 		w.Content, w.Truncated, w.MessageID = &e.Content, &e.Truncated, e.MessageID
+		w.System = e.System
 	case ToolUse:
 		w.Name, w.ToolUseID = e.Name, e.ToolUseID
 		w.Input, w.TruncIn = &e.Input, &e.TruncIn
@@ -66,7 +74,19 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		u := e.Usage
 		w.InputTokens, w.OutputTokens = &u.InputTokens, &u.OutputTokens
 		w.CacheCreationTokens, w.CacheReadTokens = &u.CacheCreationTokens, &u.CacheReadTokens
-		w.CostUSD, w.DurationMS, w.Model = &e.CostUSD, &e.DurationMS, e.Model
+		if u.Cache1hTokens > 0 {
+			w.Cache1hTokens = &u.Cache1hTokens
+		}
+		if u.ReasoningOutputTokens > 0 {
+			w.ReasoningTokens = &u.ReasoningOutputTokens
+		}
+		w.CostUSD = costJSON{set: true, known: e.CostKnown, v: e.CostUSD}
+		w.CostKnown = &e.CostKnown
+		w.DurationMS, w.Model = &e.DurationMS, e.Model
+		if e.SubagentUsage != (Usage{}) || e.SubagentCostUSD != 0 {
+			su := e.SubagentUsage
+			w.SubagentTokens, w.SubagentCostUSD = &su, &e.SubagentCostUSD
+		}
 	case Status:
 		w.State, w.Reason = e.State, e.Reason
 	case Session:
@@ -90,7 +110,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("decode event: %w", err)
 	}
 	*e = Event{
-		ID: w.ID, Type: w.Type, SessionID: w.SessionID, Sidechain: w.Sidechain,
+		ID: w.ID, Type: w.Type, SessionID: w.SessionID, Agent: w.Agent, Sidechain: w.Sidechain, System: w.System,
 		Name: w.Name, ToolUseID: w.ToolUseID, Model: w.Model, MessageID: w.MessageID,
 		State: w.State, Reason: w.Reason, Path: w.Path, Workspace: w.Workspace,
 	}
@@ -120,12 +140,44 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	e.Usage = Usage{
 		InputTokens: num(w.InputTokens), OutputTokens: num(w.OutputTokens),
 		CacheCreationTokens: num(w.CacheCreationTokens), CacheReadTokens: num(w.CacheReadTokens),
+		Cache1hTokens: num(w.Cache1hTokens), ReasoningOutputTokens: num(w.ReasoningTokens),
 	}
-	if w.CostUSD != nil {
-		e.CostUSD = *w.CostUSD
+	e.CostUSD = w.CostUSD.v
+	// Journals written before cost_known existed carry a number: known.
+	e.CostKnown = w.CostUSD.known && (w.CostKnown == nil || *w.CostKnown)
+	if w.SubagentTokens != nil {
+		e.SubagentUsage = *w.SubagentTokens
+	}
+	if w.SubagentCostUSD != nil {
+		e.SubagentCostUSD = *w.SubagentCostUSD
 	}
 	e.DurationMS = num(w.DurationMS)
 	e.GapFrom, e.AvailableFrom = num(w.GapFrom), num(w.AvailableFrom)
 	e.Paired = flag(w.Paired)
 	return nil
+}
+
+// costJSON is cost_usd on the wire: a number when the cost is known, null
+// when it is not (an unpriced model), absent on other event types.
+type costJSON struct {
+	set, known bool
+	v          float64
+}
+
+func (c costJSON) IsZero() bool { return !c.set }
+
+func (c costJSON) MarshalJSON() ([]byte, error) {
+	if !c.known {
+		return []byte("null"), nil
+	}
+	return json.Marshal(c.v)
+}
+
+func (c *costJSON) UnmarshalJSON(b []byte) error {
+	c.set = true
+	if string(b) == "null" {
+		return nil
+	}
+	c.known = true
+	return json.Unmarshal(b, &c.v)
 }

@@ -166,8 +166,9 @@ func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
 		e.DurationMS = ts.Sub(t.Start).Milliseconds()
 	}
 	if p.State.HasCost && p.State.CostTotal > t.CostStart {
-		e.CostUSD = p.State.CostTotal - t.CostStart
+		e.CostUSD, e.CostKnown = p.State.CostTotal-t.CostStart, true
 	} else {
+		_, e.CostKnown = PriceOf(t.Model)
 		e.CostUSD = Cost(t.Model, u)
 	}
 	return append(out, e)
