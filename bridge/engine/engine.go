@@ -371,18 +371,48 @@ func (e *Engine) changed() {
 	}
 }
 
-// Info is a workspace as the API and the tray show it.
+// Info is a workspace as the API and the tray show it. Its Status is the
+// most urgent of its sessions' (needs_input > error > working > idle);
+// SessionID, Transcript, Version and PID are the active session's: the
+// Conductor tab on screen, else the most recently active one.
 type Info struct {
 	discover.Workspace
 	Active      bool
 	Status      string // working / idle / needs_input / error
+	Reason      string // why, for needs_input: permission_prompt, question, plan, …
 	StatusSince time.Time
 	SessionID   string
 	Transcript  string
 	LastEventID int64
 	Malformed   int    // transcript lines skipped as not JSON
 	Oversized   int    // transcript lines skipped as too long
-	Version     string // the Claude Code version writing the live session
+	Version     string // the agent version writing the active session
+	// Sessions are every session of the workspace, the active one first,
+	// then by most recent activity.
+	Sessions []SessionInfo
+}
+
+// SessionInfo is one agent session (a Conductor chat tab, or one claude /
+// codex run) as the API and the tray show it.
+type SessionInfo struct {
+	SessionID   string // the agent's own id: Claude session uuid, Codex thread id
+	ConductorID string // Conductor's sessions.id, "" outside Conductor
+	Agent       string // claude, codex, cursor, acp
+	Title       string // the tab's title
+	Status      string // working / idle / needs_input / error
+	Reason      string
+	StatusSince time.Time
+	Active      bool // Conductor's tab on screen
+	Unread      int
+	PID         int
+	Model       string
+	Version     string
+	Transcript  string
+	// Streamed is false for a session whose record the bridge cannot read
+	// (an agent it has no parser for): listed with Conductor's status only.
+	Streamed     bool
+	LastEventID  int64     // the last event id this session put in the workspace's stream
+	LastActivity time.Time // when its record last changed
 }
 
 // Workspaces returns every followed workspace, sorted by repo, name, directory.
