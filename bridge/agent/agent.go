@@ -38,3 +38,11 @@ type Parser interface {
 	// O(1) in the length of a turn.
 	Save() (json.RawMessage, error)
 }
+
+// Waiter is a Parser that can tell from the record alone that the agent
+// waits for the person: a question tool call with no answer yet, an
+// approval request. Waiting returns the reason ("question", "approval"),
+// or "" when the agent does not wait.
+type Waiter interface {
+	Waiting() string
+}

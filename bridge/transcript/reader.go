@@ -23,6 +23,11 @@ type Reader struct {
 	Path    string
 	Offset  int64 // first byte not yet handed out; persist it to resume
 	MaxLine int   // 0 means DefaultMaxLine
+	// Budget, when set, ends a Read once it has handed out this many
+	// bytes (at a line's end), with ReadResult.More set: a large backlog
+	// is caught up in bounded batches, each published and released
+	// before the next is read.
+	Budget int64
 
 	pending  []byte // the start of an incomplete line, read from Offset
 	skipping bool   // discarding an oversized line up to its newline
@@ -38,6 +43,7 @@ type ReadResult struct {
 	Lines     int  // complete lines handed out
 	Oversized int  // lines skipped for exceeding MaxLine
 	Reset     bool // the file shrank or was replaced: reading restarted at 0
+	More      bool // the Budget ran out before the end of the file: call Read again
 	Size      int64
 }
 
@@ -96,10 +102,11 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
-	for {
+	start := r.Offset
+	for !res.More {
 		n, rerr := f.Read(chunk)
 		data := chunk[:n]
-		for len(data) > 0 {
+		for len(data) > 0 && !res.More {
 			i := bytes.IndexByte(data, '\n')
 			if i < 0 {
 				r.keepPartial(data, maxLine, &res)
@@ -121,6 +128,9 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 			}
 			r.Offset, r.pending = end, r.pending[:0]
 			data = data[i+1:]
+			if r.Budget > 0 && end-start >= r.Budget && end < info.Size() {
+				res.More = true // the rest is read by the next call, from Offset
+			}
 		}
 		if rerr == io.EOF || n == 0 {
 			break

@@ -1,0 +1,51 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"conductorbridge/bridge/agent"
+)
+
+// Parser is the Claude Code format behind the engine's agent.Parser seam.
+var _ agent.Parser = (*Parser)(nil)
+
+// NewParser resumes a parser from the state Save returned (nil: a fresh
+// one). The saved JSON is the State struct, as journals have always held it.
+func NewParser(saved json.RawMessage) (*Parser, error) {
+	p := &Parser{}
+	if len(saved) == 0 || string(saved) == "null" {
+		return p, nil
+	}
+	if err := json.Unmarshal(saved, &p.State); err != nil {
+		return &Parser{}, fmt.Errorf("resume claude parser: %w", err)
+	}
+	return p, nil
+}
+
+// Unsure reports whether the open turn's end can only be inferred from a
+// quiet spell (versions before 2.1 write no final stop reason).
+func (p *Parser) Unsure() bool { t := p.State.Turn; return t != nil && t.Unsure }
+
+// Version is the Claude Code version writing the transcript.
+func (p *Parser) Version() string { return p.State.Version }
+
+// Save returns the parser's state for the journal.
+func (p *Parser) Save() (json.RawMessage, error) { return json.Marshal(p.State) }
+
+// askTools are the tools whose unanswered call means the agent waits for
+// the person: Conductor's own question tool, and Claude Code's built-in
+// one where Conductor has not disabled it.
+var askTools = map[string]bool{"mcp__conductor__AskUserQuestion": true, "AskUserQuestion": true}
+
+// Waiting reports why the agent waits for the person according to the
+// transcript alone: "question" while a question tool call has no result
+// yet, "" otherwise.
+func (p *Parser) Waiting() string {
+	for _, name := range p.State.Tools {
+		if askTools[name] {
+			return "question"
+		}
+	}
+	return ""
+}
