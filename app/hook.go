@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,9 +46,19 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if fs.Parse(args[1:]) != nil || c.resolve() != nil {
 		return 0
 	}
-	path := event
+	q := url.Values{}
 	if *scope == "user" {
-		path += "?scope=user"
+		q.Set("scope", "user")
+	}
+	// Under Conductor the agent (and so this hook) has its workspace's path
+	// in the environment: it places the call even before a scan found
+	// the session. This reads the hook's own environment, never the agent's.
+	if p := os.Getenv("CONDUCTOR_WORKSPACE_PATH"); p != "" && filepath.IsAbs(p) {
+		q.Set("workspace_path", p)
+	}
+	path := event
+	if len(q) > 0 {
+		path += "?" + q.Encode()
 	}
 	in, err := io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
 	if err != nil || len(in) > maxHookInput || !json.Valid(in) {

@@ -3,6 +3,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -168,17 +169,58 @@ type workspaceJSON struct {
 	PairedAt        time.Time `json:"paired_at,omitzero"`
 	LastHookAt      time.Time `json:"last_hook_at,omitzero"`
 	LastHookEvent   string    `json:"last_hook_event,omitempty"`
+
+	// Added with sessions: the name a person sees, Conductor's workflow
+	// group (never a status), why the workspace needs input, and every
+	// agent session (chat tab) of the workspace.
+	DisplayName string        `json:"display_name"`
+	Workflow    string        `json:"workflow,omitempty"`
+	Reason      string        `json:"reason,omitempty"`
+	Sessions    []sessionJSON `json:"sessions"`
+}
+
+// sessionJSON is one agent session on the wire.
+type sessionJSON struct {
+	SessionID          string    `json:"session_id"`
+	ConductorSessionID string    `json:"conductor_session_id,omitempty"` // when it differs from session_id
+	Agent              string    `json:"agent"`
+	Title              string    `json:"title"`
+	Status             string    `json:"status"`
+	Reason             string    `json:"reason,omitempty"`
+	StatusSince        time.Time `json:"status_since,omitzero"`
+	Active             bool      `json:"active"`
+	Unread             int       `json:"unread"`
+	PID                int       `json:"pid"`
+	Model              string    `json:"model,omitempty"`
+	Version            string    `json:"version,omitempty"`
+	Streamed           bool      `json:"streamed"`
+	LastEventID        int64     `json:"last_event_id"`
+	LastActivity       time.Time `json:"last_activity,omitzero"`
 }
 
 func toJSON(in engine.Info) workspaceJSON {
-	return workspaceJSON{
+	j := workspaceJSON{
 		ID: in.ID, Name: in.Name, Branch: in.Branch, Directory: in.Directory, PID: in.PID,
 		Active: in.Active, Repo: in.Repo, Status: in.Status, StatusSince: in.StatusSince,
 		SessionID: in.SessionID, Transcript: in.Transcript, Source: in.Source,
 		ConductorStatus: in.ConductorStatus, LastEventID: in.LastEventID,
 		Stream:       "/workspace/" + in.ID + "/session/stream",
 		SkippedLines: in.Malformed + in.Oversized,
+		DisplayName:  cmp.Or(in.DisplayName, in.Name), Workflow: in.Workflow, Reason: in.Reason,
+		Sessions: make([]sessionJSON, 0, len(in.Sessions)),
 	}
+	for _, si := range in.Sessions {
+		sj := sessionJSON{
+			SessionID: si.SessionID, Agent: cmp.Or(si.Agent, "claude"), Title: si.Title, Status: si.Status,
+			Reason: si.Reason, StatusSince: si.StatusSince, Active: si.Active, Unread: si.Unread, PID: si.PID,
+			Model: si.Model, Version: si.Version, Streamed: si.Streamed, LastEventID: si.LastEventID, LastActivity: si.LastActivity,
+		}
+		if si.ConductorID != si.SessionID {
+			sj.ConductorSessionID = si.ConductorID
+		}
+		j.Sessions = append(j.Sessions, sj)
+	}
+	return j
 }
 
 // withPairing adds the workspace's pairing to its wire form.

@@ -26,6 +26,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.UserScope = r.URL.Query().Get("scope") == "user"
+	in.WorkspacePath = r.URL.Query().Get("workspace_path")
 	ctx := r.Context()
 	if s.Done != nil {
 		var cancel context.CancelFunc

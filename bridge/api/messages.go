@@ -1,30 +1,39 @@
 package api
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
 
+	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/inject"
 )
 
 // postMessage queues a message for a workspace's agent.
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, ok := s.lookup(w, r); !ok {
+	in, ok := s.lookup(w, r)
+	if !ok {
 		return
 	}
 	var body struct {
-		Message *string `json:"message"`
+		Message   *string `json:"message"`
+		SessionID string  `json:"session_id"`
 	}
 	if !decodeJSON(w, r, MaxBody, &body) {
 		return
 	}
 	if body.Message == nil {
-		writeError(w, http.StatusBadRequest, `body must be {"message": "…"}`)
+		writeError(w, http.StatusBadRequest, `body must be {"message": "…", "session_id": "…" (optional)}`)
 		return
 	}
-	m, pos, err := s.Queue.Enqueue(id, *body.Message)
+	target, code, why := messageTarget(in, body.SessionID)
+	if code != 0 {
+		writeError(w, code, why)
+		return
+	}
+	m, pos, err := s.Queue.EnqueueTo(id, target, *body.Message)
 	switch {
 	case errors.Is(err, inject.ErrEmpty):
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -35,8 +44,41 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		writeError(w, http.StatusInternalServerError, err.Error())
 	default:
-		writeJSON(w, http.StatusAccepted, map[string]any{"id": m.ID, "status": m.State, "position": pos})
+		writeJSON(w, http.StatusAccepted, map[string]any{"id": m.ID, "status": m.State, "position": pos, "session_id": m.Target})
 	}
+}
+
+// messageTarget picks the session a message is for: the one asked for (by
+// the agent's session id or Conductor's tab id), else the workspace's
+// active session (Conductor's tab on screen, else the most recently
+// active). A session the bridge cannot deliver to is a 409 with the
+// reason, so the side panel says so instead of pretending.
+func messageTarget(in engine.Info, asked string) (string, int, string) {
+	if asked == "" {
+		if len(in.Sessions) == 0 {
+			return "", 0, "" // no session yet: the first one to call in takes it
+		}
+		asked = in.Sessions[0].SessionID
+	}
+	for _, si := range in.Sessions {
+		if si.SessionID != asked && (si.ConductorID == "" || si.ConductorID != asked) {
+			continue
+		}
+		if !si.Streamed {
+			return "", http.StatusConflict, fmt.Sprintf("messages cannot reach this session: the bridge does not read %s sessions", cmp.Or(si.Agent, "these"))
+		}
+		if why := undeliverable(si); why != "" {
+			return "", http.StatusConflict, why
+		}
+		return si.SessionID, 0, ""
+	}
+	return "", http.StatusNotFound, "unknown session: " + asked
+}
+
+// undeliverable says why messages cannot reach a session the bridge reads,
+// "" when they can.
+func undeliverable(si engine.SessionInfo) string {
+	return ""
 }
 
 // listMessages lists a workspace's messages and their states.

@@ -56,7 +56,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 			}
 		}()
 	}
-	s.SSE.Serve(ctx, w, r, t)
+	var keep func(stream.Item) bool
+	if session := r.URL.Query().Get("session"); session != "" {
+		// One session of the workspace: its own events, and those that
+		// belong to no session (pairing).
+		keep = func(it stream.Item) bool { return it.SessionID == "" || it.SessionID == session }
+	}
+	s.SSE.ServeFiltered(ctx, w, r, t, keep)
 }
 
 // streamContext is a stream's lifetime: until the client leaves, the bridge

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -97,7 +98,7 @@ func TestScan(t *testing.T) {
 			t.Errorf("%s: SeenAt not set", got[i].Name)
 		}
 		got[i].SeenAt = time.Time{}
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("workspace %d:\n got %+v\nwant %+v", i, got[i], want[i])
 		}
 	}
@@ -245,7 +246,7 @@ func TestMerge(t *testing.T) {
 		{ID: "a", Name: "a", Repo: "r", Branch: "git-branch", Directory: "/w/a", Source: SourceConductorDB, ProjectDir: "/p/a"},
 		{ID: "b", Branch: "db-branch", Directory: "/w/b", Source: SourceConductorDB},
 	}
-	if !slices.Equal(got, want) {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", dump(got), dump(want))
 	}
 }

@@ -14,7 +14,8 @@ import (
 // Claude Code 2.1 writes each subagent's (Task/Agent) transcript to
 // <project>/<session id>/subagents/agent-*.jsonl rather than into the
 // session's own file. The follower tails those of the live session too, so
-// the stream shows what subagents do, marked as sidechain events.
+// the stream shows what subagents do, marked as sidechain events. Only
+// Claude sessions have them.
 
 // subTail follows one subagent transcript.
 type subTail struct {
@@ -36,25 +37,26 @@ func subagentDir(path string) string {
 // readSubagents appends the events of the live session's subagents. The
 // folder is listed only when its modification time changed: a new
 // subagent adds a file, an existing one only grows.
-func (f *follower) readSubagents(evs []event.Event, cold bool) []event.Event {
-	if f.reader.Path == "" {
+func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event.Event {
+	if t.reader.Path == "" || !readable(t.agent) {
 		return evs
 	}
-	dir := subagentDir(f.reader.Path)
+	f := t
+	dir := subagentDir(t.reader.Path)
 	// A folder modified within the last two seconds is listed again even
 	// if its time did not change: coarse timestamps (1 s on HFS+) can hide
 	// a second subagent started in the same tick.
 	if info, err := os.Stat(dir); err == nil && (!info.ModTime().Equal(f.subDirMod) || time.Since(info.ModTime()) < 2*time.Second) {
 		f.subDirMod = info.ModTime()
-		f.eng.watchSubagents(dir)
+		w.eng.watchSubagents(dir)
 		names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 		for _, p := range names {
 			if _, ok := f.subs[p]; ok {
 				continue
 			}
 			st := &subTail{reader: transcript.Reader{Path: p}}
-			if info, err := os.Stat(p); err == nil && cold && info.Size() > f.eng.cfg.TailBytes {
-				st.reader.SkipTo(info.Size() - f.eng.cfg.TailBytes)
+			if info, err := os.Stat(p); err == nil && cold && info.Size() > w.eng.cfg.TailBytes {
+				st.reader.SkipTo(info.Size() - w.eng.cfg.TailBytes)
 			}
 			if f.subs == nil {
 				f.subs = make(map[string]*subTail)
@@ -67,7 +69,6 @@ func (f *follower) readSubagents(evs []event.Event, cold bool) []event.Event {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths) // a stable order for events read in one batch
-	f.subCount.Store(int32(len(paths)))
 	for _, p := range paths {
 		st := f.subs[p]
 		n := len(evs)
@@ -96,7 +97,7 @@ func (f *follower) readSubagents(evs []event.Event, cold bool) []event.Event {
 }
 
 // subCursors returns the subagent resume points for the journal.
-func (f *follower) subCursors() map[string]subCursor {
+func (f *tail) subCursors() map[string]subCursor {
 	if len(f.subs) == 0 {
 		return nil
 	}
@@ -108,7 +109,7 @@ func (f *follower) subCursors() map[string]subCursor {
 }
 
 // restoreSubs resumes subagent tails from the journal.
-func (f *follower) restoreSubs(cs map[string]subCursor) {
+func (f *tail) restoreSubs(cs map[string]subCursor) {
 	for p, c := range cs {
 		if !strings.HasPrefix(p, subagentDir(f.reader.Path)) {
 			continue

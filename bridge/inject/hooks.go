@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"conductorbridge/bridge/engine"
 )
 
 // Hook events, as `conductor-bridge hook <event>` names them.
@@ -24,16 +26,18 @@ const (
 // Events lists every hook event the bridge answers.
 var Events = []string{HookStop, HookRewake, HookPostToolUse, HookNotification, HookSessionStart, HookSessionEnd, HookUserPromptSubmit}
 
-// Engine is what answering hooks needs from the engine.
+// Engine is what answering hooks needs from the engine. Every call names
+// the session it comes from (engine.Call), so a workspace with several
+// tabs routes each hook to its own session.
 type Engine interface {
-	WorkspaceFor(cwd, transcriptPath string) (string, bool)
+	Place(c engine.Call) (string, bool)
 	// Adopted reports whether a workspace is Conductor's or registered
 	// with the bridge, as opposed to a plain Claude Code project.
 	Adopted(id string) bool
-	ClaudeVersion(id string) string
-	NeedsInput(ctx context.Context, id, reason string) bool
-	TurnEnded(ctx context.Context, id string) bool
-	Relook(id string)
+	AgentVersion(ws, session string) string
+	NeedsInput(ctx context.Context, ws string, c engine.Call, reason string) bool
+	TurnEnded(ctx context.Context, ws string, c engine.Call) bool
+	Relook(ws string, c engine.Call)
 	Hint(ctx context.Context, cwd, transcriptPath string) (string, bool)
 }
 
@@ -46,6 +50,11 @@ type HookInput struct {
 	StopHookActive   bool   `json:"stop_hook_active"`
 	NotificationType string `json:"notification_type"`
 	Message          string `json:"message"`
+
+	// WorkspacePath is CONDUCTOR_WORKSPACE_PATH from the hook's own
+	// environment, which the relay adds when the agent runs under
+	// Conductor (it is not part of Claude Code's input).
+	WorkspacePath string `json:"-"`
 
 	// UserScope is set for hooks installed in the user's own settings,
 	// which run in every Claude Code session on the machine: those act
@@ -69,8 +78,8 @@ type Hooks struct {
 	Seen   *Seen // when each workspace's hooks last called in (nil: not kept)
 
 	mu      sync.Mutex
-	waiters map[string]context.CancelFunc // workspace → its waiting rewake hook
-	hinted  map[string]time.Time          // cwd → when a hook from it last asked to be adopted
+	waiters map[waiterKey]context.CancelFunc // session → its waiting rewake hook
+	hinted  map[string]time.Time             // cwd → when a hook from it last asked to be adopted
 }
 
 // Handle answers one hook call. Unknown workspaces and events get an empty
@@ -84,9 +93,10 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 	if h.Seen != nil {
 		h.Seen.Record(ws, event)
 	}
+	call := in.call()
 	switch event {
 	case HookStop:
-		h.Engine.TurnEnded(ctx, ws)
+		h.Engine.TurnEnded(ctx, ws, call)
 		if m, ok := h.take(ctx, ws, "stop", in.SessionID); ok {
 			out, _ := json.Marshal(map[string]string{"decision": "block", "reason": Frame(m)})
 			return Answer{Stdout: string(out)}
@@ -94,8 +104,8 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 	case HookRewake:
 		return h.rewake(ctx, ws, in.SessionID)
 	case HookPostToolUse:
-		h.cancelWaiter(ws) // busy: a waiting rewake hook must not fire mid-turn
-		if v := h.Engine.ClaudeVersion(ws); v == "" || strings.HasPrefix(v, "2.0.") {
+		h.cancelWaiter(ws, in.SessionID) // busy: a waiting rewake hook must not fire mid-turn
+		if v := h.Engine.AgentVersion(ws, in.SessionID); v == "" || strings.HasPrefix(v, "2.0.") {
 			// 2.0 passes additional context to the model but records it
 			// nowhere: the bridge could never confirm it. Such a message
 			// (or one for a session whose version is not read yet) waits
@@ -108,20 +118,24 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 			return Answer{Stdout: string(out)}
 		}
 	case HookUserPromptSubmit:
-		h.cancelWaiter(ws)
+		h.cancelWaiter(ws, in.SessionID)
 	case HookNotification:
 		reason := in.NotificationType
 		if reason == "" {
 			reason = in.Message
 		}
-		h.Engine.NeedsInput(ctx, ws, reason)
+		h.Engine.NeedsInput(ctx, ws, call, reason)
 	case HookSessionStart:
-		h.Engine.Relook(ws)
+		h.Engine.Relook(ws, call)
 	case HookSessionEnd:
-		h.cancelWaiter(ws) // Claude Code waits for its rewake hook before it exits
-		h.Engine.Relook(ws)
+		h.cancelWaiter(ws, in.SessionID) // Claude Code waits for its rewake hook before it exits
+		h.Engine.Relook(ws, engine.Call{})
 	}
 	return Answer{}
+}
+
+func (in HookInput) call() engine.Call {
+	return engine.Call{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Cwd: in.Cwd, WorkspacePath: in.WorkspacePath}
 }
 
 // workspace finds the workspace a hook call comes from. A session that
@@ -130,10 +144,10 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 // Claude Code session on the machine calls in).
 func (h *Hooks) workspace(ctx context.Context, in HookInput) (string, bool) {
 	if in.UserScope {
-		ws, ok := h.Engine.WorkspaceFor(in.Cwd, in.TranscriptPath)
+		ws, ok := h.Engine.Place(in.call())
 		return ws, ok && h.Engine.Adopted(ws)
 	}
-	if ws, ok := h.Engine.WorkspaceFor(in.Cwd, in.TranscriptPath); ok {
+	if ws, ok := h.Engine.Place(in.call()); ok {
 		return ws, true
 	}
 	h.mu.Lock()
@@ -166,25 +180,29 @@ func (h *Hooks) take(ctx context.Context, ws, via, session string) (Message, boo
 	return m, ok
 }
 
-// rewake waits until a message is queued, then answers exit 2 with the
-// message on stderr, which wakes an idle agent. One waiter per workspace:
-// a newer one (after the next turn) replaces it, and any sign that the
-// agent is busy again sends it home empty-handed.
+// waiterKey names one session's waiting rewake hook.
+type waiterKey struct{ ws, session string }
+
+// rewake waits until a message for the session is queued, then answers
+// exit 2 with the message on stderr, which wakes an idle agent. One waiter
+// per session: a newer one (after the next turn) replaces it, and any sign
+// that the agent is busy again sends it home empty-handed.
 func (h *Hooks) rewake(ctx context.Context, ws, session string) Answer {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	key := waiterKey{ws, session}
 	h.mu.Lock()
 	if h.waiters == nil {
-		h.waiters = make(map[string]context.CancelFunc)
+		h.waiters = make(map[waiterKey]context.CancelFunc)
 	}
-	if old := h.waiters[ws]; old != nil {
+	if old := h.waiters[key]; old != nil {
 		old()
 	}
-	h.waiters[ws] = cancel
+	h.waiters[key] = cancel
 	h.mu.Unlock()
-	defer h.dropWaiter(ws, ctx)
+	defer h.dropWaiter(key, ctx)
 	for {
-		if err := h.Queue.Wait(ctx, ws); err != nil {
+		if err := h.Queue.WaitFor(ctx, ws, session); err != nil {
 			return Answer{}
 		}
 		if m, ok := h.take(ctx, ws, "rewake", session); ok {
@@ -196,21 +214,22 @@ func (h *Hooks) rewake(ctx context.Context, ws, session string) Answer {
 	}
 }
 
-func (h *Hooks) cancelWaiter(ws string) {
+func (h *Hooks) cancelWaiter(ws, session string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if c := h.waiters[ws]; c != nil {
+	key := waiterKey{ws, session}
+	if c := h.waiters[key]; c != nil {
 		c()
-		delete(h.waiters, ws)
+		delete(h.waiters, key)
 	}
 }
 
-// dropWaiter forgets ws's waiter if it is still the one of ctx.
-func (h *Hooks) dropWaiter(ws string, ctx context.Context) {
+// dropWaiter forgets a session's waiter if it is still the one of ctx.
+func (h *Hooks) dropWaiter(key waiterKey, ctx context.Context) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if ctx.Err() != nil {
 		return // already replaced or cancelled
 	}
-	delete(h.waiters, ws)
+	delete(h.waiters, key)
 }

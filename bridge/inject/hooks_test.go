@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"conductorbridge/bridge/engine"
 )
 
 type fakeEngine struct {
@@ -17,8 +19,8 @@ type fakeEngine struct {
 	relooks int
 }
 
-func (f *fakeEngine) WorkspaceFor(cwd, _ string) (string, bool) {
-	switch cwd {
+func (f *fakeEngine) Place(c engine.Call) (string, bool) {
+	switch c.Cwd {
 	case "/w":
 		return "ws", true
 	case "/plain":
@@ -26,14 +28,14 @@ func (f *fakeEngine) WorkspaceFor(cwd, _ string) (string, bool) {
 	}
 	return "", false
 }
-func (f *fakeEngine) Adopted(id string) bool      { return id == "ws" }
-func (f *fakeEngine) ClaudeVersion(string) string { return f.version }
-func (f *fakeEngine) NeedsInput(_ context.Context, _, reason string) bool {
+func (f *fakeEngine) Adopted(id string) bool             { return id == "ws" }
+func (f *fakeEngine) AgentVersion(string, string) string { return f.version }
+func (f *fakeEngine) NeedsInput(_ context.Context, _ string, _ engine.Call, reason string) bool {
 	f.needs = append(f.needs, reason)
 	return true
 }
-func (f *fakeEngine) TurnEnded(context.Context, string) bool              { f.ended++; return true }
-func (f *fakeEngine) Relook(string)                                       { f.relooks++ }
+func (f *fakeEngine) TurnEnded(context.Context, string, engine.Call) bool { f.ended++; return true }
+func (f *fakeEngine) Relook(string, engine.Call)                          { f.relooks++ }
 func (f *fakeEngine) Hint(context.Context, string, string) (string, bool) { return "", false }
 
 func newHooks(t *testing.T) (*Hooks, *fakeEngine) {

@@ -64,6 +64,11 @@ type Message struct {
 	Confirmed time.Time `json:"confirmed,omitzero"`
 	Via       string    `json:"via,omitempty"`     // the hook that took it: stop, rewake, post_tool_use
 	Session   string    `json:"session,omitempty"` // the session it was handed to
+	// Target is the session the message is for (the agent's session id):
+	// only a hook call from that session takes it. "" lets any session of
+	// the workspace take it (messages queued before sessions were told
+	// apart).
+	Target string `json:"session_id,omitempty"`
 }
 
 // Queue is every workspace's messages, persisted in dir.
@@ -140,9 +145,15 @@ func Clean(text string) (string, error) {
 	return text, nil
 }
 
-// Enqueue adds a message for workspace and returns it with its position in
-// the queue (1 is next).
+// Enqueue adds a message for any session of workspace; see EnqueueTo.
 func (q *Queue) Enqueue(workspace, text string) (Message, int, error) {
+	return q.EnqueueTo(workspace, "", text)
+}
+
+// EnqueueTo adds a message for one session of workspace ("" for any) and
+// returns it with its position among the messages waiting for that
+// session (1 is next).
+func (q *Queue) EnqueueTo(workspace, target, text string) (Message, int, error) {
 	text, err := Clean(text)
 	if err != nil {
 		return Message{}, 0, err
@@ -150,22 +161,25 @@ func (q *Queue) Enqueue(workspace, text string) (Message, int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	msgs := q.ws[workspace]
-	waiting := 0
+	waiting, ahead := 0, 0
 	for _, m := range msgs {
 		if m.State == Queued {
 			waiting++
+			if m.for_(target) {
+				ahead++
+			}
 		}
 	}
 	if waiting >= MaxQueued {
 		return Message{}, 0, ErrFull
 	}
-	m := Message{ID: newID(), Workspace: workspace, Text: text, State: Queued, Created: q.now().UTC()}
+	m := Message{ID: newID(), Workspace: workspace, Text: text, State: Queued, Created: q.now().UTC(), Target: target}
 	if err := q.saveLocked(workspace, append(msgs, m)); err != nil {
 		return Message{}, 0, err
 	}
 	close(q.changed)
 	q.changed = make(chan struct{})
-	return m, waiting + 1, nil
+	return m, ahead + 1, nil
 }
 
 // List returns a workspace's messages, oldest first.
@@ -186,14 +200,21 @@ func (q *Queue) Cancel(workspace, id string) (Message, error) {
 	})
 }
 
-// Take hands the oldest queued message of workspace to one hook. The
-// hand-over is on disk before Take returns, so it happens exactly once.
+// for_ reports whether a hook call from session may take m: m is for any
+// session, or for that one.
+func (m Message) for_(session string) bool {
+	return m.Target == "" || m.Target == session
+}
+
+// Take hands the oldest queued message of workspace that is for session to
+// one hook. The hand-over is on disk before Take returns, so it happens
+// exactly once.
 func (q *Queue) Take(workspace, via, session string) (Message, bool, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	msgs := append([]Message(nil), q.ws[workspace]...)
 	for i := range msgs {
-		if msgs[i].State != Queued {
+		if msgs[i].State != Queued || !msgs[i].for_(session) {
 			continue
 		}
 		m := &msgs[i]
@@ -206,12 +227,19 @@ func (q *Queue) Take(workspace, via, session string) (Message, bool, error) {
 	return Message{}, false, nil
 }
 
-// Wait blocks until workspace has a queued message or ctx ends.
+// Wait blocks until workspace has a queued message for any session, or ctx
+// ends.
 func (q *Queue) Wait(ctx context.Context, workspace string) error {
+	return q.WaitFor(ctx, workspace, "")
+}
+
+// WaitFor blocks until workspace has a queued message that a hook call from
+// session may take ("" for any session), or ctx ends.
+func (q *Queue) WaitFor(ctx context.Context, workspace, session string) error {
 	for {
 		q.mu.Lock()
 		for _, m := range q.ws[workspace] {
-			if m.State == Queued {
+			if m.State == Queued && (session == "" || m.for_(session)) {
 				q.mu.Unlock()
 				return nil
 			}

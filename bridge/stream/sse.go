@@ -61,10 +61,18 @@ func (o SSE) start(w http.ResponseWriter) *sseWriter {
 // events already handed to the stream are written before it closes, so
 // whatever ended it (an unpairing) can announce itself first.
 func (o SSE) Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, t *Topic) {
+	o.ServeFiltered(ctx, w, r, t, nil)
+}
+
+// ServeFiltered is Serve writing only the events keep accepts (nil keeps
+// every one); a gap is always written. Ids stay the topic's, so a client
+// resumes a filtered stream with Last-Event-ID like any other.
+func (o SSE) ServeFiltered(ctx context.Context, w http.ResponseWriter, r *http.Request, t *Topic, keep func(Item) bool) {
 	o.defaults()
 	replay, gap, sub := t.Subscribe(Cursor(r))
 	defer t.Unsubscribe(sub)
 	sw := o.start(w)
+	sw.keep = keep
 	sw.replay(gap, replay)
 	if sw.flush() != nil {
 		return
@@ -115,6 +123,9 @@ type sseWriter struct {
 	// stream's ids say which topic they count in.
 	prefix string
 	last   int64 // id of the last event written
+	// keep, when set, drops the events it refuses (a stream narrowed to
+	// one session); gaps always pass.
+	keep func(Item) bool
 }
 
 func (s *sseWriter) replay(gap *event.Event, items []Item) {
@@ -139,6 +150,9 @@ func (s *sseWriter) drain(sub *Subscriber) {
 }
 
 func (s *sseWriter) event(it Item) {
+	if s.keep != nil && it.Type != event.Gap && !s.keep(it) {
+		return
+	}
 	s.buf = append(s.buf, "id: "...)
 	if s.prefix != "" {
 		s.buf = append(s.buf, s.prefix...)

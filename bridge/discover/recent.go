@@ -1,0 +1,47 @@
+package discover
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// Transcript is one Claude Code session transcript of a directory.
+type Transcript struct {
+	ID      string // the session id: the file's base name
+	Path    string
+	ModTime time.Time
+	Size    int64
+}
+
+// RecentTranscripts lists the session transcripts in projectDir that record
+// cwd as their directory (or no cwd yet: just created) and were modified at
+// or after since, newest first. Folder names are lossy, so a file of
+// another directory that shares the folder is passed over. The newest
+// matching file is always included, however old, so a workspace still
+// shows its last session; with none at all the list is empty.
+func RecentTranscripts(projectDir, cwd string, since time.Time) ([]Transcript, error) {
+	files, err := transcripts(projectDir)
+	if err != nil {
+		return nil, fmt.Errorf("list transcripts of %s: %w", projectDir, err)
+	}
+	want := ""
+	if cwd != "" {
+		want = resolvePath(cwd)
+	}
+	var out []Transcript
+	for _, f := range files {
+		if len(out) > 0 && f.info.ModTime().Before(since) {
+			break // newest first: the rest are older still
+		}
+		if cwd != "" {
+			got, err := readCwd(f.path)
+			if err != nil || (got != "" && got != cwd && resolvePath(got) != want) {
+				continue
+			}
+		}
+		base := filepath.Base(f.path)
+		out = append(out, Transcript{ID: base[:len(base)-len(".jsonl")], Path: f.path, ModTime: f.info.ModTime(), Size: f.info.Size()})
+	}
+	return out, nil
+}

@@ -1,0 +1,222 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+
+	"conductorbridge/bridge/discover"
+)
+
+// Call says where a hook call comes from, as its input and environment
+// tell: the agent's session id and transcript, its working directory, and
+// Conductor's CONDUCTOR_WORKSPACE_PATH when the agent runs under Conductor.
+type Call struct {
+	SessionID      string
+	TranscriptPath string
+	Cwd            string
+	WorkspacePath  string
+}
+
+// Place finds the followed workspace a hook call comes from: by the
+// session it names (a session the bridge follows), then by Conductor's
+// workspace path, then by working directory, then by transcript folder.
+func (e *Engine) Place(c Call) (string, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if c.SessionID != "" {
+		for id, w := range e.workspaces {
+			for _, si := range w.snap.Load().sessions {
+				if si.SessionID == c.SessionID && si.Streamed {
+					return id, true
+				}
+			}
+		}
+	}
+	for _, dir := range []string{c.WorkspacePath, c.Cwd} {
+		if dir == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		for id, w := range e.workspaces {
+			if w.snap.Load().ws.Directory == dir {
+				return id, true
+			}
+		}
+	}
+	if c.TranscriptPath != "" {
+		if ids := e.byProject[filepath.Dir(c.TranscriptPath)]; len(ids) > 0 {
+			return ids[0], true
+		}
+	}
+	return "", false
+}
+
+// WorkspaceFor finds the followed workspace of a working directory or,
+// failing that, of a transcript's folder.
+func (e *Engine) WorkspaceFor(cwd, transcriptPath string) (string, bool) {
+	return e.Place(Call{Cwd: cwd, TranscriptPath: transcriptPath})
+}
+
+// do hands fn to a workspace's goroutine and waits for it, so hook-driven
+// changes are ordered with the transcripts' own events.
+func (e *Engine) do(ctx context.Context, id string, fn func(w *workspace)) bool {
+	e.mu.RLock()
+	w, ok := e.workspaces[id]
+	e.mu.RUnlock()
+	if !ok {
+		return false
+	}
+	done := make(chan struct{})
+	select {
+	case w.do <- func() { fn(w); close(done) }:
+	case <-w.ctx.Done(): // the workspace went away meanwhile
+		return false
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	return true
+}
+
+// session returns the tail of a session, adopting it first when a hook
+// names a transcript of this workspace's folder that is not followed yet
+// (a session that just started). "" means the workspace's active session.
+func (w *workspace) session(id, transcriptPath string) *tail {
+	w.sync()
+	if id == "" {
+		if s := w.snap.Load().sessions; len(s) > 0 {
+			id = s[0].SessionID
+		}
+	}
+	if t := w.tails[id]; t != nil {
+		return t
+	}
+	if transcriptPath != "" && w.ws.ProjectDir != "" && filepath.Dir(transcriptPath) == w.ws.ProjectDir &&
+		sessionID(transcriptPath) == id {
+		if w.hinted == nil {
+			w.hinted = make(map[string]string)
+		}
+		w.hinted[id] = transcriptPath
+		w.relook.Store(true)
+		w.sync()
+	}
+	return w.tails[id]
+}
+
+// NeedsInput marks a session's agent as waiting for the person (a
+// permission prompt, an idle prompt) until it moves on.
+func (e *Engine) NeedsInput(ctx context.Context, ws string, c Call, reason string) bool {
+	return e.do(ctx, ws, func(w *workspace) {
+		t := w.session(c.SessionID, c.TranscriptPath)
+		if t == nil {
+			return
+		}
+		t.needs = reason
+		w.publish(t.statusChange(w.evs[:0], false))
+	})
+}
+
+// TurnEnded is the Stop hook's word that a session's agent finished its
+// turn. For versions that write no stop reason it ends the turn now
+// instead of after a quiet spell.
+func (e *Engine) TurnEnded(ctx context.Context, ws string, c Call) bool {
+	return e.do(ctx, ws, func(w *workspace) {
+		t := w.session(c.SessionID, c.TranscriptPath)
+		if t == nil {
+			return
+		}
+		evs := w.evs[:0]
+		n := len(evs)
+		evs = t.parser.EndTurn(evs)
+		t.stamp(evs, n)
+		w.publish(t.statusChange(evs, false))
+	})
+}
+
+// Relook makes a workspace list its sessions again now: a hook said a
+// session started or ended. A transcript the call names is adopted.
+func (e *Engine) Relook(ws string, c Call) {
+	e.mu.RLock()
+	w, ok := e.workspaces[ws]
+	e.mu.RUnlock()
+	if !ok {
+		return
+	}
+	if c.SessionID != "" && c.TranscriptPath != "" {
+		go e.do(context.Background(), ws, func(w *workspace) { w.session(c.SessionID, c.TranscriptPath) })
+		return
+	}
+	w.poke(true)
+}
+
+// AgentVersion returns the agent version writing a session ("" for the
+// workspace's active one), "" if not known yet.
+func (e *Engine) AgentVersion(ws, session string) string {
+	in, ok := e.Workspace(ws)
+	if !ok {
+		return ""
+	}
+	if session == "" {
+		return in.Version
+	}
+	for _, si := range in.Sessions {
+		if si.SessionID == session {
+			return si.Version
+		}
+	}
+	return ""
+}
+
+// Session returns one session of a workspace.
+func (e *Engine) Session(ws, session string) (SessionInfo, bool) {
+	in, ok := e.Workspace(ws)
+	if !ok {
+		return SessionInfo{}, false
+	}
+	for _, si := range in.Sessions {
+		if si.SessionID == session || (si.ConductorID != "" && si.ConductorID == session) {
+			return si, true
+		}
+	}
+	return SessionInfo{}, false
+}
+
+// Adopted reports whether a workspace is Conductor's or registered with
+// the bridge (not a plain Claude Code project).
+func (e *Engine) Adopted(id string) bool {
+	in, ok := e.Workspace(id)
+	return ok && in.Source != discover.SourceClaude
+}
+
+// Rescan scans for workspaces now, e.g. right after one was registered.
+func (e *Engine) Rescan(ctx context.Context) { e.scan(ctx) }
+
+// Hint adopts the workspace a hook call comes from when no scan has found
+// it yet: a Claude Code session in cwd writing transcriptPath. Only a
+// directory whose transcript lives in the watched projects folder is
+// adopted, so a hook cannot make the bridge follow arbitrary paths.
+func (e *Engine) Hint(ctx context.Context, cwd, transcriptPath string) (string, bool) {
+	dir, err := filepath.EvalSymlinks(cwd)
+	if err != nil || !filepath.IsAbs(dir) || !isDir(dir) || transcriptPath == "" {
+		return "", false
+	}
+	// Only what Claude Code itself would write: the transcript's folder is
+	// the encoding of this very directory, inside the projects folder.
+	projDir := filepath.Dir(transcriptPath)
+	if filepath.Dir(projDir) != filepath.Clean(e.cfg.ClaudeProjects) || filepath.Base(projDir) != discover.EncodeProjectDir(dir) || dir == "/" {
+		return "", false
+	}
+	e.mu.Lock()
+	e.hinted[dir] = discover.Workspace{
+		ID: discover.PathID(dir), Name: filepath.Base(dir), DisplayName: filepath.Base(dir), Directory: dir,
+		Source: discover.SourceClaude, ProjectDir: projDir,
+	}
+	e.mu.Unlock()
+	e.scan(ctx)
+	return e.WorkspaceFor(cwd, transcriptPath)
+}

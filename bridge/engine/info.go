@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/stream"
+)
+
+// Info is a workspace as the API and the tray show it. Its Status is the
+// most urgent of its sessions' (needs_input > error > working > idle);
+// SessionID, Transcript, Version and PID are the active session's: the
+// Conductor tab on screen, else the most recently active one.
+type Info struct {
+	discover.Workspace
+	Active      bool
+	Status      string // working / idle / needs_input / error
+	Reason      string // why, for needs_input: permission_prompt, question, plan, …
+	StatusSince time.Time
+	SessionID   string
+	Transcript  string
+	LastEventID int64
+	Malformed   int    // transcript lines skipped as not JSON
+	Oversized   int    // transcript lines skipped as too long
+	Version     string // the agent version writing the active session
+	// Sessions are every session of the workspace, the active one first,
+	// then by most recent activity.
+	Sessions []SessionInfo
+}
+
+// SessionInfo is one agent session (a Conductor chat tab, or one claude /
+// codex run) as the API and the tray show it.
+type SessionInfo struct {
+	SessionID   string // the agent's own id: Claude session uuid, Codex thread id
+	ConductorID string // Conductor's sessions.id, "" outside Conductor
+	Agent       string // claude, codex, cursor, acp
+	Title       string // the tab's title
+	Status      string // working / idle / needs_input / error
+	Reason      string
+	StatusSince time.Time
+	Active      bool // Conductor's tab on screen
+	Unread      int
+	PID         int
+	Model       string
+	Version     string
+	Transcript  string
+	// Streamed is false for a session whose record the bridge cannot read
+	// (an agent it has no parser for): listed with Conductor's status only.
+	Streamed     bool
+	LastEventID  int64     // the last event id this session put in the workspace's stream
+	LastActivity time.Time // when its record last changed
+}
+
+// urgency orders states for a workspace's summary: the most urgent wins.
+func urgency(state string) int {
+	switch state {
+	case event.StateNeedsInput:
+		return 3
+	case event.StateError:
+		return 2
+	case event.StateWorking:
+		return 1
+	}
+	return 0
+}
+
+// Workspaces returns every followed workspace, sorted by repo, name, directory.
+func (e *Engine) Workspaces() []Info {
+	e.mu.RLock()
+	ws := make([]*workspace, 0, len(e.workspaces))
+	for _, w := range e.workspaces {
+		ws = append(ws, w)
+	}
+	e.mu.RUnlock()
+	out := make([]Info, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, e.info(w))
+	}
+	slices.SortFunc(out, func(a, b Info) int {
+		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Directory, b.Directory))
+	})
+	return out
+}
+
+// Workspace returns one workspace by id.
+func (e *Engine) Workspace(id string) (Info, bool) {
+	e.mu.RLock()
+	w, ok := e.workspaces[id]
+	e.mu.RUnlock()
+	if !ok {
+		return Info{}, false
+	}
+	return e.info(w), true
+}
+
+// Topic returns a followed workspace's stream.
+func (e *Engine) Topic(id string) (*stream.Topic, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	w, ok := e.workspaces[id]
+	if !ok {
+		return nil, false
+	}
+	return w.topic, true
+}
+
+func (e *Engine) info(w *workspace) Info {
+	s := w.snap.Load()
+	in := Info{Workspace: s.ws, Malformed: s.malformed, Oversized: s.oversized, LastEventID: w.topic.LastID(),
+		Sessions: slices.Clone(s.sessions)}
+	in.Status = event.StateIdle
+	if in.ConductorStatus != "" && len(in.Sessions) == 0 {
+		in.Status, in.Reason = conductorState(in.ConductorStatus)
+	}
+	recent := time.Now().Add(-e.cfg.ActiveWindow)
+	for i, si := range in.Sessions {
+		if i == 0 { // the active tab, else the most recently active session
+			in.SessionID, in.Transcript, in.Version = si.SessionID, si.Transcript, si.Version
+			in.StatusSince = si.StatusSince
+			if si.PID != 0 {
+				in.PID = si.PID
+			}
+		}
+		if urgency(si.Status) > urgency(in.Status) {
+			in.Status, in.Reason, in.StatusSince = si.Status, si.Reason, si.StatusSince
+		}
+		if si.PID != 0 || si.Status == event.StateWorking || si.Status == event.StateNeedsInput || si.LastActivity.After(recent) {
+			in.Active = true
+		}
+	}
+	in.Active = in.Active || in.PID != 0
+	return in
+}

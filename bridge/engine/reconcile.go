@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"os"
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/transcript"
+)
+
+// Session event reasons: a session began or ended being followed.
+const (
+	SessionStart = "start"
+	SessionEnd   = "end"
+)
+
+// wanted is a session the workspace should follow, and where its record is.
+type wanted struct {
+	path string
+	meta discover.Session
+}
+
+// reconcile decides which sessions the workspace follows now and starts or
+// ends their tails. A session is followed when discovery names it with a
+// readable transcript (every Conductor tab), when its transcript in the
+// workspace's folder was written within the active window (every claude
+// run in the directory), or when a hook named it. A tail no longer wanted
+// ends once its turn is over; where it was left is kept, so it resumes in
+// place if it comes back.
+func (w *workspace) reconcile(evs []event.Event) []event.Event {
+	want := make(map[string]wanted)
+	tabOf := make(map[string]string) // Conductor session id → its agent session id now
+	for _, m := range w.ws.Sessions {
+		if m.ConductorID != "" {
+			tabOf[m.ConductorID] = m.ID
+		}
+		if m.Transcript != "" && readable(m.Agent) {
+			want[m.ID] = wanted{path: m.Transcript, meta: m}
+		}
+	}
+	// A tab resumed under a new id: its old session is not followed as a
+	// second one, even while its file is recent.
+	moved := func(id string) bool {
+		t := w.tails[id]
+		return t != nil && t.meta.ConductorID != "" && tabOf[t.meta.ConductorID] != "" && tabOf[t.meta.ConductorID] != id
+	}
+	if w.ws.ProjectDir != "" {
+		list, err := discover.RecentTranscripts(w.ws.ProjectDir, w.ws.Directory, time.Now().Add(-w.eng.cfg.ActiveWindow))
+		if err != nil && !isNotExist(err) {
+			w.warnOnce("list", "list sessions", err)
+		}
+		for _, tr := range list {
+			if _, ok := want[tr.ID]; !ok && !moved(tr.ID) {
+				want[tr.ID] = wanted{path: tr.Path}
+			}
+		}
+	}
+	for id, p := range w.hinted {
+		if _, err := os.Stat(p); err != nil {
+			delete(w.hinted, id)
+			continue
+		}
+		if _, ok := want[id]; !ok {
+			want[id] = wanted{path: p}
+		}
+	}
+
+	for _, id := range sortedKeys(want) {
+		wt := want[id]
+		t := w.tails[id]
+		if t != nil && t.reader.Path == wt.path {
+			t.meta = wt.meta
+			continue
+		}
+		if t != nil { // the same session, written elsewhere now
+			evs = w.finish(t, evs)
+		}
+		t = w.start(id, wt)
+		if t == nil {
+			continue
+		}
+		w.tails[id] = t
+		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(), SessionID: id, Agent: agentTag(t.agent), Path: t.reader.Path, Reason: SessionStart})
+	}
+	for _, id := range sortedKeys(w.tails) {
+		t := w.tails[id]
+		if _, ok := want[id]; ok {
+			continue
+		}
+		if t.parser.InTurn() && !moved(id) && fileSize(t.reader.Path) >= 0 {
+			continue // still working: it ends when its turn does
+		}
+		evs = w.finish(t, evs)
+		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(), SessionID: id, Agent: agentTag(t.agent), Path: t.reader.Path, Reason: SessionEnd})
+		w.retire(t)
+		delete(w.tails, id)
+	}
+	return evs
+}
+
+// start makes the tail of a session seen for the first time, resuming it
+// where it was left if it was followed before.
+func (w *workspace) start(id string, wt wanted) *tail {
+	agentName := cmpOr(wt.meta.Agent, discover.AgentClaude)
+	if tc, ok := w.retired[wt.path]; ok {
+		delete(w.retired, wt.path)
+		if t := w.resume(id, tc); t != nil {
+			t.meta = wt.meta
+			return t
+		}
+	}
+	p, err := newParser(agentName, nil)
+	if err != nil {
+		w.warnOnce("parser", "start session", err)
+		return nil
+	}
+	t := &tail{id: id, agent: agentName, reader: transcript.Reader{Path: wt.path, Budget: backlogBudget}, parser: p, meta: wt.meta}
+	if info, err := os.Stat(wt.path); err == nil && info.Size() > w.eng.cfg.TailBytes {
+		// An old transcript seen for the first time: only its tail
+		// matters. A session that just began is still small.
+		t.reader.SkipTo(info.Size() - w.eng.cfg.TailBytes)
+		t.subDirMod = time.Time{}
+		t.coldSubs = true
+	}
+	t.statFile()
+	return t
+}
+
+// finish reads what is left of a tail before it stops being followed.
+func (w *workspace) finish(t *tail, evs []event.Event) []event.Event {
+	evs = w.readTail(t, evs)
+	return evs
+}
+
+// retire remembers where an ended session was left.
+func (w *workspace) retire(t *tail) {
+	if w.retired == nil {
+		w.retired = make(map[string]tailCursor)
+	}
+	tc := t.cursor()
+	tc.Left = time.Now()
+	w.retired[t.reader.Path] = tc
+	for len(w.retired) > maxRetired {
+		oldest := ""
+		for p, st := range w.retired {
+			if oldest == "" || st.Left.Before(w.retired[oldest].Left) {
+				oldest = p
+			}
+		}
+		delete(w.retired, oldest)
+	}
+}

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"encoding/json"
+	"os"
+	"time"
+
+	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/transcript"
+)
+
+// tail follows one agent session's record: its reader, its parser and the
+// state it announced. It belongs to its workspace's goroutine.
+type tail struct {
+	id     string // the agent's session id (the transcript's base name)
+	agent  string // discover.Agent*
+	reader transcript.Reader
+	parser agent.Parser
+	meta   discover.Session // what discovery knows of it (Conductor's tab)
+
+	subs      map[string]*subTail // 2.1 subagent transcripts of the session
+	subDirMod time.Time
+	coldSubs  bool // first sight of a large session: read its subagents' tails only
+
+	status, reason string
+	since          time.Time
+	needs          string // a hook said the agent waits for the person, and why
+	liveMod        time.Time
+	liveSize       int64
+	malformed      int
+	oversized      int
+	lastID         int64 // the last event id this session published
+	hinted         bool  // adopted from a hook call, not found by a listing
+}
+
+// tailCursor is a session's resume point in the workspace's journal.
+type tailCursor struct {
+	Path   string               `json:"path"`
+	Agent  string               `json:"agent,omitempty"`
+	Offset int64                `json:"offset"`
+	Parser json.RawMessage      `json:"parser,omitempty"`
+	Status string               `json:"status,omitempty"`
+	Reason string               `json:"reason,omitempty"`
+	Since  time.Time            `json:"since,omitzero"`
+	Subs   map[string]subCursor `json:"subs,omitempty"`
+	LastID int64                `json:"last_id,omitempty"`
+	Left   time.Time            `json:"left,omitzero"` // retired: when it stopped being followed
+}
+
+// newParser makes the parser for an agent's format, resumed from saved.
+func newParser(agentName string, saved json.RawMessage) (agent.Parser, error) {
+	switch agentName {
+	default:
+		return transcript.NewParser(saved)
+	}
+}
+
+// readable reports whether the bridge has a parser for an agent's record.
+func readable(agentName string) bool {
+	return agentName == "" || agentName == discover.AgentClaude
+}
+
+func (t *tail) cursor() tailCursor {
+	raw, _ := t.parser.Save()
+	return tailCursor{Path: t.reader.Path, Agent: t.agent, Offset: t.reader.Offset, Parser: raw,
+		Status: t.status, Reason: t.reason, Since: t.since, Subs: t.subCursors(), LastID: t.lastID}
+}
+
+// stamp marks events from index n on as this session's.
+func (t *tail) stamp(evs []event.Event, n int) {
+	for i := n; i < len(evs); i++ {
+		evs[i].SessionID = t.id
+		if t.agent != "" && t.agent != discover.AgentClaude {
+			evs[i].Agent = t.agent
+		}
+	}
+}
+
+// state is the session's status from everything known about it, most
+// telling first: a hook saying the agent waits, the record itself (an
+// unanswered question, an open turn), then Conductor's own word.
+func (t *tail) state() (string, string) {
+	if t.needs != "" {
+		return event.StateNeedsInput, t.needs
+	}
+	if w, ok := t.parser.(agent.Waiter); ok {
+		if r := w.Waiting(); r != "" {
+			return event.StateNeedsInput, r
+		}
+	}
+	switch t.meta.ConductorStatus {
+	case "needs_user_input":
+		return event.StateNeedsInput, "question"
+	case "needs_plan_response":
+		return event.StateNeedsInput, "plan"
+	}
+	if t.parser.InTurn() {
+		return event.StateWorking, ""
+	}
+	if t.meta.ConductorStatus == "error" {
+		return event.StateError, ""
+	}
+	return event.StateIdle, ""
+}
+
+// statusChange appends a status event when the session's state changed.
+func (t *tail) statusChange(evs []event.Event, moved bool) []event.Event {
+	if t.needs != "" && moved {
+		t.needs = "" // the agent moved on: it has its answer
+	}
+	st, reason := t.state()
+	if st == t.status && reason == t.reason {
+		return evs
+	}
+	t.status, t.reason, t.since = st, reason, time.Now()
+	return append(evs, event.Event{Type: event.Status, TS: t.since, SessionID: t.id, Agent: agentTag(t.agent), State: st, Reason: reason})
+}
+
+func agentTag(a string) string {
+	if a == discover.AgentClaude {
+		return ""
+	}
+	return a
+}
+
+// statFile records the live file's modification time and size, for the
+// sweep and for "most recently active".
+func (t *tail) statFile() {
+	if info, err := os.Stat(t.reader.Path); err == nil {
+		t.liveMod, t.liveSize = info.ModTime(), info.Size()
+	}
+}

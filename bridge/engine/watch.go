@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"conductorbridge/bridge/event"
+)
+
+// route pokes the workspaces a file event concerns.
+func (e *Engine) route(ev fsnotify.Event) {
+	dir := filepath.Dir(ev.Name)
+	if filepath.Clean(dir) == filepath.Clean(e.cfg.ClaudeProjects) {
+		e.askRescan() // a new project folder may be a new workspace
+		return
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if ids, ok := e.byProject[dir]; ok {
+		for _, id := range ids {
+			w := e.workspaces[id]
+			if w == nil {
+				continue
+			}
+			// A write to a followed file needs only a read; anything else
+			// (a new file, a removal) may be a session starting or ending.
+			live := ev.Has(fsnotify.Write) && slices.Contains(w.snap.Load().paths, ev.Name)
+			w.poke(!live)
+		}
+		return
+	}
+	// A subagent transcript: <project>/<session>/subagents/agent-*.jsonl.
+	for d := dir; len(d) > len(e.cfg.ClaudeProjects); d = filepath.Dir(d) {
+		for _, id := range e.byProject[d] {
+			if w := e.workspaces[id]; w != nil {
+				w.poke(false)
+			}
+		}
+	}
+}
+
+// indexLocked and unindexLocked keep byProject in step with the workspaces.
+func (e *Engine) indexLocked(id, projectDir string) {
+	if projectDir == "" {
+		return
+	}
+	e.byProject[projectDir] = append(e.byProject[projectDir], id)
+	if *e.cfg.WatchDirs {
+		e.watchLocked(projectDir)
+	}
+}
+
+func (e *Engine) unindexLocked(id, projectDir string) {
+	ids := slices.DeleteFunc(e.byProject[projectDir], func(x string) bool { return x == id })
+	if len(ids) > 0 {
+		e.byProject[projectDir] = ids
+		return
+	}
+	delete(e.byProject, projectDir)
+	e.unwatchLocked(projectDir)
+}
+
+// watchSubagents watches a session's subagent folder where folders are
+// watched; elsewhere the sweep and the main file's own events bring the
+// workspace round often enough.
+func (e *Engine) watchSubagents(dir string) {
+	if *e.cfg.WatchDirs {
+		e.watch(dir)
+	}
+}
+
+func (e *Engine) watch(path string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.watchLocked(path)
+}
+
+func (e *Engine) watchLocked(path string) {
+	if e.watcher == nil || path == "" || e.watched[path] {
+		return
+	}
+	if err := e.watcher.Add(path); err != nil {
+		return // not there yet: the sweep tries again when it appears
+	}
+	e.watched[path] = true
+}
+
+// unwatchLocked stops watching a transcript folder and the files and
+// subagent folders under it (no workspace uses it any more).
+func (e *Engine) unwatchLocked(projectDir string) {
+	if e.watcher == nil || projectDir == "" {
+		return
+	}
+	for p := range e.watched {
+		if p == projectDir || strings.HasPrefix(p, projectDir+string(filepath.Separator)) {
+			e.watcher.Remove(p)
+			delete(e.watched, p)
+		}
+	}
+}
+
+// sweeper stats every workspace's folder and followed files and pokes the
+// workspaces whose files changed: the safety net for missed or unsupported
+// fsnotify events, and how new session files are noticed where folders
+// are not watched. While nothing changes and no agent works it backs off,
+// doubling its interval up to maxSweep, so an idle bridge barely wakes.
+type sweeper struct {
+	e      *Engine
+	base   time.Duration
+	every  time.Duration
+	stamps map[string]stamp // path → what the last sweep saw
+}
+
+type stamp struct {
+	mod  time.Time
+	size int64
+}
+
+// maxSweep is the longest the sweep waits while every agent is idle.
+const maxSweep = 20 * time.Second
+
+func newSweeper(e *Engine) *sweeper {
+	return &sweeper{e: e, base: e.cfg.SweepEvery, every: e.cfg.SweepEvery, stamps: make(map[string]stamp)}
+}
+
+// active is told of a file event: agents are at work, so the sweep comes
+// back to its base rate. It reports whether the interval shrank.
+func (s *sweeper) active() bool {
+	if s.every == s.base {
+		return false
+	}
+	s.every = s.base
+	return true
+}
+
+// sweep runs one sweep and returns when the next one is due.
+func (s *sweeper) sweep() time.Duration {
+	s.e.mu.RLock()
+	ws := make([]*workspace, 0, len(s.e.workspaces))
+	for _, w := range s.e.workspaces {
+		ws = append(ws, w)
+	}
+	s.e.mu.RUnlock()
+	watchDirs := *s.e.cfg.WatchDirs
+	seen := make(map[string]bool, len(s.stamps))
+	busy := false
+	for _, w := range ws {
+		snap := w.snap.Load()
+		poke, relook := false, false
+		if dir := snap.ws.ProjectDir; dir != "" {
+			seen[dir] = true
+			if s.changed(dir) {
+				poke, relook = true, true
+				if watchDirs {
+					s.e.watch(dir) // the folder may have appeared since the scan
+				}
+			}
+		}
+		for _, p := range snap.paths {
+			seen[p] = true
+			if s.changed(p) {
+				poke = true
+				if !watchDirs {
+					s.e.watch(p)
+				}
+			}
+		}
+		if snap.subDirs && !watchDirs {
+			poke = true // subagent files are not watched here: look each sweep
+		}
+		for _, si := range snap.sessions {
+			busy = busy || si.Status == event.StateWorking
+		}
+		if poke {
+			w.poke(relook)
+			busy = true
+		}
+	}
+	for p := range s.stamps {
+		if !seen[p] {
+			delete(s.stamps, p)
+		}
+	}
+	if busy {
+		s.every = s.base
+	} else {
+		s.every = min(2*s.every, maxSweep)
+	}
+	return s.every
+}
+
+// changed stats path and reports whether it differs from the last sweep.
+// A path seen for the first time counts as unchanged (the workspace read
+// it when it started); a missing one is remembered as missing, so its
+// appearance is a change.
+func (s *sweeper) changed(path string) bool {
+	now := stamp{size: -1}
+	if info, err := os.Stat(path); err == nil {
+		now = stamp{mod: info.ModTime(), size: info.Size()}
+	}
+	old, had := s.stamps[path]
+	s.stamps[path] = now
+	return had && old != now
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}

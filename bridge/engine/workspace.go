@@ -1,0 +1,454 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/stream"
+	"conductorbridge/bridge/transcript"
+)
+
+// cursor is what a workspace journals with its events to resume exactly
+// where it stopped: every session's tail, and where recently retired
+// sessions were left (so one that comes back resumes in place).
+type cursor struct {
+	Sessions map[string]tailCursor `json:"sessions,omitempty"` // by session id
+	Retired  map[string]tailCursor `json:"retired,omitempty"`  // by transcript path
+
+	// The single-session cursor journals held before sessions were
+	// followed one by one: read on restore only.
+	Path   string                `json:"path,omitempty"`
+	Offset int64                 `json:"offset,omitempty"`
+	Parser json.RawMessage       `json:"parser,omitempty"`
+	Status string                `json:"status,omitempty"`
+	Since  time.Time             `json:"since,omitzero"`
+	Subs   map[string]subCursor  `json:"subs,omitempty"`
+	Others map[string]tailCursor `json:"others,omitempty"`
+}
+
+// maxRetired bounds how many ended sessions' positions a workspace keeps.
+const maxRetired = 16
+
+// backlogBudget bounds the bytes of transcript read into one batch of
+// events: a large backlog (written while the bridge was down) is caught
+// up batch by batch, each published and released before the next.
+const backlogBudget = 1 << 20
+
+// workspace follows every session of one workspace into its topic. All its
+// work happens on its own goroutine; other goroutines read the snapshot it
+// publishes after each sync, and hand it work through update, kick and do.
+type workspace struct {
+	eng   *Engine
+	id    string
+	topic *stream.Topic
+	kick  chan struct{}
+	do    chan func()
+	ctx   context.Context
+	stop  context.CancelFunc
+
+	update atomic.Pointer[discover.Workspace] // the newest scan's word, taken by the loop
+	relook atomic.Bool                        // list the sessions again on the next sync
+	snap   atomic.Pointer[snapshot]
+
+	// Owned by the goroutine.
+	ws      discover.Workspace
+	tails   map[string]*tail      // by session id
+	retired map[string]tailCursor // by path
+	quiet   *time.Timer
+	evs     []event.Event
+	warned  map[string]bool
+	hinted  map[string]string // session id → transcript path a hook named
+}
+
+// snapshot is a workspace's state as of its last sync: immutable once
+// published, so the API, the tray and the sweep read it without locks.
+type snapshot struct {
+	ws                   discover.Workspace
+	sessions             []SessionInfo // active first, then most recent activity
+	paths                []string      // transcripts being tailed
+	subDirs              bool          // some session has subagent files
+	malformed, oversized int
+}
+
+func newWorkspace(e *Engine, ws discover.Workspace, topic *stream.Topic) *workspace {
+	ctx, cancel := context.WithCancel(e.ctx)
+	w := &workspace{eng: e, id: ws.ID, topic: topic, kick: make(chan struct{}, 1), do: make(chan func()),
+		ctx: ctx, stop: cancel, ws: ws, tails: make(map[string]*tail)}
+	w.snap.Store(&snapshot{ws: ws})
+	w.relook.Store(true)
+	return w
+}
+
+// poke asks the goroutine to read its sessions again, and with relook to
+// list them again too; it never blocks.
+func (w *workspace) poke(relook bool) {
+	if relook {
+		w.relook.Store(true)
+	}
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// setWorkspace hands the goroutine a newer scan's picture of the workspace.
+func (w *workspace) setWorkspace(ws discover.Workspace) {
+	w.update.Store(&ws)
+	w.poke(true)
+}
+
+func (w *workspace) run() {
+	w.quiet = time.NewTimer(time.Hour)
+	w.quiet.Stop()
+	defer w.quiet.Stop()
+	w.restore()
+	w.sync()
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-w.kick:
+			w.sync()
+		case fn := <-w.do:
+			fn()
+		case <-w.quiet.C:
+			w.sync()
+			evs := w.evs[:0]
+			for _, t := range w.sorted() {
+				if t.parser.Unsure() {
+					n := len(evs)
+					evs = t.parser.Quiet(evs)
+					t.stamp(evs, n)
+					evs = t.statusChange(evs, false)
+				}
+			}
+			w.publish(evs)
+		}
+	}
+}
+
+// restore resumes from the cursor journaled with the topic's last events.
+func (w *workspace) restore() {
+	raw := w.topic.Cursor()
+	if raw == nil {
+		return
+	}
+	var c cursor
+	if err := json.Unmarshal(raw, &c); err != nil {
+		w.eng.log.Warn().Err(err).Str("workspace", w.id).Msg("journal cursor unreadable; starting from the transcripts' tails")
+		return
+	}
+	w.retired = c.Retired
+	if c.Path != "" { // a journal from before sessions were followed one by one
+		c.Sessions = map[string]tailCursor{sessionID(c.Path): {Path: c.Path, Offset: c.Offset, Parser: c.Parser, Status: c.Status, Since: c.Since, Subs: c.Subs}}
+		for p, o := range c.Others {
+			if w.retired == nil {
+				w.retired = make(map[string]tailCursor)
+			}
+			w.retired[p] = o
+		}
+	}
+	for id, tc := range c.Sessions {
+		if t := w.resume(id, tc); t != nil {
+			w.tails[id] = t
+		}
+	}
+}
+
+// resume makes a tail from its journaled cursor; nil if its parser state
+// cannot be read (the session is then read afresh from its tail).
+func (w *workspace) resume(id string, tc tailCursor) *tail {
+	p, err := newParser(tc.Agent, tc.Parser)
+	if err != nil {
+		w.warnOnce("cursor", "resume session", err)
+		return nil
+	}
+	t := &tail{id: id, agent: cmpOr(tc.Agent, discover.AgentClaude), reader: transcript.Reader{Path: tc.Path, Offset: tc.Offset, Budget: backlogBudget},
+		parser: p, status: tc.Status, reason: tc.Reason, since: tc.Since, lastID: tc.LastID}
+	t.restoreSubs(tc.Subs)
+	return t
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// sync takes any newer picture of the workspace, lists its sessions when
+// asked to, reads whatever each session's record gained and publishes it.
+func (w *workspace) sync() {
+	if ws := w.update.Swap(nil); ws != nil {
+		w.ws = *ws
+	}
+	evs := w.evs[:0]
+	if w.relook.Swap(false) {
+		evs = w.reconcile(evs)
+	}
+	for _, t := range w.sorted() {
+		evs = w.readTail(t, evs)
+	}
+	w.publish(evs)
+	w.armQuiet()
+}
+
+// readTail reads what one session gained, publishing batch by batch while
+// a backlog lasts, and appends the last batch's events (and a status
+// change) to evs.
+func (w *workspace) readTail(t *tail, evs []event.Event) []event.Event {
+	for {
+		n := len(evs)
+		res, err := w.read(t, &evs)
+		if err == nil {
+			m := len(evs)
+			evs = t.readSubagents(w, evs, t.coldSubs)
+			t.stamp(evs, m)
+			t.coldSubs = false
+		}
+		m := len(evs)
+		evs = t.parser.Flush(evs)
+		t.stamp(evs, m)
+		evs = t.statusChange(evs, len(evs) > n)
+		if !res.More {
+			return evs
+		}
+		w.publish(evs) // a backlog: release this batch before reading on
+		evs = w.evs[:0]
+	}
+}
+
+// read hands every new complete line of t's transcript to its parser.
+func (w *workspace) read(t *tail, evs *[]event.Event) (transcript.ReadResult, error) {
+	var bad int
+	out := *evs
+	start := len(out)
+	res, err := t.reader.Read(func(line []byte, _ int64) {
+		n := len(out)
+		var perr error
+		out, perr = t.parser.Line(line, out)
+		if perr != nil {
+			bad++
+		}
+		t.stamp(out, n)
+		if on := w.eng.cfg.OnUser; on != nil {
+			for i := n; i < len(out); i++ {
+				if out[i].Type == event.User {
+					on(w.id, &out[i])
+				}
+			}
+		}
+	})
+	*evs = out
+	if res.Reset {
+		w.eng.log.Info().Str("workspace", w.id).Str("path", t.reader.Path).Msg("transcript shrank or was replaced; reading it again from the start")
+		if p, perr := newParser(t.agent, nil); perr == nil {
+			t.parser = p
+		}
+	}
+	if err != nil {
+		w.warnOnce("read", "read transcript", err)
+		w.relook.Store(true) // deleted or replaced: list the sessions again
+	}
+	if bad > 0 || res.Oversized > 0 {
+		w.eng.log.Warn().Str("workspace", w.id).Str("path", t.reader.Path).
+			Int("malformed", bad).Int("oversized", res.Oversized).Msg("skipped transcript lines")
+	}
+	t.malformed += bad
+	t.oversized += res.Oversized
+	if len(out) > start || res.Lines > 0 {
+		t.statFile()
+	}
+	return res, err
+}
+
+// sorted returns the tails in a stable order (by session id), so events
+// read in one sync are published in the same order every time.
+func (w *workspace) sorted() []*tail {
+	ids := slices.Sorted(maps.Keys(w.tails))
+	out := make([]*tail, len(ids))
+	for i, id := range ids {
+		out[i] = w.tails[id]
+	}
+	return out
+}
+
+// publish sends evs to the topic, journaled with every session's cursor,
+// then publishes a fresh snapshot.
+func (w *workspace) publish(evs []event.Event) {
+	c := cursor{Sessions: make(map[string]tailCursor, len(w.tails)), Retired: w.retired}
+	for id, t := range w.tails {
+		c.Sessions[id] = t.cursor()
+	}
+	var raw json.RawMessage
+	if b, err := json.Marshal(c); err != nil {
+		w.warnOnce("cursor", "encode cursor", err)
+	} else if len(evs) > 0 || string(b) != string(w.topic.Cursor()) {
+		raw = b
+	}
+	if len(evs) > 0 || raw != nil {
+		items, err := w.topic.Publish(evs, raw)
+		if err != nil {
+			w.warnOnce("publish", "journal events", err)
+		}
+		for _, it := range items {
+			if t := w.tails[it.SessionID]; t != nil {
+				t.lastID = it.ID
+			}
+		}
+	}
+	w.evs = evs[:0]
+	changed := w.snapshot()
+	if len(evs) > 0 || changed {
+		w.eng.changed()
+	}
+}
+
+// snapshot publishes the workspace's state for readers; it reports whether
+// anything a reader shows changed.
+func (w *workspace) snapshot() bool {
+	s := &snapshot{ws: w.ws}
+	metaByID := make(map[string]discover.Session, len(w.ws.Sessions))
+	for _, m := range w.ws.Sessions {
+		metaByID[m.ID] = m
+	}
+	for _, t := range w.tails {
+		s.paths = append(s.paths, t.reader.Path)
+		s.subDirs = s.subDirs || len(t.subs) > 0
+		s.malformed += t.malformed
+		s.oversized += t.oversized
+		m := t.meta
+		delete(metaByID, t.id)
+		s.sessions = append(s.sessions, SessionInfo{
+			SessionID: t.id, ConductorID: m.ConductorID, Agent: t.agent, Title: m.Title,
+			Status: cmpOr(t.status, event.StateIdle), Reason: t.reason, StatusSince: t.since,
+			Active: m.Active, Unread: m.Unread, PID: m.PID, Model: m.Model, Version: t.parser.Version(),
+			Transcript: t.reader.Path, Streamed: true, LastEventID: t.lastID, LastActivity: latest(t.liveMod, m.UpdatedAt),
+		})
+	}
+	// Sessions of an agent the bridge cannot read (or whose record is not
+	// on disk yet) are still listed, with Conductor's status.
+	for _, m := range w.ws.Sessions {
+		if _, ok := metaByID[m.ID]; !ok {
+			continue
+		}
+		st, reason := conductorState(m.ConductorStatus)
+		s.sessions = append(s.sessions, SessionInfo{
+			SessionID: m.ID, ConductorID: m.ConductorID, Agent: m.Agent, Title: m.Title, Status: st, Reason: reason,
+			Active: m.Active, Unread: m.Unread, PID: m.PID, Model: m.Model, LastActivity: m.UpdatedAt,
+		})
+	}
+	slices.SortFunc(s.sessions, func(a, b SessionInfo) int {
+		if a.Active != b.Active {
+			if a.Active {
+				return -1
+			}
+			return 1
+		}
+		if c := b.LastActivity.Compare(a.LastActivity); c != 0 {
+			return c
+		}
+		return compareStrings(a.SessionID, b.SessionID)
+	})
+	old := w.snap.Swap(s)
+	return old == nil || !sameView(old, s)
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// sameView reports whether two snapshots show the same to a reader (the
+// tray redraws on a change).
+func sameView(a, b *snapshot) bool {
+	if a.ws.PID != b.ws.PID || a.ws.Branch != b.ws.Branch || a.ws.DisplayName != b.ws.DisplayName || len(a.sessions) != len(b.sessions) {
+		return false
+	}
+	for i := range a.sessions {
+		x, y := a.sessions[i], b.sessions[i]
+		if x.SessionID != y.SessionID || x.Status != y.Status || x.Reason != y.Reason || x.Active != y.Active ||
+			x.Title != y.Title || x.Unread != y.Unread || x.PID != y.PID {
+			return false
+		}
+	}
+	return true
+}
+
+// conductorState maps sessions.status to the bridge's states, for a
+// session whose record the bridge does not read.
+func conductorState(s string) (string, string) {
+	switch s {
+	case "working":
+		return event.StateWorking, ""
+	case "needs_user_input":
+		return event.StateNeedsInput, "question"
+	case "needs_plan_response":
+		return event.StateNeedsInput, "plan"
+	case "error":
+		return event.StateError, ""
+	}
+	return event.StateIdle, ""
+}
+
+// armQuiet starts the quiet-spell timer while some session's turn end can
+// only be inferred (versions that write no stop reason).
+func (w *workspace) armQuiet() {
+	for _, t := range w.tails {
+		if t.parser.Unsure() {
+			w.quiet.Reset(w.eng.cfg.QuietAfter)
+			return
+		}
+	}
+}
+
+// warnOnce logs one line per kind of trouble and workspace, not one per poll.
+func (w *workspace) warnOnce(kind, what string, err error) {
+	key := kind + ":" + err.Error()
+	if w.warned == nil {
+		w.warned = make(map[string]bool)
+	}
+	if w.warned[key] {
+		return
+	}
+	w.warned[key] = true
+	w.eng.log.Warn().Err(err).Str("workspace", w.id).Msg(what)
+}
+
+func sessionID(path string) string {
+	base := filepath.Base(path)
+	return base[:len(base)-len(filepath.Ext(base))]
+}
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+func fileSize(path string) int64 {
+	if info, err := os.Stat(path); err == nil {
+		return info.Size()
+	}
+	return -1
+}
