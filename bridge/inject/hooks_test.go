@@ -174,3 +174,36 @@ func TestNoHandOverToAHookThatGaveUp(t *testing.T) {
 		t.Errorf("message is %s, want still queued", m.State)
 	}
 }
+
+// A message for one tab wakes that tab's idle agent only: the other tab's
+// rewake hook keeps waiting.
+func TestRewakeWakesOnlyTheTargetSession(t *testing.T) {
+	h, e := newHooks(t)
+	e.version = "2.1.328"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	answers := make(chan string, 2)
+	for _, s := range []string{"tab-a", "tab-b"} {
+		go func() {
+			a := h.Handle(ctx, HookRewake, HookInput{SessionID: s, Cwd: "/w"})
+			answers <- s + ":" + a.Stderr
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // both waiting
+	if _, _, err := h.Queue.EnqueueTo("ws", "tab-b", "for b"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-answers:
+		if !strings.HasPrefix(got, "tab-b:") || !strings.Contains(got, "for b") {
+			t.Fatalf("woken: %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no session woken")
+	}
+	select {
+	case got := <-answers:
+		t.Fatalf("the other tab was woken too: %q", got)
+	case <-time.After(100 * time.Millisecond):
+	}
+}

@@ -1,0 +1,302 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+)
+
+// tabScanner is a real discover.Scanner whose answer a test dresses with
+// what Conductor's database would say about each session (tabs, statuses).
+type tabScanner struct {
+	inner *discover.Scanner
+	mu    sync.Mutex
+	tabs  map[string][]discover.Session // by directory
+}
+
+func (s *tabScanner) Scan(ctx context.Context) ([]discover.Workspace, error) {
+	list, err := s.inner.Scan(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range list {
+		if tabs, ok := s.tabs[list[i].Directory]; ok {
+			list[i].Sessions = append([]discover.Session(nil), tabs...)
+			list[i].Source = discover.SourceConductorDB
+		}
+	}
+	return list, err
+}
+
+func (s *tabScanner) set(dir string, tabs ...discover.Session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tabs == nil {
+		s.tabs = make(map[string][]discover.Session)
+	}
+	s.tabs[dir] = tabs
+}
+
+func (h *home) startTabs() (*running, *tabScanner) {
+	ts := &tabScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}}
+	r := h.startWith(func(c *Config) { c.Scanner = ts })
+	return r, ts
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func sessionOf(in Info, id string) (SessionInfo, bool) {
+	for _, s := range in.Sessions {
+		if s.SessionID == id {
+			return s, true
+		}
+	}
+	return SessionInfo{}, false
+}
+
+// Two tabs writing in turn stream under their own session ids in one id
+// sequence, with no session event between them (no flip), each turn
+// priced and counted on its own.
+func TestTwoTabsStreamUnderTheirOwnSessionIDs(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("tabs")
+	const a, b = "aaaaaaaa-1111-4111-8111-000000000001", "bbbbbbbb-2222-4222-8222-000000000002"
+	cwdOf[a], cwdOf[b] = dir, dir
+	pa, pb := filepath.Join(proj, a+".jsonl"), filepath.Join(proj, b+".jsonl")
+	h.write(pa, prompt(a, "A1"))
+	h.write(pb, prompt(b, "B1"))
+	r := h.start()
+	id := r.waitWorkspace(t, dir)
+	evs := r.collect(t, id, 0, func(evs []event.Event) bool { return has(event.User, "A1")(evs) && has(event.User, "B1")(evs) })
+	last := evs[len(evs)-1].ID
+	starts := 0
+	for _, e := range evs {
+		if e.Type == event.Session {
+			starts++
+			if e.Reason != SessionStart {
+				t.Errorf("session event reason %q, want start", e.Reason)
+			}
+		}
+	}
+	if starts != 2 {
+		t.Errorf("%d session events for two sessions: %s", starts, summary(evs))
+	}
+
+	h.write(pa, answer(a, "ma", "A-done", "end_turn"))
+	h.write(pb, answer(b, "mb", "B-done", "end_turn"))
+	h.write(pa, prompt(a, "A2"))
+	evs = r.collect(t, id, last, func(evs []event.Event) bool {
+		n := 0
+		for _, e := range evs {
+			if e.Type == event.TurnComplete {
+				n++
+			}
+		}
+		return n == 2 && has(event.User, "A2")(evs)
+	})
+	for _, e := range evs {
+		switch {
+		case e.Type == event.Session:
+			t.Errorf("a session event between two live sessions' lines: %s", summary(evs))
+		case e.SessionID != a && e.SessionID != b:
+			t.Errorf("event %d has session %q", e.ID, e.SessionID)
+		case e.Type == event.Assistant && e.Content == "A-done" && e.SessionID != a,
+			e.Type == event.Assistant && e.Content == "B-done" && e.SessionID != b:
+			t.Errorf("event %d under the wrong session: %+v", e.ID, e)
+		}
+	}
+	for i := 1; i < len(evs); i++ {
+		if evs[i].ID <= evs[i-1].ID {
+			t.Fatalf("ids not increasing: %s", summary(evs))
+		}
+	}
+	waitFor(t, "A working, B idle", func() bool {
+		in, _ := r.eng.Workspace(id)
+		sa, _ := sessionOf(in, a)
+		sb, _ := sessionOf(in, b)
+		return sa.Status == event.StateWorking && sb.Status == event.StateIdle && in.Status == event.StateWorking && len(in.Sessions) == 2
+	})
+	in, _ := r.eng.Workspace(id)
+	if in.SessionID != a {
+		t.Errorf("the workspace's session is %s, want the most recently active %s", in.SessionID, a)
+	}
+	if sa, _ := sessionOf(in, a); sa.LastEventID <= last || !sa.Streamed {
+		t.Errorf("session A info: %+v", sa)
+	}
+}
+
+// Conductor's statuses complete what the transcript says, and the
+// workspace shows the most urgent of its sessions.
+func TestConductorStatusesAndTheMostUrgentSession(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("urgent")
+	const a, b, c = "aaaaaaaa-1111-4111-8111-00000000000a", "bbbbbbbb-2222-4222-8222-00000000000b", "cccccccc-3333-4333-8333-00000000000c"
+	cwdOf[a], cwdOf[b] = dir, dir
+	h.write(filepath.Join(proj, a+".jsonl"), prompt(a, "A"), answer(a, "ma", "done", "end_turn"))
+	h.write(filepath.Join(proj, b+".jsonl"), prompt(b, "B"), answer(b, "mb", "done", "end_turn"))
+	r, ts := h.startTabs()
+	ts.set(dir,
+		discover.Session{ID: a, ConductorID: "tab-a", Agent: discover.AgentClaude, Title: "Fix login", Active: true, ConductorStatus: "idle", Transcript: filepath.Join(proj, a+".jsonl")},
+		discover.Session{ID: b, ConductorID: "tab-b", Agent: discover.AgentClaude, Title: "Plan it", ConductorStatus: "needs_plan_response", Transcript: filepath.Join(proj, b+".jsonl")},
+		discover.Session{ID: c, ConductorID: "tab-c", Agent: discover.AgentCursor, Title: "Cursor tab", ConductorStatus: "working"},
+	)
+	r.eng.Rescan(context.Background())
+	id := r.waitWorkspace(t, dir)
+	waitFor(t, "the plan tab needing input", func() bool {
+		in, _ := r.eng.Workspace(id)
+		sb, _ := sessionOf(in, b)
+		return sb.Status == event.StateNeedsInput && sb.Reason == "plan" && in.Status == event.StateNeedsInput && in.Reason == "plan"
+	})
+	in, _ := r.eng.Workspace(id)
+	if len(in.Sessions) != 3 || in.Sessions[0].SessionID != a || in.SessionID != a {
+		t.Fatalf("sessions (active tab first): %+v", in.Sessions)
+	}
+	if sa := in.Sessions[0]; sa.Title != "Fix login" || sa.ConductorID != "tab-a" || !sa.Active || sa.Status != event.StateIdle {
+		t.Errorf("active tab: %+v", sa)
+	}
+	sc, _ := sessionOf(in, c)
+	if sc.Streamed || sc.Status != event.StateWorking || sc.Agent != discover.AgentCursor {
+		t.Errorf("a tab of an agent the bridge cannot read is listed with Conductor's status: %+v", sc)
+	}
+
+	// The plan is answered; now the active tab asks a question through
+	// Conductor's tool: needs input, reason question, from the transcript.
+	ts.set(dir,
+		discover.Session{ID: a, ConductorID: "tab-a", Agent: discover.AgentClaude, Active: true, ConductorStatus: "idle", Transcript: filepath.Join(proj, a+".jsonl")},
+		discover.Session{ID: b, ConductorID: "tab-b", Agent: discover.AgentClaude, ConductorStatus: "idle", Transcript: filepath.Join(proj, b+".jsonl")},
+	)
+	h.write(filepath.Join(proj, a+".jsonl"), prompt(a, "next"),
+		`{"type":"assistant","sessionId":"`+a+`","cwd":"`+dir+`","requestId":"r-q","message":{"id":"mq","model":"claude-sonnet-4-5","stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1},"content":[{"type":"tool_use","id":"tq","name":"mcp__conductor__AskUserQuestion","input":{"question":"which one?"}}]}}`)
+	r.eng.Rescan(context.Background())
+	waitFor(t, "the question", func() bool {
+		in, _ := r.eng.Workspace(id)
+		sa, _ := sessionOf(in, a)
+		sb, _ := sessionOf(in, b)
+		return sa.Status == event.StateNeedsInput && sa.Reason == "question" && sb.Status == event.StateIdle && len(in.Sessions) == 2
+	})
+	evs := r.collect(t, id, 0, func(evs []event.Event) bool {
+		for _, e := range evs {
+			if e.Type == event.Status && e.SessionID == a && e.Reason == "question" {
+				return true
+			}
+		}
+		return false
+	})
+	_ = evs
+}
+
+// A tab resumed under a new id is followed across the change: its old
+// session ends, the new one starts, and the new file's lines stream.
+func TestTabResumedUnderANewID(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("resume")
+	const old, fresh = "aaaaaaaa-1111-4111-8111-0000000000a1", "aaaaaaaa-1111-4111-8111-0000000000a2"
+	cwdOf[old], cwdOf[fresh] = dir, dir
+	po, pf := filepath.Join(proj, old+".jsonl"), filepath.Join(proj, fresh+".jsonl")
+	h.write(po, prompt(old, "before"), answer(old, "m1", "ok", "end_turn"))
+	r, ts := h.startTabs()
+	ts.set(dir, discover.Session{ID: old, ConductorID: "tab", Agent: discover.AgentClaude, Active: true, Transcript: po})
+	r.eng.Rescan(context.Background())
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.User, "before"))
+
+	h.write(pf, prompt(fresh, "after"))
+	ts.set(dir, discover.Session{ID: fresh, ConductorID: "tab", Agent: discover.AgentClaude, Active: true, Transcript: pf})
+	r.eng.Rescan(context.Background())
+	evs := r.collect(t, id, 0, func(evs []event.Event) bool {
+		ended := false
+		for _, e := range evs {
+			ended = ended || (e.Type == event.Session && e.SessionID == old && e.Reason == SessionEnd)
+		}
+		return ended && has(event.User, "after")(evs)
+	})
+	for _, e := range evs {
+		if e.Type == event.User && e.Content == "after" && e.SessionID != fresh {
+			t.Errorf("the resumed tab's line came under %s", e.SessionID)
+		}
+	}
+	waitFor(t, "one session listed", func() bool {
+		in, _ := r.eng.Workspace(id)
+		return len(in.Sessions) == 1 && in.Sessions[0].SessionID == fresh && in.Sessions[0].ConductorID == "tab"
+	})
+}
+
+// Hooks are routed to the session they come from: a Stop hook ends that
+// session's turn only, and a notification marks only it.
+func TestHooksActOnTheirOwnSession(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("hooks")
+	const a, b = "aaaaaaaa-1111-4111-8111-0000000000b1", "bbbbbbbb-1111-4111-8111-0000000000b2"
+	cwdOf[a], cwdOf[b] = dir, dir
+	pa, pb := filepath.Join(proj, a+".jsonl"), filepath.Join(proj, b+".jsonl")
+	// 2.0-style lines: no final stop reason, so only the hook (or a
+	// quiet spell, set long here) ends a turn.
+	h.write(pa, prompt(a, "A"), answer(a, "ma", "A-answer", ""))
+	h.write(pb, prompt(b, "B"), answer(b, "mb", "B-answer", ""))
+	r := h.startWith(func(c *Config) { c.QuietAfter = time.Hour })
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, func(evs []event.Event) bool { return has(event.Assistant, "A-answer")(evs) && has(event.Assistant, "B-answer")(evs) })
+	ctx := context.Background()
+	if ws, ok := r.eng.Place(Call{SessionID: b}); !ok || ws != id {
+		t.Fatalf("Place by session: %q %v", ws, ok)
+	}
+	r.eng.TurnEnded(ctx, id, Call{SessionID: b, TranscriptPath: pb, Cwd: dir})
+	r.eng.NeedsInput(ctx, id, Call{SessionID: a, Cwd: dir}, "permission_prompt")
+	in, _ := r.eng.Workspace(id)
+	sa, _ := sessionOf(in, a)
+	sb, _ := sessionOf(in, b)
+	if sa.Status != event.StateNeedsInput || sa.Reason != "permission_prompt" || sb.Status != event.StateIdle {
+		t.Fatalf("A %s/%s, B %s", sa.Status, sa.Reason, sb.Status)
+	}
+	evs := r.collect(t, id, 0, has(event.TurnComplete, ""))
+	for _, e := range evs {
+		if e.Type == event.TurnComplete && e.SessionID != b {
+			t.Errorf("the Stop hook of B ended %s's turn", e.SessionID)
+		}
+	}
+	if v := r.eng.AgentVersion(id, a); v != "" {
+		t.Errorf("no version written, got %q", v)
+	}
+}
+
+// A session that a hook names before any listing saw it (its first hook
+// call races the folder listing) is adopted at once, but only from the
+// workspace's own transcript folder.
+func TestHookAdoptsANewSession(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("adopt")
+	const a, b = "aaaaaaaa-1111-4111-8111-0000000000c1", "bbbbbbbb-1111-4111-8111-0000000000c2"
+	cwdOf[a], cwdOf[b] = dir, dir
+	h.write(filepath.Join(proj, a+".jsonl"), prompt(a, "first"))
+	r := h.startWith(func(c *Config) { c.SweepEvery = time.Hour; c.ScanEvery = time.Hour; f := false; c.WatchDirs = &f })
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.User, "first"))
+	pb := filepath.Join(proj, b+".jsonl")
+	h.write(pb, prompt(b, "second tab"))
+	outside := filepath.Join(t.TempDir(), b+".jsonl")
+	os.WriteFile(outside, []byte(prompt(b, "not here")+"\n"), 0o644)
+	r.eng.NeedsInput(context.Background(), id, Call{SessionID: b, TranscriptPath: outside}, "x")
+	if in, _ := r.eng.Workspace(id); len(in.Sessions) != 1 {
+		t.Fatalf("a transcript outside the workspace's folder was adopted: %+v", in.Sessions)
+	}
+	r.eng.NeedsInput(context.Background(), id, Call{SessionID: b, TranscriptPath: pb}, "idle_prompt")
+	evs := r.collect(t, id, 0, has(event.User, "second tab"))
+	if s := summary(evs); strings.Contains(s, "not here") {
+		t.Errorf("read a foreign file: %s", s)
+	}
+}
