@@ -96,6 +96,11 @@ func (w *workspace) session(id, transcriptPath string) *tail {
 	if t := w.tails[id]; t != nil {
 		return t
 	}
+	for _, t := range w.tails {
+		if transcriptPath != "" && t.reader.Path == transcriptPath {
+			return t // a session id the transcript does not go by (a resumed 1.0 session)
+		}
+	}
 	if transcriptPath != "" && w.ws.ProjectDir != "" && filepath.Dir(transcriptPath) == w.ws.ProjectDir &&
 		sessionID(transcriptPath) == id {
 		if w.hinted == nil {
@@ -104,8 +109,16 @@ func (w *workspace) session(id, transcriptPath string) *tail {
 		w.hinted[id] = transcriptPath
 		w.relook.Store(true)
 		w.sync()
+		if t := w.tails[id]; t != nil {
+			return t
+		}
 	}
-	return w.tails[id]
+	// A call the bridge cannot place in a session: the workspace's active
+	// session is the best guess, rather than dropping what the hook said.
+	if s := w.snap.Load().sessions; len(s) > 0 {
+		return w.tails[s[0].SessionID]
+	}
+	return nil
 }
 
 // NeedsInput marks a session's agent as waiting for the person (a
