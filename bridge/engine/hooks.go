@@ -136,7 +136,9 @@ func (e *Engine) NeedsInput(ctx context.Context, ws string, c Call, reason strin
 
 // TurnEnded is the Stop hook's word that a session's agent finished its
 // turn. For versions that write no stop reason it ends the turn now
-// instead of after a quiet spell.
+// instead of after a quiet spell. It never ends a turn whose record says
+// more is coming (a tool call unanswered): the hook can run before the
+// last lines of the turn reach the transcript.
 func (e *Engine) TurnEnded(ctx context.Context, ws string, c Call) bool {
 	return e.do(ctx, ws, func(w *workspace) {
 		t := w.session(c.SessionID, c.TranscriptPath)
@@ -145,7 +147,7 @@ func (e *Engine) TurnEnded(ctx context.Context, ws string, c Call) bool {
 		}
 		evs := w.evs[:0]
 		n := len(evs)
-		evs = t.parser.EndTurn(evs)
+		evs = t.parser.Quiet(evs)
 		t.stamp(evs, n)
 		w.publish(t.statusChange(evs, false))
 	})
