@@ -250,7 +250,9 @@ func TestHooksActOnTheirOwnSession(t *testing.T) {
 	h.write(pb, prompt(b, "B"), answer(b, "mb", "B-answer", ""))
 	r := h.startWith(func(c *Config) { c.QuietAfter = time.Hour })
 	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, func(evs []event.Event) bool { return has(event.Assistant, "A-answer")(evs) && has(event.Assistant, "B-answer")(evs) })
+	r.collect(t, id, 0, func(evs []event.Event) bool {
+		return has(event.Assistant, "A-answer")(evs) && has(event.Assistant, "B-answer")(evs)
+	})
 	ctx := context.Background()
 	if ws, ok := r.eng.Place(Call{SessionID: b}); !ok || ws != id {
 		t.Fatalf("Place by session: %q %v", ws, ok)
