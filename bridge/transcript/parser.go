@@ -345,8 +345,13 @@ func (p *Parser) prompt(base event.Event, text []byte, out []event.Event) []even
 	e := base
 	e.Type = event.User
 	e.Content, e.Truncated = cut(text)
+	e.System = bytes.HasPrefix(bytes.TrimSpace(text), conductorInstruction)
 	return append(out, e)
 }
+
+// conductorInstruction starts the first prompt of every Conductor session:
+// Conductor's own instructions, not something the person typed.
+var conductorInstruction = []byte("<system_instruction>")
 
 func (p *Parser) toolResult(base event.Event, b *fastjson.Value, out []event.Event) []event.Event {
 	e := base
