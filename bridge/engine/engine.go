@@ -8,6 +8,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -44,11 +45,22 @@ type Config struct {
 	// OnUser sees every user event before it is published and may rewrite
 	// it: the injector recognises its own messages there.
 	OnUser func(workspace string, e *event.Event)
+	// RescanOn are files (Conductor's database and its -wal) and folders
+	// (Conductor's workspaces root) whose change means the workspace list
+	// may have changed: their folders are watched and a change asks for a
+	// scan at once, so the timer can run slowly.
+	RescanOn []string
+	// IdleScanEvery is how far the scan timer backs off while nothing
+	// changes (default 30 s; never below ScanEvery).
+	IdleScanEvery time.Duration
 }
 
 func (c *Config) withDefaults() {
 	if c.ScanEvery <= 0 {
 		c.ScanEvery = 3 * time.Second
+	}
+	if c.IdleScanEvery < c.ScanEvery {
+		c.IdleScanEvery = max(c.ScanEvery, 30*time.Second)
 	}
 	if c.ScanTimeout <= 0 {
 		c.ScanTimeout = 10 * time.Second
@@ -89,6 +101,7 @@ type Engine struct {
 	hinted map[string]discover.Workspace // by directory
 
 	scanMu    sync.Mutex // scans are serialised
+	rescanOn  map[string]bool // RescanOn, cleaned
 	rescan    chan struct{}
 	scanned   chan struct{} // closed after the first scan
 	firstScan sync.Once
@@ -131,6 +144,16 @@ func (e *Engine) Run(ctx context.Context) error {
 		defer w.Close()
 		fsEvents, fsErrors = w.Events, w.Errors
 		e.watch(e.cfg.ClaudeProjects)
+		e.rescanOn = make(map[string]bool)
+		for _, p := range e.cfg.RescanOn {
+			p = filepath.Clean(p)
+			e.rescanOn[p] = true
+			if isDir(p) {
+				e.watch(p) // a folder: a new entry in it
+			} else {
+				e.watch(filepath.Dir(p)) // a file: watch its folder, it may not exist yet
+			}
+		}
 	}
 
 	e.scan(ctx)
@@ -159,20 +182,41 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 }
 
-// scanLoop rescans on a timer and whenever asked to.
+// scanLoop rescans whenever asked to (a watched database, folder or hook
+// says something changed) and on a timer as the safety net. The timer
+// backs off, doubling up to IdleScanEvery, while scans find nothing new,
+// and comes back to ScanEvery as soon as one does.
 func (e *Engine) scanLoop(ctx context.Context) {
-	tick := time.NewTicker(e.cfg.ScanEvery)
-	defer tick.Stop()
+	every := e.cfg.ScanEvery
+	timer := time.NewTimer(every)
+	defer timer.Stop()
+	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-timer.C:
 		case <-e.rescan:
+			// Conductor writes its database many times a turn: asks that
+			// come faster than minScanGap are folded into one scan.
+			timer.Stop()
+			if wait := minScanGap - time.Since(last); wait > 0 {
+				timer.Reset(wait)
+				continue
+			}
 		}
-		e.scan(ctx)
+		last = time.Now()
+		if e.scan(ctx) {
+			every = e.cfg.ScanEvery
+		} else {
+			every = min(2*every, e.cfg.IdleScanEvery)
+		}
+		timer.Reset(every)
 	}
 }
+
+// minScanGap is the least time between two scans asked for by watches.
+const minScanGap = 250 * time.Millisecond
 
 // askRescan asks the scan loop for a scan soon; it never blocks.
 func (e *Engine) askRescan() {
@@ -203,8 +247,9 @@ func (e *Engine) changed() {
 	}
 }
 
-// scan reconciles the workspaces with a fresh list from the scanner.
-func (e *Engine) scan(ctx context.Context) {
+// scan reconciles the workspaces with a fresh list from the scanner and
+// reports whether anything changed.
+func (e *Engine) scan(ctx context.Context) bool {
 	e.scanMu.Lock()
 	defer e.scanMu.Unlock()
 	sctx, cancel := context.WithTimeout(ctx, e.cfg.ScanTimeout)
@@ -215,7 +260,7 @@ func (e *Engine) scan(ctx context.Context) {
 			e.log.Warn().Err(err).Msg("workspace scan")
 		}
 		if list == nil {
-			return
+			return false
 		}
 	}
 	e.mu.Lock()
@@ -270,6 +315,7 @@ func (e *Engine) scan(ctx context.Context) {
 	if changed {
 		e.changed()
 	}
+	return changed
 }
 
 // sameWorkspace reports whether a scan found nothing new about a workspace

@@ -19,6 +19,10 @@ func (e *Engine) route(ev fsnotify.Event) {
 		e.askRescan() // a new project folder may be a new workspace
 		return
 	}
+	if e.rescanOn[filepath.Clean(ev.Name)] || e.rescanOn[dir] {
+		e.askRescan() // Conductor's database or workspaces folder changed
+		return
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if ids, ok := e.byProject[dir]; ok {

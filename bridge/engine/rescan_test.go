@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"conductorbridge/bridge/discover"
+)
+
+// countingScanner counts scans.
+type countingScanner struct {
+	inner Scanner
+	n     atomic.Int32
+	block atomic.Pointer[chan struct{}] // when set, a scan waits on it: a locked database
+}
+
+func (s *countingScanner) Scan(ctx context.Context) ([]discover.Workspace, error) {
+	s.n.Add(1)
+	if b := s.block.Load(); b != nil {
+		select {
+		case <-*b:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return s.inner.Scan(ctx)
+}
+
+// A commit to Conductor's database is noticed through the watch on it:
+// the new workspace appears with the scan timer far away.
+func TestDatabaseWriteIsNoticedWithoutTheTimer(t *testing.T) {
+	h := newHome(t)
+	root := filepath.Join(h.root, "conductor")
+	dbPath := filepath.Join(h.root, "conductor.db")
+	db, err := sql.Open("sqlite", dbPath+"?_pragma=journal_mode(wal)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`CREATE TABLE repos (id TEXT PRIMARY KEY, name TEXT, root_path TEXT)`,
+		`CREATE TABLE workspaces (id TEXT PRIMARY KEY, repository_id TEXT, directory_name TEXT, state TEXT, active_session_id TEXT)`,
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, workspace_id TEXT, status TEXT, claude_session_id TEXT)`,
+		`INSERT INTO repos VALUES ('r1', 'webapp', '')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(root, "workspaces", "webapp", "tokyo")
+	os.MkdirAll(dir, 0o755)
+	cs := &countingScanner{inner: &discover.Scanner{ConductorDB: dbPath, ConductorRoot: root, ClaudeProjects: h.projects,
+		Processes: func() (map[string]int, error) { return nil, nil }}}
+	r := h.startWith(func(c *Config) {
+		c.Scanner = cs
+		c.ScanEvery, c.SweepEvery = time.Hour, time.Hour
+		c.RescanOn = []string{dbPath, dbPath + "-wal"}
+	})
+	<-r.eng.Ready()
+	before := cs.n.Load()
+	if _, err := db.Exec(`INSERT INTO workspaces VALUES ('w1', 'r1', 'tokyo', 'ready', NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the new workspace", func() bool { _, ok := r.eng.Workspace("w1"); return ok })
+	if cs.n.Load() == before {
+		t.Error("found without a scan?")
+	}
+}
+
+// A scan that hangs (a locked database) never holds up the sessions:
+// lines keep streaming while it waits.
+func TestAHangingScanDoesNotStallStreaming(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("busy")
+	const a = "aaaaaaaa-1111-4111-8111-0000000000d1"
+	cwdOf[a] = dir
+	path := filepath.Join(proj, a+".jsonl")
+	h.write(path, prompt(a, "first"))
+	cs := &countingScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}}
+	r := h.startWith(func(c *Config) { c.Scanner = cs; c.ScanEvery = 20 * time.Millisecond; c.ScanTimeout = time.Hour })
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has("user", "first"))
+	block := make(chan struct{}) // the next scans hang
+	cs.block.Store(&block)
+	defer close(block)
+	waitFor(t, "a scan to hang", func() bool { n := cs.n.Load(); time.Sleep(50 * time.Millisecond); return cs.n.Load() == n })
+	for i := range 3 {
+		text := fmt.Sprintf("while scanning %d", i)
+		h.write(path, prompt(a, text))
+		r.collect(t, id, 0, has("user", text))
+	}
+}
