@@ -207,7 +207,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		// A change to Conductor's database (its -wal takes every commit)
 		// or a new worktree folder asks for a scan at once.
 		RescanOn: []string{c.ConductorDB, c.ConductorDB + "-wal", filepath.Join(c.ConductorRoot, "workspaces")},
-		OnUser: func(ws string, e *event.Event) { confirmInjected(queue, log, ws, e) },
+		OnUser:   func(ws string, e *event.Event) { confirmInjected(queue, log, ws, e) },
 	})
 	pairs, err := pairing.Open(filepath.Join(c.StateDir, pairingFile))
 	if err != nil {

@@ -100,7 +100,7 @@ type Engine struct {
 	// a cwd). Scans keep them until they find the directory themselves.
 	hinted map[string]discover.Workspace // by directory
 
-	scanMu    sync.Mutex // scans are serialised
+	scanMu    sync.Mutex      // scans are serialised
 	rescanOn  map[string]bool // RescanOn, cleaned
 	rescan    chan struct{}
 	scanned   chan struct{} // closed after the first scan
