@@ -139,7 +139,10 @@ func (w *workspace) retire(t *tail) {
 		w.retired = make(map[string]tailCursor)
 	}
 	tc := t.cursor()
-	tc.Left = time.Now()
+	// The cursor is journaled with every batch of the workspace: keep a
+	// retired session's to where it was read, not its parser's memory
+	// (an ended session has no open turn worth carrying).
+	tc.Parser, tc.Subs, tc.Left = nil, nil, time.Now()
 	w.retired[t.reader.Path] = tc
 	for len(w.retired) > maxRetired {
 		oldest := ""
