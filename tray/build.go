@@ -2,6 +2,7 @@ package tray
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ type view struct {
 	now        time.Time
 	workspaces []engine.Info
 	paired     map[string]bool
-	cost       map[string]float64 // today's cost per workspace
+	cost       map[sessKey]spend // today's cost per session
 	settings   Settings
 	loginItem  *bool    // nil when there is no login item support
 	trouble    string   // the bridge's own problem, shown first
@@ -32,56 +33,64 @@ const groupAbove = 8
 // in use: every folder claude ever ran in would otherwise be listed.
 const maxOthers = 30
 
-// Click ids. Workspace items are "ws/<action>/<id>".
-const (
-	clickHooksSetup   = "hooks/setup"
-	clickHooksNever   = "hooks/never"
-	clickNotifyPrefix = "notify/"
-	clickLogin        = "login"
-	clickLogs         = "logs"
-	clickExtension    = "extension"
-	clickQuit         = "quit"
-)
-
-func wsClick(action, id string) string { return "ws/" + action + "/" + id }
-
-// overall is the icon, the short title beside it and the tooltip.
-func overall(v view) (IconState, string, string) {
-	working, needs := 0, 0
-	for _, w := range v.workspaces {
+// counts are how many workspaces work or wait, each counted once by its
+// most urgent session (the engine's Info.Status already is), and why
+// they wait.
+func counts(ws []engine.Info) (working, needs int, reasons []string) {
+	for _, w := range ws {
 		switch w.Status {
 		case event.StateWorking:
 			working++
 		case event.StateNeedsInput:
 			needs++
+			if r := reasonText(w.Reason); r != "" && !slices.Contains(reasons, r) {
+				reasons = append(reasons, r)
+			}
 		}
 	}
+	sort.Strings(reasons)
+	return working, needs, reasons
+}
+
+// summaryOf says in a few words what the agents are doing:
+// "1 needs input (question), 2 working".
+func summaryOf(v view) string {
+	working, needs, reasons := counts(v.workspaces)
 	var parts []string
 	if needs > 0 {
-		parts = append(parts, fmt.Sprintf("%d needs input", needs))
+		p := fmt.Sprintf("%d needs input", needs)
+		if len(reasons) > 0 {
+			p += " (" + strings.Join(reasons, ", ") + ")"
+		}
+		parts = append(parts, p)
 	}
 	if working > 0 {
 		parts = append(parts, fmt.Sprintf("%d working", working))
 	}
-	summary := strings.Join(parts, ", ")
-	if summary == "" {
-		summary = "all idle"
+	if len(parts) == 0 {
+		return "all idle"
 	}
+	return strings.Join(parts, ", ")
+}
+
+// overall is the icon, the short title beside it and the tooltip.
+func overall(v view) (IconState, string, string) {
+	working, needs, _ := counts(v.workspaces)
+	tip := "Conductor Bridge: " + summaryOf(v)
 	switch {
 	case v.trouble != "":
 		return IconError, "!", "Conductor Bridge: " + v.trouble
 	case needs > 0:
-		return IconNeedsInput, fmt.Sprintf("%d needs input", needs), "Conductor Bridge: " + summary
+		return IconNeedsInput, fmt.Sprintf("%d needs input", needs), tip
 	case working > 0:
-		return IconWorking, fmt.Sprintf("%d working", working), "Conductor Bridge: " + summary
+		return IconWorking, fmt.Sprintf("%d working", working), tip
 	}
-	return IconIdle, "", "Conductor Bridge: " + summary
+	return IconIdle, "", tip
 }
 
 // buildMenu builds the whole menu from the view.
 func buildMenu(v view) []Item {
-	_, _, tip := overall(v)
-	header := strings.TrimPrefix(tip, "Conductor Bridge: ")
+	header := summaryOf(v)
 	if len(v.workspaces) == 0 {
 		header = "no workspaces found yet"
 	}
@@ -99,8 +108,8 @@ func buildMenu(v view) []Item {
 		items = append(items, Item{Title: fmt.Sprintf("Set up hooks for %d %s…", n, word),
 			Tooltip: "so messages from the side panel reach the agents",
 			Children: []Item{
-				{ID: clickHooksSetup, Title: fmt.Sprintf("Set up (adds the bridge's hooks to .claude/settings.local.json in %d %s)", n, word)},
-				{ID: clickHooksNever, Title: "Don't ask again"},
+				{Click: Action{Kind: actHooksSetup}, Title: fmt.Sprintf("Set up (adds the bridge's hooks to .claude/settings.local.json in %d %s)", n, word)},
+				{Click: Action{Kind: actHooksNever}, Title: "Don't ask again"},
 			}})
 	}
 	items = append(items, Item{Separator: true})
@@ -132,24 +141,28 @@ func buildMenu(v view) []Item {
 		}
 		items = append(items, sub)
 	}
-	items = append(items, Item{Separator: true})
+	items = append(items, Item{Separator: true}, usageItem(v))
 
 	mode := Item{Title: "Notifications"}
-	for _, m := range []struct{ id, title string }{
-		{NotifyOn, "On"}, {NotifyPaired, "Paired workspaces only"}, {NotifyOff, "Off"},
+	for _, m := range []struct {
+		kind  ActionKind
+		mode  string
+		title string
+	}{
+		{actNotifyOn, NotifyOn, "On"}, {actNotifyPaired, NotifyPaired, "Paired workspaces only"}, {actNotifyOff, NotifyOff, "Off"},
 	} {
-		mode.Children = append(mode.Children, Item{ID: clickNotifyPrefix + m.id, Title: m.title,
-			Checkable: true, Checked: v.settings.Notifications == m.id})
+		mode.Children = append(mode.Children, Item{Click: Action{Kind: m.kind}, Title: m.title,
+			Checkable: true, Checked: v.settings.Notifications == m.mode})
 	}
 	items = append(items, mode)
 	if v.loginItem != nil {
-		items = append(items, Item{ID: clickLogin, Title: "Start at login", Checkable: true, Checked: *v.loginItem})
+		items = append(items, Item{Click: Action{Kind: actLogin}, Title: "Start at login", Checkable: true, Checked: *v.loginItem})
 	}
 	items = append(items,
-		Item{ID: clickExtension, Title: "Install Chrome extension…", Tooltip: "the side panel that shows the paired workspace next to the page"},
-		Item{ID: clickLogs, Title: "Open logs"},
+		Item{Click: Action{Kind: actExtension}, Title: "Install Chrome extension…", Tooltip: "the side panel that shows the paired workspace next to the page"},
+		Item{Click: Action{Kind: actLogs}, Title: "Open logs"},
 		Item{Separator: true},
-		Item{ID: clickQuit, Title: "Quit Conductor Bridge"},
+		Item{Click: Action{Kind: actQuit}, Title: "Quit Conductor Bridge"},
 	)
 	return items
 }
@@ -179,8 +192,7 @@ func byRepo(v view, ws []engine.Info) []Item {
 	sort.Strings(names)
 	var out []Item
 	for _, r := range names {
-		_, _, tip := overall(view{workspaces: groups[r]})
-		it := Item{Title: fmt.Sprintf("%s — %s", r, strings.TrimPrefix(tip, "Conductor Bridge: "))}
+		it := Item{Title: fmt.Sprintf("%s — %s", r, summaryOf(view{workspaces: groups[r]}))}
 		for _, w := range groups[r] {
 			it.Children = append(it.Children, workspaceItem(v, w))
 		}
@@ -189,31 +201,69 @@ func byRepo(v view, ws []engine.Info) []Item {
 	return out
 }
 
-// workspaceItem is a workspace's line and its submenu.
+// workspaceItem is a workspace's line and its submenu: a line per live
+// tab first when it has several, then what can be done with it.
 func workspaceItem(v view, w engine.Info) Item {
-	name := w.Name
-	if w.Repo != "" && w.Repo != w.Name {
-		name = w.Repo + " / " + w.Name
+	name := displayName(w)
+	if w.Repo != "" && w.Repo != name {
+		name = w.Repo + " / " + name
 	}
 	title := glyph(w.Status) + name
-	if w.Branch != "" {
+	if w.Branch != "" && w.Branch != displayName(w) {
 		title += " · " + w.Branch
 	}
-	title += " — " + stateText(v.now, w)
-	if c := v.cost[w.ID]; c > 0 {
-		title += fmt.Sprintf(" · $%.2f today", c)
+	title += " — " + stateText(v.now, w.Status, w.Reason, w.StatusSince)
+	tabs := liveTabs(v.now, w)
+	if len(tabs) > 1 {
+		title += fmt.Sprintf(" · %d tabs", len(tabs))
 	}
-	it := Item{Title: title, Tooltip: w.Directory}
-	it.Children = append(it.Children, Item{ID: wsClick("pair", w.ID), Title: "Paired with Chrome", Checkable: true, Checked: v.paired[w.ID]})
-	if w.Source == discover.SourceConductorDB || w.Source == discover.SourceConductorFolder {
-		it.Children = append(it.Children, Item{ID: wsClick("conductor", w.ID), Title: "Open in Conductor"})
+	c, costTip := costText(workspaceSpend(v.cost, w.ID))
+	if c != "" {
+		title += " · " + c
+	}
+	tip := w.Directory
+	if costTip != "" {
+		tip += "\n" + costTip
+	}
+	it := Item{Title: title, Tooltip: tip}
+	conductor := w.Source == discover.SourceConductorDB || w.Source == discover.SourceConductorFolder
+	if len(tabs) > 1 {
+		for _, s := range tabs {
+			it.Children = append(it.Children, tabItem(v, w, s, conductor))
+		}
+		it.Children = append(it.Children, Item{Separator: true})
+	}
+	it.Children = append(it.Children, Item{Click: wsAction(actPair, w.ID), Title: "Paired with Chrome", Checkable: true, Checked: v.paired[w.ID]})
+	if conductor {
+		open := wsAction(actConductor, w.ID)
+		if t := activeTab(w); t != nil {
+			open.Session = t.ConductorID
+		}
+		it.Children = append(it.Children, Item{Click: open, Title: "Open in Conductor"})
 	}
 	it.Children = append(it.Children,
-		Item{ID: wsClick("viewer", w.ID), Title: "Open session viewer"},
-		Item{ID: wsClick("copy", w.ID), Title: "Copy workspace id"},
-		Item{ID: wsClick("mute", w.ID), Title: "Notify for this workspace", Checkable: true, Checked: !v.settings.IsMuted(w.ID)},
+		Item{Click: wsAction(actViewer, w.ID), Title: "Open session viewer"},
+		Item{Click: wsAction(actCopy, w.ID), Title: "Copy workspace id"},
+		Item{Click: wsAction(actMute, w.ID), Title: "Notify for this workspace", Checkable: true, Checked: !v.settings.IsMuted(w.ID)},
 	)
 	return it
+}
+
+// usageItem is today's cost over every session, leading to the usage page.
+func usageItem(v view) Item {
+	var total spend
+	for _, s := range v.cost {
+		total = total.add(s)
+	}
+	c, tip := costText(total)
+	if c == "" {
+		c = "$0.00 today"
+	}
+	if tip != "" {
+		tip += "; "
+	}
+	return Item{Click: Action{Kind: actUsage}, Title: "Today's cost: " + strings.TrimSuffix(c, " today") + " — usage…",
+		Tooltip: tip + "cost per day, workspace and model, in the browser"}
 }
 
 func glyph(status string) string {
@@ -228,27 +278,6 @@ func glyph(status string) string {
 	return "○ "
 }
 
-// stateText says what the agent is doing and for how long.
-func stateText(now time.Time, w engine.Info) string {
-	s := strings.ReplaceAll(w.Status, "_", " ")
-	if s == "" {
-		s = "no session"
-	}
-	if w.StatusSince.IsZero() {
-		return s
-	}
-	d := now.Sub(w.StatusSince)
-	switch {
-	case d < time.Minute:
-		return s + " now"
-	case d < time.Hour:
-		return fmt.Sprintf("%s %dm", s, int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%s %dh", s, int(d.Hours()))
-	}
-	return fmt.Sprintf("%s %dd", s, int(d.Hours()/24))
-}
-
 // sameShape reports whether two menus have the same items, clicks and
 // nesting, whatever their titles and checkmarks say.
 func sameShape(a, b []Item) bool {
@@ -256,7 +285,7 @@ func sameShape(a, b []Item) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Separator != b[i].Separator || a[i].ID != b[i].ID || a[i].Checkable != b[i].Checkable ||
+		if a[i].Separator != b[i].Separator || a[i].Click != b[i].Click || a[i].Checkable != b[i].Checkable ||
 			!sameShape(a[i].Children, b[i].Children) {
 			return false
 		}

@@ -2,17 +2,15 @@ package tray
 
 import (
 	"context"
-	"net/url"
 	"reflect"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/stream"
 )
 
 // Config wires a Menu.
@@ -38,9 +36,10 @@ type Menu struct {
 	settings Settings
 	list     []engine.Info
 	paired   map[string]bool
-	cost     map[string]float64 // today's cost per workspace
+	cost     map[sessKey]spend // today's cost per session
 	costDay  string
-	answer   map[string]string // each workspace's latest answer, for its notification
+	answer   map[sessKey]string // each session's latest answer, for its notification
+	notified map[sessKey]int64  // the last turn_complete id each session notified for
 	subs     map[string]context.CancelFunc
 	login    *bool
 	trouble  string
@@ -54,19 +53,10 @@ type Menu struct {
 	flush     *time.Timer   // ends the coalescing window
 	shown     []Item        // the menu as last drawn
 	failed    bool          // a notification failed (logged once)
-	clicks    <-chan string // from the shell
+	clicks    <-chan Action // from the shell
 	save      chan Settings // to the saver
 	troubleCh chan string   // from SetTrouble
 	quiet     chan struct{} // closed when Run returns
-}
-
-// wsEvent is an event of a workspace's stream, or word that its
-// subscriber was cut loose (resubscribe after last).
-type wsEvent struct {
-	id      string
-	e       event.Event
-	dropped bool
-	last    int64
 }
 
 // New returns a Menu; Run makes it live.
@@ -79,7 +69,7 @@ func New(cfg Config) *Menu {
 	}
 	m := &Menu{
 		cfg: cfg, settings: cfg.Settings,
-		paired: map[string]bool{}, cost: map[string]float64{}, answer: map[string]string{},
+		paired: map[string]bool{}, cost: map[sessKey]spend{}, answer: map[sessKey]string{}, notified: map[sessKey]int64{},
 		subs: map[string]context.CancelFunc{}, events: make(chan wsEvent, 256), done: make(chan func(), 16),
 		coal: coalescer{window: cfg.Coalesce}, quiet: make(chan struct{}), save: make(chan Settings, 1),
 		troubleCh: make(chan string, 1),
@@ -122,8 +112,8 @@ func (m *Menu) Run(ctx context.Context) error {
 			m.refresh(ctx)
 		case <-pairs:
 			m.refreshPaired()
-		case id := <-m.clicks:
-			m.click(ctx, id)
+		case a := <-m.clicks:
+			m.click(ctx, a)
 		case ev := <-m.events:
 			// Most events (a turn streams dozens) change nothing in the
 			// menu: only a finished turn's cost does.
@@ -191,86 +181,6 @@ func (m *Menu) refreshPaired() {
 	}
 }
 
-// follow subscribes to a workspace's stream. after < 0 means "from now":
-// what is kept only sets today's cost and the latest answer, and notifies
-// nobody; after >= 0 resumes a subscriber that was cut loose.
-func (m *Menu) follow(ctx context.Context, id string, after int64) {
-	t, ok := m.cfg.Engine.Topic(id)
-	if !ok {
-		return
-	}
-	from := after
-	if from < 0 {
-		from = 0
-	}
-	replay, _, sub := t.Subscribe(from)
-	if after < 0 {
-		for _, it := range replay {
-			m.remember(id, it.Event)
-		}
-		replay = nil
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	m.subs[id] = cancel
-	go forward(sctx, t, sub, id, replay, m.events)
-}
-
-// forward hands a subscriber's events to the loop until ctx ends.
-func forward(ctx context.Context, t *stream.Topic, sub *stream.Subscriber, id string, replay []stream.Item, out chan<- wsEvent) {
-	defer t.Unsubscribe(sub)
-	var last int64
-	send := func(ev wsEvent) bool {
-		select {
-		case out <- ev:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	for _, it := range replay {
-		last = it.ID
-		if !send(wsEvent{id: id, e: it.Event}) {
-			return
-		}
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case it, ok := <-sub.C:
-			if !ok {
-				send(wsEvent{id: id, dropped: true, last: last})
-				return
-			}
-			last = it.ID
-			if !send(wsEvent{id: id, e: it.Event}) {
-				return
-			}
-		}
-	}
-}
-
-// remember keeps what a notification and the menu need from an event.
-func (m *Menu) remember(id string, e event.Event) {
-	switch {
-	case e.Sidechain:
-	case e.Type == event.Assistant:
-		m.answer[id] = e.Content
-	case e.Type == event.TurnComplete:
-		day := m.cfg.Now().Format(time.DateOnly)
-		if m.costDay != day {
-			m.cost, m.costDay = map[string]float64{}, day
-		}
-		ts := e.TS
-		if ts.IsZero() {
-			ts = m.cfg.Now()
-		}
-		if ts.Local().Format(time.DateOnly) == day {
-			m.cost[id] += e.CostUSD
-		}
-	}
-}
-
 // onEvent handles a stream event and reports whether the menu may show
 // something new.
 func (m *Menu) onEvent(ctx context.Context, ev wsEvent) bool {
@@ -282,59 +192,42 @@ func (m *Menu) onEvent(ctx context.Context, ev wsEvent) bool {
 		return false
 	}
 	m.remember(ev.id, ev.e)
-	name := m.name(ev.id)
+	if ev.e.Sidechain {
+		return false
+	}
+	key := sessKey{ev.id, ev.e.SessionID}
+	w, _ := m.workspace(ev.id)
+	tab := findSession(w, ev.e.SessionID)
 	switch {
-	case ev.e.Sidechain:
 	case ev.e.Type == event.TurnComplete:
-		m.notify(finishedNote(ev.id, name, ev.e, m.answer[ev.id]), time.Duration(ev.e.DurationMS)*time.Millisecond)
+		if ev.e.ID != 0 && ev.e.ID <= m.notified[key] {
+			return true // seen before (a resumed subscriber): noted once already
+		}
+		m.notified[key] = ev.e.ID
+		m.notify(finishedNote(w, tab, ev.e, m.answer[key]), time.Duration(ev.e.DurationMS)*time.Millisecond)
 	case ev.e.Type == event.Status && ev.e.State == event.StateNeedsInput:
-		m.notify(needsInputNote(ev.id, name, ev.e.Reason), 0)
+		if ev.e.Reason == "permission_prompt" && launchedByConductor(w, tab) {
+			// Conductor answers most permission prompts itself (it runs
+			// claude with --permission-prompt-tool stdio): not by itself
+			// worth a notification. A question or a plan is.
+			return false
+		}
+		m.notify(needsInputNote(w, tab, ev.e.Reason), 0)
+	case ev.e.Type == event.Status && ev.e.State == event.StateError:
+		m.notify(failedNote(w, tab, ev.e.Reason), 0)
 	}
 	return ev.e.Type == event.TurnComplete
 }
 
-func (m *Menu) name(id string) string {
+// workspace returns the listed workspace with that id; one not listed
+// (yet) is named by its id.
+func (m *Menu) workspace(id string) (engine.Info, bool) {
 	for _, w := range m.list {
 		if w.ID == id {
-			return w.Name
+			return w, true
 		}
 	}
-	return id
-}
-
-// notify shows a note if the settings want it, folding storms into one.
-func (m *Menu) notify(n note, turn time.Duration) {
-	if m.cfg.Notifier == nil {
-		return
-	}
-	viewing := m.cfg.Actions.Viewing != nil && m.cfg.Actions.Viewing(n.workspace)
-	if !worthNotifying(m.settings, n, m.paired[n.workspace], viewing, turn) {
-		return
-	}
-	show, now, at := m.coal.add(m.cfg.Now(), n)
-	if now {
-		m.show(show)
-		return
-	}
-	m.flush.Reset(max(at.Sub(m.cfg.Now()), 0))
-}
-
-// show sends a notification off the loop (a notification service can be
-// slow); a failure is logged once, not once per turn.
-func (m *Menu) show(n note) {
-	go func() {
-		err := m.cfg.Notifier.Notify(n.title, n.body)
-		m.done <- func() {
-			switch {
-			case err != nil && !m.failed:
-				m.failed = true
-				m.cfg.Log.Warn().Err(err).Msg("desktop notifications are not working; the bridge carries on without them")
-			case err == nil && m.failed:
-				m.failed = false
-				m.cfg.Log.Info().Msg("desktop notifications work again")
-			}
-		}
-	}()
+	return engine.Info{Workspace: discover.Workspace{ID: id, Name: id}}, false
 }
 
 // checkHooks works out, off the loop, which workspaces the hooks offer is
@@ -385,109 +278,6 @@ func (m *Menu) async(work func() func()) {
 	}()
 }
 
-// click handles a menu click. Nothing here waits: slow work goes async.
-func (m *Menu) click(ctx context.Context, id string) {
-	act := m.cfg.Actions
-	logErr := func(what string, err error) {
-		if err != nil {
-			m.cfg.Log.Warn().Err(err).Msg(what)
-		}
-	}
-	switch {
-	case strings.HasPrefix(id, "ws/"):
-		action, ws, _ := strings.Cut(strings.TrimPrefix(id, "ws/"), "/")
-		switch action {
-		case "pair":
-			paired := m.paired[ws]
-			m.async(func() func() {
-				var err error
-				if paired {
-					err = m.cfg.Pairing.Unpair(ws)
-				} else {
-					err = m.cfg.Pairing.Pair(ws)
-				}
-				logErr("pairing from the menu failed", err)
-				return m.refreshPaired
-			})
-		case "conductor":
-			m.async(func() func() {
-				logErr("open in Conductor", call(act.OpenURL, "conductor://workspace?id="+url.QueryEscape(ws)))
-				return nil
-			})
-		case "viewer":
-			m.async(func() func() {
-				if act.ViewerLink == nil {
-					return nil
-				}
-				link, err := act.ViewerLink(ctx, ws)
-				if err == nil {
-					err = call(act.OpenURL, link)
-				}
-				logErr("open the session viewer", err)
-				return m.refreshPaired
-			})
-		case "copy":
-			m.async(func() func() { logErr("copy the workspace id", call(act.CopyText, ws)); return nil })
-		case "mute":
-			m.settings.ToggleMute(ws)
-			m.saveSettings()
-		}
-	case id == clickHooksSetup && act.InstallHooks != nil:
-		dirs := m.noHooks
-		m.async(func() func() {
-			err := act.InstallHooks(dirs)
-			logErr("set up hooks", err)
-			return func() {
-				if err == nil {
-					m.settings.HooksOffer, m.noHooks = "accepted", nil
-					m.saveSettings()
-				}
-			}
-		})
-	case id == clickHooksNever:
-		m.settings.HooksOffer, m.noHooks = "declined", nil
-		m.saveSettings()
-	case strings.HasPrefix(id, clickNotifyPrefix):
-		m.settings.Notifications = strings.TrimPrefix(id, clickNotifyPrefix)
-		m.saveSettings()
-	case id == clickLogin && m.cfg.LoginItem != nil:
-		want := !*m.login
-		m.async(func() func() {
-			var err error
-			if want {
-				err = m.cfg.LoginItem.Install()
-			} else {
-				err = m.cfg.LoginItem.Uninstall()
-			}
-			logErr("change Start at login", err)
-			on := m.cfg.LoginItem.Installed()
-			return func() { m.login = &on }
-		})
-	case id == clickExtension && act.InstallExtension != nil:
-		m.async(func() func() {
-			dir, err := act.InstallExtension()
-			if err != nil {
-				logErr("write the Chrome extension", err)
-				return nil
-			}
-			logErr("show the Chrome extension's folder", call(act.OpenURL, dir))
-			m.cfg.Log.Info().Str("dir", dir).Msg("Chrome extension written; load it from chrome://extensions")
-			if m.cfg.Notifier != nil {
-				// The two clicks only the person can make, where they will see them.
-				m.cfg.Notifier.Notify("Install the Chrome side panel",
-					"In Chrome, open chrome://extensions, turn on Developer mode, click Load unpacked and choose "+dir)
-			}
-			return nil
-		})
-	case id == clickLogs:
-		m.async(func() func() { logErr("open the logs", call(act.OpenURL, act.LogDir)); return nil })
-	case id == clickQuit:
-		if act.Quit != nil {
-			act.Quit()
-		}
-	}
-}
-
 // saveSettings hands a copy of the settings to the saver. A copy still
 // waiting is replaced: the file ends with the newest settings, whatever
 // order the clicks came in.
@@ -523,11 +313,4 @@ func (m *Menu) saver(ctx context.Context) {
 			save(s)
 		}
 	}
-}
-
-func call(f func(string) error, arg string) error {
-	if f == nil {
-		return nil
-	}
-	return f(arg)
 }

@@ -64,7 +64,7 @@ type fakeShell struct {
 	menus  [][]Item
 	icon   IconState
 	title  string
-	clicks chan string
+	clicks chan Action
 }
 
 func (s *fakeShell) SetIcon(i IconState) { s.mu.Lock(); s.icon = i; s.mu.Unlock() }
@@ -75,7 +75,7 @@ func (s *fakeShell) SetMenu(items []Item) {
 	s.menus = append(s.menus, items)
 	s.mu.Unlock()
 }
-func (s *fakeShell) Clicks() <-chan string { return s.clicks }
+func (s *fakeShell) Clicks() <-chan Action { return s.clicks }
 
 func (s *fakeShell) last() []Item {
 	s.mu.Lock()
@@ -141,7 +141,7 @@ func newRig(t *testing.T, s Settings, list ...engine.Info) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{eng: newFakeEngine(list...), shell: &fakeShell{clicks: make(chan string)}, notes: &fakeNotifier{}, pairs: pairs}
+	r := &rig{eng: newFakeEngine(list...), shell: &fakeShell{clicks: make(chan Action)}, notes: &fakeNotifier{}, pairs: pairs}
 	viewing := false
 	r.view = &viewing
 	r.menu = New(Config{
@@ -168,7 +168,7 @@ func (r *rig) eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func (r *rig) click(id string) { r.shell.clicks <- id }
+func (r *rig) click(a Action) { r.shell.clicks <- a }
 
 func TestMenuIsBuiltFromState(t *testing.T) {
 	now := time.Date(2026, 12, 2, 15, 0, 0, 0, time.Local)
@@ -181,7 +181,7 @@ func TestMenuIsBuiltFromState(t *testing.T) {
 			ws("p1", "old-thing", "", "", now.Add(-40*24*time.Hour), discover.SourceClaude),
 		},
 		paired:   map[string]bool{"c1": true},
-		cost:     map[string]float64{"c1": 1.234},
+		cost:     map[sessKey]spend{{"c1", "s1"}: {usd: 1.0}, {"c1", ""}: {usd: 0.234}},
 		settings: DefaultSettings(),
 	}
 	v.settings.Muted = []string{"c2"}
@@ -201,11 +201,11 @@ func TestMenuIsBuiltFromState(t *testing.T) {
 	for _, c := range tokyo.Children {
 		sub[c.Title] = c
 	}
-	if p := sub["Paired with Chrome"]; !p.Checkable || !p.Checked || p.ID != "ws/pair/c1" {
+	if p := sub["Paired with Chrome"]; !p.Checkable || !p.Checked || p.Click != wsAction(actPair, "c1") {
 		t.Errorf("paired item %+v", p)
 	}
 	for _, want := range []string{"Open in Conductor", "Open session viewer", "Copy workspace id"} {
-		if sub[want].ID == "" {
+		if sub[want].Click == (Action{}) {
 			t.Errorf("tokyo lacks %q", want)
 		}
 	}
@@ -272,13 +272,13 @@ func TestManyWorkspacesAreGroupedByRepo(t *testing.T) {
 
 func TestPairingClickChangesTheBridgesPairing(t *testing.T) {
 	r := newRig(t, DefaultSettings(), ws("c1", "tokyo", "shop", event.StateIdle, time.Now(), discover.SourceConductorDB))
-	r.click("ws/pair/c1")
+	r.click(wsAction(actPair, "c1"))
 	r.eventually(t, "c1 paired", func() bool { _, ok := r.pairs.Paired("c1"); return ok })
 	r.eventually(t, "checkbox on", func() bool {
 		it, _ := find(r.shell.last(), "Paired with Chrome")
 		return it.Checked
 	})
-	r.click("ws/pair/c1")
+	r.click(wsAction(actPair, "c1"))
 	r.eventually(t, "c1 unpaired", func() bool { _, ok := r.pairs.Paired("c1"); return !ok })
 	// Pairing from elsewhere (the API, the CLI) shows too.
 	r.pairs.Pair("c1")
@@ -304,7 +304,7 @@ func TestNewWorkspaceAppearsAndStateShows(t *testing.T) {
 func turn(answer string, secs int, cost float64) []event.Event {
 	return []event.Event{
 		{Type: event.Assistant, Content: answer},
-		{Type: event.TurnComplete, TS: time.Now(), CostUSD: cost, DurationMS: int64(secs) * 1000},
+		{Type: event.TurnComplete, TS: time.Now(), CostUSD: cost, CostKnown: true, DurationMS: int64(secs) * 1000},
 	}
 }
 
@@ -329,8 +329,8 @@ func TestFinishedTurnNotifiesOnce(t *testing.T) {
 }
 
 func TestNeedsInputNotifies(t *testing.T) {
-	r := newRig(t, DefaultSettings(), ws("c1", "tokyo", "shop", event.StateWorking, time.Now(), discover.SourceConductorDB))
-	r.eng.publish("c1", event.Event{Type: event.Status, State: event.StateNeedsInput, Reason: "permission_prompt"})
+	r := newRig(t, DefaultSettings(), ws("r1", "tokyo", "shop", event.StateWorking, time.Now(), discover.SourceRegistered))
+	r.eng.publish("r1", event.Event{Type: event.Status, State: event.StateNeedsInput, Reason: "permission_prompt"})
 	r.eventually(t, "a notification", func() bool { return len(r.notes.all()) == 1 })
 	if got := r.notes.all()[0]; got != "tokyo needs your input | Claude asks for permission" {
 		t.Errorf("notification %q", got)
@@ -427,8 +427,8 @@ func TestMenuClicksChangeSettings(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tray.json")
 	s, _ := LoadSettings(path)
 	r := newRig(t, s, ws("c1", "tokyo", "shop", event.StateIdle, time.Now(), discover.SourceConductorDB))
-	r.click("ws/mute/c1")
-	r.click("notify/paired")
+	r.click(wsAction(actMute, "c1"))
+	r.click(Action{Kind: actNotifyPaired})
 	r.eventually(t, "muted and paired-only in the menu", func() bool {
 		n, _ := find(r.shell.last(), "Notify for this workspace")
 		p, _ := find(r.shell.last(), "Paired workspaces only")
@@ -506,7 +506,7 @@ func TestHooksOfferChangesNothingUntilAccepted(t *testing.T) {
 	)
 	var mu sync.Mutex
 	var installed []string
-	shell := &fakeShell{clicks: make(chan string)}
+	shell := &fakeShell{clicks: make(chan Action)}
 	m := New(Config{Engine: eng, Pairing: pairs, Shell: shell, Settings: s, Log: zerolog.Nop(),
 		Actions: Actions{
 			MissingHooks: func(list []engine.Info) []string {
@@ -537,7 +537,7 @@ func TestHooksOfferChangesNothingUntilAccepted(t *testing.T) {
 		t.Fatal("hooks installed before anyone agreed")
 	}
 	mu.Unlock()
-	shell.clicks <- clickHooksSetup
+	shell.clicks <- Action{Kind: actHooksSetup}
 	r.eventually(t, "the offer gone", func() bool { _, ok := find(shell.last(), "Set up hooks"); return !ok })
 	mu.Lock()
 	if strings.Join(installed, " ") != "/w/tokyo /w/osaka" {
@@ -549,7 +549,7 @@ func TestHooksOfferChangesNothingUntilAccepted(t *testing.T) {
 
 func TestInstallExtensionRevealsAndExplains(t *testing.T) {
 	pairs, _ := pairing.Open(filepath.Join(t.TempDir(), "p.json"))
-	shell := &fakeShell{clicks: make(chan string)}
+	shell := &fakeShell{clicks: make(chan Action)}
 	notes := &fakeNotifier{}
 	var mu sync.Mutex
 	var opened []string
@@ -564,7 +564,7 @@ func TestInstallExtensionRevealsAndExplains(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	r := &rig{shell: shell}
 	r.eventually(t, "the menu", func() bool { _, ok := find(shell.last(), "Install Chrome extension…"); return ok })
-	shell.clicks <- clickExtension
+	shell.clicks <- Action{Kind: actExtension}
 	r.eventually(t, "the explanation", func() bool { return len(notes.all()) == 1 })
 	if n := notes.all()[0]; !strings.Contains(n, "chrome://extensions") || !strings.Contains(n, "Load unpacked") || !strings.Contains(n, "/state/chrome-extension") {
 		t.Errorf("notification: %q", n)
@@ -578,14 +578,14 @@ func TestInstallExtensionRevealsAndExplains(t *testing.T) {
 
 func TestSameShape(t *testing.T) {
 	a := []Item{{Title: "h", Disabled: true}, {Separator: true}, {Title: "○ tokyo — idle 3m", Children: []Item{
-		{ID: "ws/pair/c1", Title: "Paired with Chrome", Checkable: true}}}}
+		{Click: wsAction(actPair, "c1"), Title: "Paired with Chrome", Checkable: true}}}}
 	words := []Item{{Title: "h2", Disabled: true}, {Separator: true}, {Title: "● tokyo — working now", Children: []Item{
-		{ID: "ws/pair/c1", Title: "Paired with Chrome", Checkable: true, Checked: true}}}}
+		{Click: wsAction(actPair, "c1"), Title: "Paired with Chrome", Checkable: true, Checked: true}}}}
 	if !sameShape(a, words) {
 		t.Error("new words and checkmarks should update in place")
 	}
-	more := append(append([]Item(nil), words...), Item{Title: "○ osaka", Children: []Item{{ID: "ws/pair/c2", Title: "Paired with Chrome", Checkable: true}}})
-	other := []Item{a[0], a[1], {Title: "x", Children: []Item{{ID: "ws/pair/c9", Title: "Paired with Chrome", Checkable: true}}}}
+	more := append(append([]Item(nil), words...), Item{Title: "○ osaka", Children: []Item{{Click: wsAction(actPair, "c2"), Title: "Paired with Chrome", Checkable: true}}})
+	other := []Item{a[0], a[1], {Title: "x", Children: []Item{{Click: wsAction(actPair, "c9"), Title: "Paired with Chrome", Checkable: true}}}}
 	if sameShape(a, more) || sameShape(a, other) || sameShape(a, a[:2]) {
 		t.Error("a workspace come, gone or changed must rebuild")
 	}

@@ -6,39 +6,104 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
 )
 
 // A note is one notification, waiting to be shown.
 type note struct {
 	workspace string
-	kind      string // event.TurnComplete or event.StateNeedsInput
+	session   string // the agent session it is about ("" when the stream named none)
+	kind      string // event.TurnComplete, event.StateNeedsInput or event.StateError
 	title     string
 	body      string
 	line      string // how it reads as one line of a summary
 }
 
-func finishedNote(id, name string, e event.Event, answer string) note {
-	facts := fmt.Sprintf("$%.2f · %s", e.CostUSD, duration(time.Duration(e.DurationMS)*time.Millisecond))
+// noteName names a note by workspace and, when the workspace has several
+// tabs, by tab: "tokyo · Fix login".
+func noteName(w engine.Info, tab *engine.SessionInfo) string {
+	name := displayName(w)
+	if tab != nil && len(w.Sessions) > 1 {
+		name += " · " + tabTitle(*tab)
+	}
+	return name
+}
+
+func agentOf(tab *engine.SessionInfo) string {
+	if tab == nil {
+		return agentName("")
+	}
+	return agentName(tab.Agent)
+}
+
+func sessionOf(tab *engine.SessionInfo) string {
+	if tab == nil {
+		return ""
+	}
+	return tab.SessionID
+}
+
+func finishedNote(w engine.Info, tab *engine.SessionInfo, e event.Event, answer string) note {
+	name := noteName(w, tab)
+	facts := turnCost(e) + " · " + duration(time.Duration(e.DurationMS)*time.Millisecond)
 	words := firstWords(answer, 90)
 	body := facts
 	if words != "" {
 		body = words + "\n" + facts
 	}
-	return note{workspace: id, kind: event.TurnComplete, title: name + " finished", body: body,
+	return note{workspace: w.ID, session: sessionOf(tab), kind: event.TurnComplete, title: name + " finished", body: body,
 		line: name + " finished · " + facts}
 }
 
-func needsInputNote(id, name, reason string) note {
-	why := "Claude is waiting for you"
+// turnCost is a turn's cost as a notification says it: "$0.42", or "cost
+// unknown (no price for deepseek-v4-pro)" rather than a made-up $0.00.
+func turnCost(e event.Event) string {
+	if !e.CostKnown {
+		if e.Model != "" {
+			return "cost unknown (no price for " + e.Model + ")"
+		}
+		return "cost unknown"
+	}
+	return fmt.Sprintf("$%.2f", e.CostUSD)
+}
+
+func needsInputNote(w engine.Info, tab *engine.SessionInfo, reason string) note {
+	name, agent := noteName(w, tab), agentOf(tab)
+	why := agent + " is waiting for you"
 	switch reason {
 	case "permission_prompt":
-		why = "Claude asks for permission"
+		why = agent + " asks for permission"
 	case "idle_prompt":
-		why = "Claude is waiting for your reply"
+		why = agent + " is waiting for your reply"
+	case "question":
+		why = agent + " asks you a question"
+	case "plan":
+		why = agent + " has a plan for you to review"
 	}
-	return note{workspace: id, kind: event.StateNeedsInput, title: name + " needs your input", body: why,
+	return note{workspace: w.ID, session: sessionOf(tab), kind: event.StateNeedsInput, title: name + " needs your input", body: why,
 		line: name + " needs your input"}
+}
+
+func failedNote(w engine.Info, tab *engine.SessionInfo, reason string) note {
+	name := noteName(w, tab)
+	body := agentOf(tab) + " stopped with an error"
+	if reason != "" {
+		body += ": " + strings.ReplaceAll(reason, "_", " ")
+	}
+	return note{workspace: w.ID, session: sessionOf(tab), kind: event.StateError, title: name + " failed", body: body,
+		line: name + " failed"}
+}
+
+// launchedByConductor reports whether Conductor runs this session itself
+// (and so answers its permission prompts): a tab it knows by id, or, where
+// the session is not known, a workspace read from Conductor's database.
+func launchedByConductor(w engine.Info, tab *engine.SessionInfo) bool {
+	if w.Source != discover.SourceConductorDB {
+		return false
+	}
+	return tab == nil || tab.ConductorID != ""
 }
 
 // worthNotifying applies the person's settings to a note.
@@ -95,7 +160,7 @@ func summary(ns []note) note {
 	}
 	needs := 0
 	for _, n := range ns {
-		if n.kind == event.StateNeedsInput {
+		if n.kind == event.StateNeedsInput || n.kind == event.StateError {
 			needs++
 		}
 	}
@@ -137,4 +202,39 @@ func duration(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
+}
+
+// notify shows a note if the settings want it, folding storms into one.
+func (m *Menu) notify(n note, turn time.Duration) {
+	if m.cfg.Notifier == nil {
+		return
+	}
+	viewing := m.cfg.Actions.Viewing != nil && m.cfg.Actions.Viewing(n.workspace)
+	if !worthNotifying(m.settings, n, m.paired[n.workspace], viewing, turn) {
+		return
+	}
+	show, now, at := m.coal.add(m.cfg.Now(), n)
+	if now {
+		m.show(show)
+		return
+	}
+	m.flush.Reset(max(at.Sub(m.cfg.Now()), 0))
+}
+
+// show sends a notification off the loop (a notification service can be
+// slow); a failure is logged once, not once per turn.
+func (m *Menu) show(n note) {
+	go func() {
+		err := m.cfg.Notifier.Notify(n.title, n.body)
+		m.done <- func() {
+			switch {
+			case err != nil && !m.failed:
+				m.failed = true
+				m.cfg.Log.Warn().Err(err).Msg("desktop notifications are not working; the bridge carries on without them")
+			case err == nil && m.failed:
+				m.failed = false
+				m.cfg.Log.Info().Msg("desktop notifications work again")
+			}
+		}
+	}()
 }

@@ -27,7 +27,7 @@ type Pairing interface {
 
 // Item is one menu line. A menu is a tree of Items built from state.
 type Item struct {
-	ID        string // what a click reports; "" for a line that does nothing
+	Click     Action // what a click reports; the zero Action for a line that does nothing
 	Title     string
 	Tooltip   string
 	Checkable bool
@@ -51,13 +51,13 @@ func (s IconState) String() string {
 	return [...]string{"idle", "working", "needs input", "error"}[s]
 }
 
-// Shell draws the menu and reports clicks by Item.ID.
+// Shell draws the menu and reports clicks by Item.Click.
 type Shell interface {
 	SetIcon(IconState)
 	SetTitle(string)
 	SetTooltip(string)
 	SetMenu([]Item)
-	Clicks() <-chan string
+	Clicks() <-chan Action
 }
 
 // Notifier shows a desktop notification.
@@ -78,9 +78,12 @@ type Actions struct {
 	OpenURL    func(url string) error
 	CopyText   func(text string) error
 	ViewerLink func(ctx context.Context, workspace string) (string, error) // a one-time viewer link (pairs the workspace)
-	Viewing    func(workspace string) bool                                 // a browser is showing this workspace's stream
-	LogDir     string
-	Quit       func()
+	// UsageLink is a one-time link that signs a browser in and lands on
+	// the bridge's usage page (/usage), where "Today's cost" leads.
+	UsageLink func(ctx context.Context) (string, error)
+	Viewing   func(workspace string) bool // a browser is showing this workspace's stream
+	LogDir    string
+	Quit      func()
 
 	// MissingHooks returns the directories, among the workspaces given,
 	// that should have the message hooks and do not (it reads settings

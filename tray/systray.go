@@ -15,7 +15,7 @@ import (
 
 // systrayShell draws the menu with fyne.io/systray.
 type systrayShell struct {
-	clicks chan string
+	clicks chan Action
 	mu     sync.Mutex
 	cancel context.CancelFunc // stops the click watchers of the menu on screen
 	icon   IconState
@@ -30,7 +30,7 @@ type liveItem struct {
 	children []*liveItem
 }
 
-func (s *systrayShell) Clicks() <-chan string { return s.clicks }
+func (s *systrayShell) Clicks() <-chan Action { return s.clicks }
 
 func (s *systrayShell) SetIcon(st IconState) {
 	s.mu.Lock()
@@ -148,10 +148,10 @@ func (s *systrayShell) add(ctx context.Context, parent *systray.MenuItem, it Ite
 	for _, c := range it.Children {
 		l.children = append(l.children, s.add(ctx, mi, c))
 	}
-	if it.ID != "" {
+	if it.Click != (Action{}) {
 		go onClick(ctx, mi, func() {
 			select {
-			case s.clicks <- it.ID:
+			case s.clicks <- it.Click:
 			case <-ctx.Done():
 			}
 		})
@@ -190,7 +190,7 @@ func onClick(ctx context.Context, item *systray.MenuItem, fn func()) {
 // receives the Shell once the icon exists. It must be called from the
 // main goroutine: macOS runs its UI on the main thread.
 func RunSystray(ctx context.Context, ready func(Shell)) (err error) {
-	shell := &systrayShell{clicks: make(chan string, 16)}
+	shell := &systrayShell{clicks: make(chan Action, 16)}
 	defer func() {
 		// fyne.io/systray v1.12.2 panics when it quits without the D-Bus
 		// connection it failed to make; Available is checked first, and
