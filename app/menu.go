@@ -120,6 +120,10 @@ func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, t
 				link, _, err := b.api.ViewerLink(c.Addr, ws)
 				return link, err
 			},
+			UsageLink: func(ctx context.Context) (string, error) {
+				link, _, err := b.api.ViewerLink(c.Addr, "")
+				return link + "?to=usage", err
+			},
 			Viewing: b.api.Viewing,
 			InstallExtension: func() (string, error) {
 				dir := filepath.Join(c.StateDir, "chrome-extension")

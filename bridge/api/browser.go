@@ -82,7 +82,10 @@ func (s *Server) openLink(w http.ResponseWriter, r *http.Request) {
 	}
 	cookie, _ := s.setSessionCookie(w)
 	to := "/"
-	if ws != "" {
+	switch {
+	case r.URL.Query().Get("to") == "usage":
+		to = "/usage" // the menu bar's "Today's cost"; a fixed page, never a URL from the query
+	case ws != "":
 		to += "?ws=" + url.QueryEscape(ws)
 	}
 	to += "#pk=" + s.Sessions.PageKey(cookie)
