@@ -1,12 +1,13 @@
 // panel.js is the Chrome side panel: it finds the bridge, follows the
-// workspace paired with Chrome, and sends Claude messages. It renders with
+// workspace paired with Chrome (every tab of it, or the one picked), and
+// sends its agents messages. It renders with
 // the built-in viewer's renderer (render.js, copied in when the extension
 // is built), and talks to the bridge the way bridge/api/SIDEPANEL.md says:
 // /health → POST /extension-token → POST /sse-session → EventSource on
 // /session/stream, which switches by itself when the pairing changes.
 
 import { createRenderer } from './render.js';
-import { createComposer, notice, setConn, showState } from './page.js';
+import { createComposer, createTabs, notice, setConn, showState } from './page.js';
 
 const DEFAULT_PORT = 34568;
 const TYPES = ['assistant', 'thinking', 'tool_use', 'tool_result', 'user', 'turn_complete',
@@ -23,7 +24,8 @@ const panel = {
   retry: 0, // failed attempts in a row, for the backoff
 };
 
-const renderer = createRenderer($('log'), { onState: showState });
+const renderer = createRenderer($('log'));
+const tabs = createTabs(renderer);
 
 const base = () => 'http://127.0.0.1:' + panel.port;
 
@@ -50,11 +52,17 @@ async function paired(id) {
   $('notice').hidden = true;
   $('composer').hidden = false;
   $('workspace').textContent = id;
+  await describe(id);
+}
+
+// describe fetches the workspace's name and its sessions (tabs).
+async function describe(id) {
   try {
     const w = await api('/api/workspaces/' + encodeURIComponent(id));
     if (panel.workspace === id) {
-      $('workspace').textContent = (w.repo ? w.repo + ' / ' : '') + w.name;
-      showState(w.status);
+      const name = w.display_name || w.name;
+      $('workspace').textContent = (w.repo && w.repo !== name ? w.repo + ' / ' : '') + name;
+      tabs.setSessions(w);
     }
   } catch {
     // The stream is what matters; the name can stay an id.
@@ -143,6 +151,7 @@ async function connect() {
       follow(e.workspace || '');
       return;
     }
+    tabs.saw(e);
     renderer.add(e);
     if (e.type === 'user' && e.message_id) composer.mark(e.message_id, 'confirmed');
   };
@@ -174,6 +183,7 @@ function follow(id) {
   if (id !== panel.workspace) {
     panel.workspace = id;
     renderer.reset();
+    tabs.reset();
     composer.clear();
   }
   if (id === '') unpaired();
@@ -182,11 +192,23 @@ function follow(id) {
 
 // --- messages ----------------------------------------------------------------
 
+// A message goes to the tab the box names: the picked one, else the
+// active one. A 409 says that tab cannot take messages (an agent with no
+// route yet): the box says so for it from then on.
 const composer = createComposer({
-  send: (text) => api('/workspace/' + encodeURIComponent(panel.workspace) + '/session/messages',
-    { method: 'POST', body: { message: text } }),
+  send: (text) => {
+    const to = tabs.target();
+    return api('/workspace/' + encodeURIComponent(panel.workspace) + '/session/messages',
+      { method: 'POST', body: { message: text, session_id: to || undefined } })
+      .catch((err) => { throw Object.assign(err, { session: to }); });
+  },
   list: async () => (await api('/workspace/' + encodeURIComponent(panel.workspace) + '/session/messages')).messages,
+  label: () => tabs.label(tabs.target()),
   onError: (err) => {
+    if (err.status === 409) {
+      tabs.block(err.session || '', err.message);
+      return true;
+    }
     if (err.status === 401) connect(); // the token was rotated: sign in again
     return false;
   },
@@ -201,6 +223,7 @@ $('port').addEventListener('change', () => {
   chrome.storage?.local.set({ port: p });
   panel.workspace = null;
   renderer.reset();
+  tabs.reset();
   connect();
 });
 
@@ -210,6 +233,8 @@ async function start() {
   panel.port = fromURL || stored || DEFAULT_PORT;
   $('port').value = panel.port;
   setInterval(() => (panel.workspace ? composer.poll() : Promise.resolve()).catch(() => {}), 1000);
+  // Tabs come and go, and change their titles and states.
+  setInterval(() => panel.workspace && describe(panel.workspace), 5000);
   connect();
 }
 

@@ -2,8 +2,10 @@
 // around the renderer: the header's state and connection, the notice that
 // replaces the log when there is nothing to show, and the message box. Both
 // pages load this file (the extension gets it copied in when it is built).
-// Their markup has the same ids: state, conn, conn-text, notice, composer,
-// message, send, sent.
+// Their markup has the same ids: state, conn, conn-text, notice, tab,
+// composer, target, message, send, sent.
+
+import { agentName } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -46,14 +48,170 @@ export function notice({ title = '', text, command = '' }) {
   n.hidden = false;
 }
 
+// urgency orders states: the workspace shows its most urgent session's.
+const urgency = { needs_input: 4, error: 3, working: 2, idle: 1 };
+
+/** tabLabel names a session: its title, else its agent and short id; then its agent. */
+export function tabLabel(s) {
+  const agent = agentName(s.agent);
+  const title = (s.title || '').trim() || (s.session_id || '').slice(0, 8);
+  return title + ' · ' + agent;
+}
+
+/**
+ * createTabs keeps a workspace's sessions (Conductor's chat tabs): it
+ * labels each event with its tab once there is more than one, runs the
+ * tab picker (#tab) that narrows the view, says in the message box
+ * (#target) which tab a message will reach, and shows the most urgent
+ * session's state in the header (or the picked tab's). Sessions come from
+ * GET /api/workspaces (sessions[]) and from the events themselves
+ * (session_id, agent), so a tab the list does not know yet still counts.
+ */
+export function createTabs(renderer) {
+  let listed = []; // the API's sessions, active first
+  const seen = new Map(); // session id → {session_id, agent} seen in the stream
+  const states = new Map(); // session id → {state, reason}
+  const blocked = new Map(); // session id → why messages cannot reach it
+  let picked = '';
+  let base = { state: '', reason: '' }; // the workspace's own, from the API
+
+  const all = () => {
+    const out = [...listed];
+    for (const s of seen.values()) if (!out.some((x) => x.session_id === s.session_id)) out.push(s);
+    return out;
+  };
+  const find = (id) => all().find((s) => s.session_id === id);
+  const many = () => all().length > 1;
+
+  function target() {
+    if (picked) return picked;
+    const list = all();
+    const active = list.find((s) => s.active) || list[0];
+    return active ? active.session_id : '';
+  }
+
+  function showTarget() {
+    const t = $('target');
+    const sid = target();
+    const s = find(sid);
+    const why = blocked.get(sid);
+    $('send').disabled = Boolean(why);
+    t.hidden = !many() && !why;
+    t.classList.toggle('blocked', Boolean(why));
+    t.dataset.session = sid;
+    if (why) {
+      t.textContent = 'Messages cannot reach ' + (s ? tabLabel(s) : 'this session') + ': ' + why;
+    } else {
+      t.textContent = s ? 'To: ' + tabLabel(s) + (picked ? '' : ' (active tab)') : '';
+    }
+    $('message').placeholder = 'Message ' + (s ? agentName(s.agent) : 'Claude') +
+      '… (Enter to send, Shift+Enter for a new line)';
+  }
+
+  function showHeaderState() {
+    if (picked) {
+      const st = states.get(picked) || {};
+      showState(st.state || (find(picked) || {}).status || '', st.reason);
+      return;
+    }
+    let best = base;
+    for (const st of states.values()) {
+      if ((urgency[st.state] || 0) > (urgency[best.state] || 0)) best = st;
+    }
+    showState(best.state, best.reason);
+  }
+
+  function draw() {
+    const sel = $('tab');
+    const list = all();
+    sel.hidden = list.length < 2;
+    const opts = [['', 'All tabs (' + list.length + ')']].concat(list.map((s) => [s.session_id, tabLabel(s) +
+      (s.status ? ' — ' + s.status.replace(/_/g, ' ') : '')]));
+    sel.replaceChildren(...opts.map(([v, text]) => {
+      const o = document.createElement('option');
+      o.value = v;
+      o.textContent = text;
+      return o;
+    }));
+    if (picked && !list.some((s) => s.session_id === picked)) picked = '';
+    sel.value = picked;
+    renderer.relabel((sid) => {
+      if (!many()) return '';
+      const s = find(sid);
+      return s ? tabLabel(s) : '';
+    });
+    renderer.narrow(picked);
+    showTarget();
+    showHeaderState();
+  }
+
+  $('tab').addEventListener('change', (ev) => {
+    picked = ev.target.value;
+    draw();
+  });
+
+  return {
+    /** setSessions takes the workspace from the API: its sessions and state. */
+    setSessions(w) {
+      listed = Array.isArray(w.sessions) ? w.sessions : [];
+      base = { state: w.status || '', reason: w.reason || '' };
+      for (const s of listed) {
+        if (s.status && !states.has(s.session_id)) states.set(s.session_id, { state: s.status, reason: s.reason });
+      }
+      draw();
+    },
+    /** saw hears every event: a new session, a session's state. */
+    saw(e) {
+      const sid = e.session_id;
+      if (!sid) {
+        if (e.type === 'status') {
+          base = { state: e.state, reason: e.reason };
+          showHeaderState();
+        }
+        return;
+      }
+      let changed = false;
+      if (!listed.some((s) => s.session_id === sid) && !seen.has(sid)) {
+        seen.set(sid, { session_id: sid, agent: e.agent || '' });
+        changed = true;
+      }
+      if (e.type === 'status') {
+        states.set(sid, { state: e.state, reason: e.reason });
+        showHeaderState();
+      }
+      if (changed) draw();
+    },
+    /** target is the session a message goes to: the picked tab, else the active one. */
+    target,
+    /** label names a session for the list of sent messages ("" with one tab). */
+    label: (sid) => (many() && find(sid) ? tabLabel(find(sid)) : ''),
+    /** block remembers that a session cannot take messages, and why. */
+    block(sid, why) {
+      blocked.set(sid, why);
+      showTarget();
+    },
+    /** reset forgets everything, for another workspace. */
+    reset() {
+      listed = [];
+      seen.clear();
+      states.clear();
+      blocked.clear();
+      picked = '';
+      base = { state: '', reason: '' };
+      draw();
+    },
+  };
+}
+
 /**
  * createComposer runs the message box: Enter sends (Shift+Enter is a new
- * line), each message is listed with its state until Claude has it.
+ * line), each message is listed with its state until the agent has it.
  * send(text) posts a message and resolves to the bridge's {id, status};
  * list() resolves to the workspace's messages; onError(err) hears what
- * went wrong (it returns true when it has dealt with it).
+ * went wrong (it returns true when it has dealt with it); label() names
+ * the tab a message went to ("" when there is one tab).
  */
-export function createComposer({ send, list, onError }) {
+export function createComposer({ send, list, onError, label = () => '' }) {
   const sent = new Map(); // message id → <li>
   const box = $('message');
 
@@ -77,7 +235,15 @@ export function createComposer({ send, list, onError }) {
       const st = document.createElement('span');
       st.className = 'state';
       st.textContent = res.status;
-      li.append(st, document.createTextNode(text));
+      li.append(st);
+      const to = label();
+      if (to) {
+        const t = document.createElement('span');
+        t.className = 'to';
+        t.textContent = '→ ' + to + ' ';
+        li.append(t);
+      }
+      li.append(document.createTextNode(text));
       $('sent').prepend(li);
       sent.set(res.id, li);
       box.value = '';
@@ -88,7 +254,8 @@ export function createComposer({ send, list, onError }) {
         setTimeout(() => box.setCustomValidity(''), 3000);
       }
     } finally {
-      $('send').disabled = false;
+      // Still off when the tab it went to cannot take messages (createTabs).
+      $('send').disabled = $('target').classList.contains('blocked');
     }
   });
 

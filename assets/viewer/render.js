@@ -4,6 +4,12 @@
 // turn's end. It is the one renderer: the built-in viewer and the Chrome
 // side panel both load this file.
 //
+// A workspace can run several agent sessions (Conductor's chat tabs; a
+// Claude and a Codex run side by side), interleaved in one stream. Every
+// node keeps its event's session in data-session; relabel() puts each
+// tab's name on its events (data-tab, drawn by the style sheet), and
+// narrow() shows one tab only.
+//
 // Everything that comes from a transcript is set with textContent, never
 // parsed as HTML: a tool's output can hold any markup at all.
 
@@ -31,7 +37,15 @@ const FAMILY = {
   Glob: 'glob', LS: 'glob',
   Task: 'task', Agent: 'task',
   WebFetch: 'web', WebSearch: 'web',
+  // Codex's tools, so a Codex tab looks like a Claude one.
+  shell: 'bash', exec_command: 'bash', local_shell: 'bash', write_stdin: 'bash',
+  apply_patch: 'edit', web_search: 'web', view_image: 'read',
 };
+
+/** agentName is how a page names an agent: Claude, Codex, … */
+export function agentName(agent) {
+  return { '': 'Claude', claude: 'Claude', anthropic: 'Claude', codex: 'Codex', cursor: 'Cursor', acp: 'ACP' }[agent || ''] || agent;
+}
 
 /** iconFor returns the icon family of a tool name. */
 export function iconFor(name) {
@@ -67,6 +81,24 @@ export function compact(n) {
   return (n / 1e6).toFixed(1) + 'M';
 }
 
+/**
+ * costText is a turn's cost: "$0.0123", or "$?" when the bridge has no
+ * price for its model (cost_known false, cost_usd null) — never a made-up
+ * $0 — or "≈$x" when only part of it is priced.
+ */
+export function costText(e) {
+  const known = e.cost_known !== false && e.cost_usd !== null;
+  if (known) return '$' + (e.cost_usd || 0).toFixed(4);
+  if (typeof e.cost_usd === 'number' && e.cost_usd > 0) return '≈$' + e.cost_usd.toFixed(4);
+  return '$?';
+}
+
+/** costTitle explains an unknown cost (the tooltip of the turn line). */
+export function costTitle(e) {
+  if (e.cost_known !== false && e.cost_usd !== null) return '';
+  return 'cost unknown: the bridge has no price for ' + (e.model || 'this model');
+}
+
 /** turnLine is the text of a turn's end: tokens, cost, duration, model. */
 export function turnLine(e) {
   const parts = [
@@ -75,26 +107,54 @@ export function turnLine(e) {
   ];
   const cache = (e.cache_read_input_tokens || 0) + (e.cache_creation_input_tokens || 0);
   if (cache) parts.push(compact(cache) + ' cache');
-  parts.push('$' + (e.cost_usd || 0).toFixed(4));
+  if (e.reasoning_output_tokens) parts.push(compact(e.reasoning_output_tokens) + ' reasoning');
+  let cost = costText(e);
+  if (e.subagent_cost_usd > 0) cost += ' (incl. $' + e.subagent_cost_usd.toFixed(2) + ' subagents)';
+  parts.push(cost);
   if (e.duration_ms) parts.push((e.duration_ms / 1000).toFixed(1) + 's');
   if (e.model) parts.push(e.model);
   return parts.join(' · ');
+}
+
+// systemLabel names a prompt the person did not type, by its opening tag.
+function systemLabel(text) {
+  const t = (text || '').trimStart();
+  if (t.startsWith('<system_instruction')) return 'Conductor instructions';
+  if (t.startsWith('<environment_context')) return 'environment context';
+  if (t.startsWith('<user_instructions')) return 'user instructions';
+  return 'system prompt';
 }
 
 /**
  * createRenderer returns a renderer that appends events to container.
  * add(event) returns false for an event already shown (same or older id),
  * so a stream replayed after a reconnect never shows anything twice.
- * onState, if given, hears every status change (working, idle, needs_input).
+ * onState, if given, hears every status change (working, idle,
+ * needs_input) as onState(state, reason, event).
  */
 export function createRenderer(container, { onState } = {}) {
   let last = 0;
   const tools = new Map(); // tool_use_id → badge element
+  let labelOf = () => ''; // session id → its tab's label ("" for none)
+  let only = ''; // the one session shown; "" shows every one
+
+  // dress labels a node with its tab and hides it when another tab is picked.
+  function dress(node) {
+    const sid = node.dataset.session;
+    if (sid === undefined) return;
+    const label = sid ? labelOf(sid) : '';
+    if (label) node.dataset.tab = label;
+    else delete node.dataset.tab;
+    node.hidden = Boolean(only && sid && sid !== only);
+  }
 
   function place(node, e) {
     node.dataset.id = String(e.id);
     node.dataset.type = e.type;
+    if (e.session_id) node.dataset.session = e.session_id;
+    if (e.agent) node.dataset.agent = e.agent;
     if (e.sidechain) node.classList.add('sidechain');
+    dress(node);
     const stick = container.scrollHeight - container.scrollTop - container.clientHeight < 40;
     container.appendChild(node);
     if (stick) container.scrollTop = container.scrollHeight;
@@ -106,6 +166,14 @@ export function createRenderer(container, { onState } = {}) {
       return el('div', 'bubble claude', cut(e.content, e.truncated));
     },
     user(e) {
+      if (e.system) {
+        // Conductor's <system_instruction>, Codex's <environment_context>:
+        // the agent read them, the person did not write them.
+        const d = el('details', 'system');
+        d.appendChild(el('summary', '', systemLabel(e.content)));
+        d.appendChild(el('div', 'text', cut(e.content, e.truncated)));
+        return d;
+      }
       const b = el('div', 'bubble you', cut(e.content, e.truncated));
       if (e.message_id) b.classList.add('injected');
       return b;
@@ -150,15 +218,22 @@ export function createRenderer(container, { onState } = {}) {
       return d;
     },
     turn_complete(e) {
-      return el('div', 'turn', '✓ ' + turnLine(e));
+      const d = el('div', 'turn', '✓ ' + turnLine(e));
+      const why = costTitle(e);
+      if (why) {
+        d.title = why;
+        d.classList.add('unknown-cost');
+      }
+      return d;
     },
     status(e) {
-      if (onState) onState(e.state, e.reason);
+      if (onState) onState(e.state, e.reason, e);
       if (e.state !== 'needs_input') return null;
-      return el('div', 'needs-input', 'Claude needs your input' + (e.reason ? ' (' + e.reason.replace(/_/g, ' ') + ')' : ''));
+      return el('div', 'needs-input', agentName(e.agent) + ' needs your input' + (e.reason ? ' (' + e.reason.replace(/_/g, ' ') + ')' : ''));
     },
     session(e) {
       if (e.reason === 'follow') return null; // a follow stream's switch: the page shows it
+      if (e.reason === 'end') return el('div', 'divider', 'session ended');
       return el('div', 'divider', 'new session');
     },
     pairing(e) {
@@ -187,7 +262,18 @@ export function createRenderer(container, { onState } = {}) {
     reset() {
       last = 0;
       tools.clear();
+      only = '';
       container.replaceChildren();
+    },
+    /** relabel names every event by its tab: fn(session id) → label or "". */
+    relabel(fn) {
+      labelOf = fn;
+      for (const n of container.children) dress(n);
+    },
+    /** narrow shows one session's events only ("" shows every session's). */
+    narrow(sessionId) {
+      only = sessionId || '';
+      for (const n of container.children) dress(n);
     },
   };
 }

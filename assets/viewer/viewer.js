@@ -1,5 +1,6 @@
 // viewer.js is the built-in session viewer: pick a paired workspace, watch
-// its live stream, send Claude a message.
+// its live stream (every tab of it, or one: the tab picker), send its agent
+// a message.
 //
 // It signs in with the session cookie that a one-time link set (the page
 // never sees a token). The same link hands it a page key in the URL
@@ -8,7 +9,7 @@
 // event shown, and the renderer drops anything it has already drawn.
 
 import { createRenderer } from './render.js';
-import { createComposer, notice, setConn, showState } from './page.js';
+import { createComposer, createTabs, notice, setConn, showState } from './page.js';
 
 const $ = (id) => document.getElementById(id);
 const TYPES = ['assistant', 'thinking', 'tool_use', 'tool_result', 'user', 'turn_complete',
@@ -34,7 +35,8 @@ const view = {
   retry: 0, // consecutive failed connects
 };
 
-const renderer = createRenderer($('log'), { onState: showState });
+const renderer = createRenderer($('log'));
+const tabs = createTabs(renderer);
 
 class SignedOut extends Error {}
 
@@ -48,7 +50,7 @@ async function api(path, { method = 'GET', body } = {}) {
   });
   if (resp.status === 401) throw new SignedOut();
   const data = await resp.json().catch(() => ({}));
-  if (!resp.ok) throw new Error(data.error || resp.statusText);
+  if (!resp.ok) throw Object.assign(new Error(data.error || resp.statusText), { status: resp.status });
   return data;
 }
 
@@ -77,7 +79,8 @@ async function refreshList() {
   sel.replaceChildren(...workspaces.map((w) => {
     const o = document.createElement('option');
     o.value = w.id;
-    o.textContent = (w.repo ? w.repo + ' / ' : '') + w.name + (w.branch ? ' · ' + w.branch : '');
+    const name = w.display_name || w.name;
+    o.textContent = (w.repo && w.repo !== name ? w.repo + ' / ' : '') + name + (w.branch && w.branch !== name ? ' · ' + w.branch : '');
     return o;
   }));
   if (workspaces.length === 0) {
@@ -98,7 +101,7 @@ async function refreshList() {
   if (pick.id !== view.current) {
     select(pick.id);
   }
-  if (view.current === pick.id && !view.source) showState(pick.status);
+  tabs.setSessions(pick);
 }
 
 function select(id) {
@@ -106,8 +109,9 @@ function select(id) {
   view.current = id;
   composer.clear();
   renderer.reset();
+  tabs.reset();
   const w = view.workspaces.find((x) => x.id === id);
-  showState(w ? w.status : '');
+  if (w) tabs.setSessions(w);
   history.replaceState(null, '', '/?ws=' + encodeURIComponent(id));
   connect();
 }
@@ -137,6 +141,7 @@ function connect() {
     } catch {
       return;
     }
+    tabs.saw(e);
     renderer.add(e);
     if (e.type === 'user' && e.message_id) composer.mark(e.message_id, 'confirmed');
     if (e.type === 'pairing' && !e.paired) setTimeout(() => refreshList().catch(onFailure), 100);
@@ -179,12 +184,23 @@ function onFailure(err) {
   }
 }
 
-// The composer sends to the workspace shown, with the page key.
+// The composer sends to the workspace shown, with the page key, and to the
+// tab the message box names (the picked one, else the active one). A 409
+// says that tab cannot take messages: the box says so from then on.
 const composer = createComposer({
-  send: (text) => api('/workspace/' + encodeURIComponent(view.current) + '/session/messages',
-    { method: 'POST', body: { message: text } }),
+  send: (text) => {
+    const to = tabs.target();
+    return api('/workspace/' + encodeURIComponent(view.current) + '/session/messages',
+      { method: 'POST', body: { message: text, session_id: to || undefined } })
+      .catch((err) => { throw Object.assign(err, { session: to }); });
+  },
   list: async () => (await api('/workspace/' + encodeURIComponent(view.current) + '/session/messages')).messages,
+  label: () => tabs.label(tabs.target()),
   onError: (err) => {
+    if (err.status === 409) {
+      tabs.block(err.session || '', err.message);
+      return true;
+    }
     if (!(err instanceof SignedOut)) return false;
     onFailure(err);
     return true;
