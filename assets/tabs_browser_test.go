@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"os"
+	"path/filepath"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -237,6 +239,12 @@ func checkTabs(t *testing.T, ctx context.Context, f *fakeBridge) {
 	// The header shows the most urgent session: the Codex tab's question.
 	if s := browsertest.Eval[string](t, ctx, `document.querySelector('#state').textContent`); s != "needs input" {
 		t.Errorf("state pill %q", s)
+	}
+
+	if png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
+		path := filepath.Join(t.ArtifactDir(), "tabs.png")
+		os.WriteFile(path, png, 0o644)
+		t.Logf("screenshot: %s", path)
 	}
 
 	// The message box says where a message goes: the active tab by default.

@@ -147,8 +147,17 @@ type opened struct {
 	urls []string
 }
 
-func (o *opened) open(u string) error { o.mu.Lock(); defer o.mu.Unlock(); o.urls = append(o.urls, u); return nil }
-func (o *opened) all() []string       { o.mu.Lock(); defer o.mu.Unlock(); return append([]string(nil), o.urls...) }
+func (o *opened) open(u string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.urls = append(o.urls, u)
+	return nil
+}
+func (o *opened) all() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]string(nil), o.urls...)
+}
 
 // newTabRig is a rig whose actions record what they open.
 func newTabRig(t *testing.T, list ...engine.Info) (*rig, *opened) {
