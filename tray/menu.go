@@ -3,7 +3,6 @@ package tray
 import (
 	"context"
 	"reflect"
-	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -276,41 +275,4 @@ func (m *Menu) async(work func() func()) {
 			m.done <- then
 		}
 	}()
-}
-
-// saveSettings hands a copy of the settings to the saver. A copy still
-// waiting is replaced: the file ends with the newest settings, whatever
-// order the clicks came in.
-func (m *Menu) saveSettings() {
-	s := m.settings
-	s.Muted = slices.Clone(s.Muted)
-	select {
-	case <-m.save:
-	default:
-	}
-	m.save <- s
-}
-
-// saver writes settings off the loop, one at a time, in order. At the end
-// it still writes a change that was waiting: a click just before Quit
-// counts.
-func (m *Menu) saver(ctx context.Context) {
-	save := func(s Settings) {
-		if err := s.Save(); err != nil {
-			m.cfg.Log.Warn().Err(err).Msg("tray settings not saved")
-		}
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			select {
-			case s := <-m.save:
-				save(s)
-			default:
-			}
-			return
-		case s := <-m.save:
-			save(s)
-		}
-	}
 }

@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,5 +83,42 @@ func (s *Settings) ToggleMute(id string) {
 		s.Muted = slices.Delete(s.Muted, i, i+1)
 	} else {
 		s.Muted = append(s.Muted, id)
+	}
+}
+
+// saveSettings hands a copy of the settings to the saver. A copy still
+// waiting is replaced: the file ends with the newest settings, whatever
+// order the clicks came in.
+func (m *Menu) saveSettings() {
+	s := m.settings
+	s.Muted = slices.Clone(s.Muted)
+	select {
+	case <-m.save:
+	default:
+	}
+	m.save <- s
+}
+
+// saver writes settings off the loop, one at a time, in order. At the end
+// it still writes a change that was waiting: a click just before Quit
+// counts.
+func (m *Menu) saver(ctx context.Context) {
+	save := func(s Settings) {
+		if err := s.Save(); err != nil {
+			m.cfg.Log.Warn().Err(err).Msg("tray settings not saved")
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			select {
+			case s := <-m.save:
+				save(s)
+			default:
+			}
+			return
+		case s := <-m.save:
+			save(s)
+		}
 	}
 }
