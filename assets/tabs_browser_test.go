@@ -126,7 +126,14 @@ func (f *fakeBridge) handler(t *testing.T) http.Handler {
 		sse(w, r, evs)
 	})
 	mux.HandleFunc("GET /workspace/{id}/session/messages", func(w http.ResponseWriter, r *http.Request) {
-		js(w, 200, map[string]any{"messages": []any{}})
+		// Every message accepted so far has been handed to its agent.
+		var list []map[string]any
+		for i, m := range f.posted() {
+			if m["session_id"] != codexTab {
+				list = append(list, map[string]any{"id": fmt.Sprintf("m-%d", i+1), "message": m["message"], "status": "delivered", "session_id": m["session_id"]})
+			}
+		}
+		js(w, 200, map[string]any{"messages": list})
 	})
 	mux.HandleFunc("POST /workspace/{id}/session/messages", func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
@@ -253,7 +260,9 @@ func checkTabs(t *testing.T, ctx context.Context, f *fakeBridge) {
 	}
 	send(t, ctx, "also check the mobile view")
 	poll(t, ctx, "the sent message", `document.querySelector('#sent li') !== null`)
-	if li := browsertest.Eval[string](t, ctx, `document.querySelector('#sent li').textContent`); li != "queued→ Fix login · Claude also check the mobile view" {
+	// Its state follows the bridge's list (GET …/messages, field status).
+	poll(t, ctx, "the message delivered", `document.querySelector('#sent li').className === 'delivered'`)
+	if li := browsertest.Eval[string](t, ctx, `document.querySelector('#sent li').textContent`); li != "delivered→ Fix login · Claude also check the mobile view" {
 		t.Errorf("sent: %q", li)
 	}
 

@@ -278,7 +278,8 @@ export function createComposer({ send, list, onError, label = () => '' }) {
     async poll() {
       const pending = [...sent.values()].some((li) => li.className === 'queued' || li.className === 'delivered');
       if (!pending) return;
-      for (const m of await list()) mark(m.id, m.state);
+      // The wire names a message's state `status` (inject.Message).
+      for (const m of await list()) mark(m.id, m.status || m.state);
     },
   };
 }
