@@ -26,7 +26,7 @@ type note struct {
 func noteName(w engine.Info, tab *engine.SessionInfo) string {
 	name := displayName(w)
 	if tab != nil && len(w.Sessions) > 1 {
-		name += " · " + tabTitle(*tab)
+		name += " · " + tabName(*tab)
 	}
 	return name
 }

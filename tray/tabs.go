@@ -38,11 +38,25 @@ func agentName(agent string) string {
 	return agent
 }
 
-// tabTitle is a tab's title, else its agent and the start of its id.
+// tabTitle is a tab's title, else the start of its id (a tab line adds
+// the agent: "0b0b0b0b · Claude", as the viewer labels it).
 func tabTitle(s engine.SessionInfo) string {
 	if t := strings.TrimSpace(s.Title); t != "" {
 		return t
 	}
+	return shortID(s)
+}
+
+// tabName names a tab on its own, in a notification: its title, else its
+// agent and the start of its id ("Codex 019a4f2e").
+func tabName(s engine.SessionInfo) string {
+	if t := strings.TrimSpace(s.Title); t != "" {
+		return t
+	}
+	return strings.TrimSpace(agentName(s.Agent) + " " + shortID(s))
+}
+
+func shortID(s engine.SessionInfo) string {
 	id := s.SessionID
 	if id == "" {
 		id = s.ConductorID
@@ -50,7 +64,7 @@ func tabTitle(s engine.SessionInfo) string {
 	if len(id) > 8 {
 		id = id[:8]
 	}
-	return strings.TrimSpace(agentName(s.Agent) + " " + id)
+	return id
 }
 
 // findSession returns the workspace's session with that agent session id.

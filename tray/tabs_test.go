@@ -61,7 +61,7 @@ func TestWorkspaceWithTabsShowsALinePerLiveTab(t *testing.T) {
 	}
 	want := []string{
 		"● Fix login · Claude — working 3m · $0.50 today",
-		"○ Codex 019a-cod · Codex — idle 2m · $0.25 today",
+		"○ 019a-cod · Codex — idle 2m · $0.25 today",
 	}
 	if strings.Join(tabs, "\n") != strings.Join(want, "\n") {
 		t.Errorf("tab lines:\n got %q\nwant %q", tabs, want)
@@ -99,7 +99,7 @@ func TestStatusFollowsTheMostUrgentSession(t *testing.T) {
 	if _, ok := find(items, "⚠ shop / Login revamp · me/tokyo — needs input (question) 3m · 2 tabs"); !ok {
 		t.Errorf("workspace line:\n%s", strings.Join(titles(items, ""), "\n"))
 	}
-	if _, ok := find(items, "⚠ Codex 019a-cod · Codex — needs input (question)"); !ok {
+	if _, ok := find(items, "⚠ 019a-cod · Codex — needs input (question)"); !ok {
 		t.Errorf("tab line:\n%s", strings.Join(titles(items, ""), "\n"))
 	}
 }
@@ -224,7 +224,7 @@ func TestBackgroundTabFinishingNotifiesNamingTheTab(t *testing.T) {
 	}
 	// Its cost is on its own line, and in the workspace's.
 	r.eventually(t, "the tab's cost", func() bool {
-		_, tabLine := find(r.shell.last(), "○ Codex 019a-cod · Codex — idle")
+		_, tabLine := find(r.shell.last(), "○ 019a-cod · Codex — idle")
 		ws, wsLine := find(r.shell.last(), "● shop / Login revamp")
 		return tabLine && wsLine && strings.HasSuffix(ws.Title, "$0.25 today") && strings.HasSuffix(ws.Children[1].Title, "$0.25 today")
 	})
