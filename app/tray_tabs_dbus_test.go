@@ -1,0 +1,59 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"conductorbridge/tray/dbustest"
+)
+
+// TestTabNotifiesOnRealDBus: the real bridge follows two sessions of one
+// workspace (two `claude` runs in one project); one tab's finished turn
+// produces exactly one notification over a private D-Bus, named by
+// workspace and tab, and the menu lists both tabs.
+func TestTabNotifiesOnRealDBus(t *testing.T) {
+	bus := dbustest.Start(t)
+	watcher := bus.Watcher(t)
+	notes := bus.Notifications(t)
+	home := t.TempDir()
+	tokyo := newTranscript(t, home, "tokyo")
+	const second = "0b0b0b0b-2222-4222-8222-000000000002"
+	tab := secondTab(tokyo, second)
+	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	p.waitFor(func(w apiWorkspace) bool { return w.Directory == tokyo.cwd && w.LastEventID > 0 })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	item, err := watcher.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("no tray icon: %v\n%s", err, p.log)
+	}
+	conn := bus.Conn(t)
+	// Both tabs have a line under the workspace.
+	if _, err := dbustest.WaitMenu(ctx, conn, item, func(root dbustest.MenuItem) bool {
+		labels := strings.Join(root.Labels(), "\n")
+		return strings.Contains(labels, "2 tabs") && strings.Contains(labels, "0a0a0a0a · Claude") && strings.Contains(labels, "0b0b0b0b · Claude")
+	}); err != nil {
+		root, _ := dbustest.ReadMenu(conn, item)
+		t.Fatalf("the menu never listed both tabs: %v\n%s", err, strings.Join(root.Labels(), "\n"))
+	}
+
+	// The second tab finishes a turn long enough to be worth a note.
+	tab.turn("check the login page", "The login page works; the e2e run needs a browser.")
+	n, err := notes.Wait(ctx, func(n dbustest.Notification) bool { return strings.Contains(n.Summary, "finished") })
+	if err != nil {
+		t.Fatalf("no notification: %v (got %+v)\n%s", err, notes.All(), p.log)
+	}
+	if n.Summary != "tokyo · Claude 0b0b0b0b finished" || !strings.Contains(n.Body, "The login page works") {
+		t.Errorf("notification: %+v", n)
+	}
+	// Nothing more comes for it (a coalescing window and then some).
+	time.Sleep(3500 * time.Millisecond)
+	if all := notes.All(); len(all) != 1 {
+		t.Errorf("%d notifications for one turn: %+v", len(all), all)
+	}
+}
