@@ -74,6 +74,7 @@ export function createTabs(renderer) {
   const blocked = new Map(); // session id → why messages cannot reach it
   let picked = '';
   let base = { state: '', reason: '' }; // the workspace's own, from the API
+  let drawn = ''; // the picker's options as last drawn
 
   const all = () => {
     const out = [...listed];
@@ -127,12 +128,17 @@ export function createTabs(renderer) {
     sel.hidden = list.length < 2;
     const opts = [['', 'All tabs (' + list.length + ')']].concat(list.map((s) => [s.session_id, tabLabel(s) +
       (s.status ? ' — ' + s.status.replace(/_/g, ' ') : '')]));
-    sel.replaceChildren(...opts.map(([v, text]) => {
-      const o = document.createElement('option');
-      o.value = v;
-      o.textContent = text;
-      return o;
-    }));
+    const key = JSON.stringify(opts);
+    if (key !== drawn) {
+      // Only when something changed: a list being looked at stays open.
+      drawn = key;
+      sel.replaceChildren(...opts.map(([v, text]) => {
+        const o = document.createElement('option');
+        o.value = v;
+        o.textContent = text;
+        return o;
+      }));
+    }
     if (picked && !list.some((s) => s.session_id === picked)) picked = '';
     sel.value = picked;
     renderer.relabel((sid) => {
