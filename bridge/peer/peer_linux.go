@@ -7,9 +7,18 @@ import (
 	"os"
 )
 
-// lookup reads both tables: a client may reach 127.0.0.1 from an IPv6
-// socket (as ::ffff:127.0.0.1), which the kernel lists in tcp6.
+// lookup asks the kernel for the one socket (sock_diag); failing that
+// (no netlink here, or a client on an IPv6 socket that sock_diag's IPv4
+// lookup does not see), it reads both tables of /proc/net: a client may
+// reach 127.0.0.1 from an IPv6 socket (as ::ffff:127.0.0.1), listed in tcp6.
 func lookup(local, remote netip.AddrPort) (int, error) {
+	if uid, err := diagUID(local, remote); err == nil {
+		return uid, nil
+	}
+	return procLookup(local, remote)
+}
+
+func procLookup(local, remote netip.AddrPort) (int, error) {
 	var errs []error
 	for _, name := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		f, err := os.Open(name)
