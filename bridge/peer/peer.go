@@ -8,7 +8,9 @@
 // dial), so the uid comes from the kernel's socket table: the row whose
 // local end is our connection's remote end, and whose remote end is our
 // local end, is the client's socket, and the table says who opened it.
-//   - Linux: /proc/net/tcp and /proc/net/tcp6 (the uid column).
+//   - Linux: NETLINK_SOCK_DIAG, asked for that one socket by its ends
+//     (what ss does); else /proc/net/tcp and /proc/net/tcp6 (the uid
+//     column), which list every socket.
 //   - macOS: sysctl net.inet.tcp.pcblist_n (xsocket_n.so_uid), read with
 //     golang.org/x/sys/unix, no cgo.
 //   - Elsewhere the uid is unknown, and callers must fail closed.
