@@ -70,7 +70,7 @@ type env struct {
 
 const extOrigin = "chrome-extension://good"
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	dir := t.TempDir()
 	hub := stream.NewHub("", 0)
