@@ -154,11 +154,15 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 // serverLimits are the API server's timeouts and connection cap, the cap
-// sized from the descriptor limit as it is now. A hook call may wait for a
-// message for as long as the agent is idle: it has no write deadline.
+// sized from the descriptor limit as it is now (raise it first). A hook
+// call may wait for a message for as long as the agent is idle, and
+// creating a worktree runs git on a repository of any size: neither has a
+// write deadline.
 func serverLimits() httplimit.Limits {
 	l := httplimit.Defaults(httplimit.MaxConns())
-	l.Long = func(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/hook/") }
+	l.Long = func(r *http.Request) bool {
+		return strings.HasPrefix(r.URL.Path, "/hook/") || (r.Method == http.MethodPost && r.URL.Path == "/api/workspaces")
+	}
 	return l
 }
 

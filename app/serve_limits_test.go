@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -17,12 +18,14 @@ func TestServerLimits(t *testing.T) {
 	if srv.ReadTimeout != l.Read || srv.IdleTimeout != l.Idle || srv.WriteTimeout != l.Write || srv.ReadHeaderTimeout != l.ReadHeader {
 		t.Errorf("server: %+v", srv)
 	}
-	for path, long := range map[string]bool{
-		"/hook/rewake": true, "/hook/stop": true,
-		"/workspace/w/session/stream": false, "/api/workspaces": false,
+	for req, long := range map[string]bool{
+		"POST /hook/rewake": true, "POST /hook/stop": true, "POST /api/workspaces": true,
+		"GET /workspace/w/session/stream": false, "GET /api/workspaces": false,
+		"POST /workspace/w/session/messages": false,
 	} {
-		if got := l.Long(httptest.NewRequest("POST", path, nil)); got != long {
-			t.Errorf("Long(%s) = %v", path, got)
+		method, path, _ := strings.Cut(req, " ")
+		if got := l.Long(httptest.NewRequest(method, path, nil)); got != long {
+			t.Errorf("Long(%s) = %v", req, got)
 		}
 	}
 }
