@@ -150,7 +150,7 @@ func benchLatency(ctx context.Context, w io.Writer, home string, nws, nsubs, nli
 		return err
 	}
 	b.api.Port = ln.Addr().(*net.TCPAddr).Port
-	srv := &http.Server{Handler: b.api.Handler()}
+	srv := &http.Server{Handler: b.api.Handler(), ConnContext: b.api.ConnContext}
 	go srv.Serve(ln)
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()

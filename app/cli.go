@@ -33,6 +33,7 @@ func workspaces(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := c.resolve(); err != nil {
 		return err
 	}
+	c.useRunning(fs)
 	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
 	if err != nil {
 		fmt.Fprintf(stderr, "no bridge at %s (%v); scanning directly\n", c.Addr, err)
@@ -109,6 +110,7 @@ func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := c.resolve(); err != nil {
 		return err
 	}
+	c.useRunning(fs)
 	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
 	if err != nil {
 		return fmt.Errorf("is the bridge running? %w", err)

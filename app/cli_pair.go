@@ -99,7 +99,7 @@ func openViewer(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *printOnly {
 		return nil
 	}
-	if err := openBrowser(res.URL); err != nil {
+	if err := openURL(c.StateDir, res.URL); err != nil {
 		fmt.Fprintf(stderr, "could not open a browser (%v); open the link above yourself\n", err)
 	}
 	return nil

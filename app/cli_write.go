@@ -71,7 +71,11 @@ func clientFlags(name string, args []string, stderr io.Writer, extra func(*flag.
 	if err := fs.Parse(reorder(fs, args)); err != nil {
 		return c, fs, err
 	}
-	return c, fs, c.resolve()
+	if err := c.resolve(); err != nil {
+		return c, fs, err
+	}
+	c.useRunning(fs)
+	return c, fs, nil
 }
 
 // send queues a message for a workspace's agent, and with --wait follows it

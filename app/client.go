@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -87,4 +88,18 @@ func streamURL(base, id string, after int64) string {
 		u += fmt.Sprintf("?after=%d", after)
 	}
 	return u
+}
+
+// useRunning points c at the bridge that runs on c's state dir, as its
+// bridge.json says, unless --addr was given: a bridge started on another
+// port is found by every client command, as hooks and doctor find it.
+func (c *config) useRunning(fs *flag.FlagSet) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "addr" })
+	if given {
+		return
+	}
+	if ri, err := readRunFile(c.StateDir); err == nil && ri.Addr != "" && checkLoopback(ri.Addr) == nil {
+		c.Addr = ri.Addr
+	}
 }

@@ -1,28 +1,95 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"html"
+	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
+
+	"conductorbridge/bridge/auth"
 )
 
-// openBrowser hands a URL (or a folder) to the desktop.
-func openBrowser(url string) error {
+// openBrowser hands a URL (or a folder) to the desktop. Its argument is in
+// the opener's argv, which every user of the machine can read (ps): never
+// pass it a secret, use openURL.
+func openBrowser(target string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
-		cmd = exec.Command("open", url)
+		cmd = exec.Command("open", target)
 	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", target)
 	default:
-		cmd = exec.Command("xdg-open", url)
+		cmd = exec.Command("xdg-open", target)
 	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	go cmd.Wait() // reap it
 	return nil
+}
+
+// openURL opens u in the browser. A one-time viewer link is a credential
+// (whoever opens it first is signed in), so it never goes into argv: the
+// browser is handed a file of the state dir's, readable by this user
+// only, that sends it on to the link.
+func openURL(stateDir, u string) error {
+	if !isViewerLink(u) {
+		return openBrowser(u)
+	}
+	page, err := writeRedirect(filepath.Join(stateDir, openDir), u, time.Now())
+	if err != nil {
+		return fmt.Errorf("open viewer link: %w", err)
+	}
+	return openBrowser((&url.URL{Scheme: "file", Path: page}).String())
+}
+
+// openDir holds the redirect pages openURL writes, under the state dir.
+const openDir = "links"
+
+// isViewerLink reports whether u is one of the bridge's one-time links.
+func isViewerLink(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && p.Scheme == "http" && strings.HasPrefix(p.Path, "/open/")
+}
+
+// writeRedirect writes a 0600 page that forwards the browser to link, and
+// removes the pages of links that have expired since.
+func writeRedirect(dir, link string, now time.Time) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if old, err := os.ReadDir(dir); err == nil {
+		for _, e := range old {
+			if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > auth.LinkTTL {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	page := filepath.Join(dir, "viewer-"+hex.EncodeToString(b[:])+".html")
+	q := html.EscapeString(link)
+	body := `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">` +
+		`<meta http-equiv="refresh" content="0;url=` + q + `"><title>Conductor Bridge</title>` +
+		`<p>Opening the session viewer… <a href="` + q + `">continue</a></p>` + "\n"
+	f, err := os.OpenFile(page, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.WriteString(body); err != nil {
+		f.Close()
+		return "", err
+	}
+	return page, f.Close()
 }
 
 // copyText puts text on the clipboard with the desktop's own tool.

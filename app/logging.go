@@ -29,12 +29,20 @@ func newLogger(dir, level string, stderr io.Writer) (zerolog.Logger, io.Closer, 
 	}
 	var w io.Writer = file
 	if isTerminal(stderr) {
-		w = zerolog.MultiLevelWriter(file, zerolog.ConsoleWriter{Out: stderr, TimeFormat: "15:04:05"})
+		// No colours: stderr shows control characters visibly (visible.go).
+		w = zerolog.MultiLevelWriter(file, zerolog.ConsoleWriter{Out: stderr, TimeFormat: "15:04:05", NoColor: true})
 	}
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), file, nil
 }
 
 func isTerminal(w io.Writer) bool {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -35,16 +35,27 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(os.Stderr, "conductor-bridge:", err)
+		fmt.Fprintln(newVisible(os.Stderr), "conductor-bridge:", err)
 		os.Exit(1)
 	}
 }
 
 // run dispatches a command line; main's only job is signals and exit codes.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Whatever a command prints shows control characters visibly (visible.go):
+// part of it comes from transcripts, which must not drive the terminal.
+func run(ctx context.Context, args []string, rawStdout, rawStderr io.Writer) error {
+	stdout, stderr := newVisible(rawStdout), newVisible(rawStderr)
+	defer stdout.Flush()
+	defer stderr.Flush()
 	cmd := "serve"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
+	}
+	if len(args) > 0 && cmd == "serve" {
+		switch args[0] { // the usual ways to ask what the commands are
+		case "-h", "-help", "--help", "-version", "--version":
+			cmd, args = args[0], args[1:]
+		}
 	}
 	switch cmd {
 	case "serve":
@@ -77,10 +88,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return demoCmd(ctx, args, stdout, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
-	case "version", "--version":
+	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "conductor-bridge", version())
 		return nil
-	case "help", "-h", "--help":
+	case "help", "-h", "-help", "--help":
 		usage(stdout)
 		return nil
 	default:

@@ -114,7 +114,7 @@ func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, t
 		Engine: b.engine, Pairing: b.pairing, Settings: settings, Log: log,
 		LoginItem: newLoginItem(c, log),
 		Actions: tray.Actions{
-			OpenURL:  openBrowser,
+			OpenURL:  func(u string) error { return openURL(c.StateDir, u) }, // no link in argv
 			CopyText: copyText,
 			ViewerLink: func(ctx context.Context, ws string) (string, error) {
 				link, _, err := b.api.ViewerLink(c.Addr, ws)

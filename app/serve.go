@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/hooks"
+	"conductorbridge/bridge/httplimit"
 	"conductorbridge/bridge/inject"
 	"conductorbridge/bridge/pairing"
 	"conductorbridge/bridge/registrar"
@@ -115,11 +117,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		go installHooksAsFound(ctx, b.engine, spec, log)
 	}
 
-	srv := &http.Server{
-		Handler:           b.api.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
+	limits := serverLimits()
+	srv := limits.Server(b.api.Handler())
+	srv.BaseContext = func(net.Listener) context.Context { return ctx }
+	srv.ConnContext = b.api.ConnContext // who is at the other end, once per connection
 	b.api.Port = ln.Addr().(*net.TCPAddr).Port
 	if err := writeRunFile(c.StateDir, ln.Addr().String()); err != nil {
 		log.Warn().Err(err).Msg("cannot record where the bridge listens; hooks fall back to the default address")
@@ -127,7 +128,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	defer os.Remove(filepath.Join(c.StateDir, runFile))
 	var serveErr error
 	go func() {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(httplimit.Listen(ln, limits.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
 			serveErr = fmt.Errorf("serve: %w", err)
 			quit()
 		}
@@ -137,7 +138,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if why == nil {
 		mode = "menu bar"
 	}
-	log.Info().Str("addr", ln.Addr().String()).Str("version", version()).Str("mode", mode).
+	log.Info().Str("addr", ln.Addr().String()).Int("max_conns", limits.MaxConns).Str("version", version()).Str("mode", mode).
 		Str("projects", c.ClaudeProjects).Str("state", c.StateDir).Msg("Conductor Bridge listening")
 	fmt.Fprintf(stderr, "Conductor Bridge %s listening on http://%s (%s)\n", version(), ln.Addr(), mode)
 
@@ -150,6 +151,19 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	_ = srv.Shutdown(shut)
 	log.Info().Msg("Conductor Bridge stopped")
 	return serveErr
+}
+
+// serverLimits are the API server's timeouts and connection cap, the cap
+// sized from the descriptor limit as it is now (raise it first). A hook
+// call may wait for a message for as long as the agent is idle, and
+// creating a worktree runs git on a repository of any size: neither has a
+// write deadline.
+func serverLimits() httplimit.Limits {
+	l := httplimit.Defaults(httplimit.MaxConns())
+	l.Long = func(r *http.Request) bool {
+		return strings.HasPrefix(r.URL.Path, "/hook/") || (r.Method == http.MethodPost && r.URL.Path == "/api/workspaces")
+	}
+	return l
 }
 
 // bridge is the running engine and the API in front of it.

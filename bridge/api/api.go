@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"net"
 	"net/http"
 	"time"
 
@@ -43,6 +44,8 @@ type Server struct {
 	Done context.Context
 	// SSE tunes the streams (heartbeat, write timeout).
 	SSE stream.SSE
+	// PeerUID finds the uid at a connection's other end (nil: peer.UID).
+	PeerUID func(local, remote net.Addr) (uid int, err error)
 
 	Token      *auth.Secret  // Bearer token for every read and state change
 	HookSecret *auth.Secret  // what hook calls present instead

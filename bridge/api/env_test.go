@@ -65,11 +65,12 @@ type env struct {
 	topics  map[string]*stream.Topic
 	port    string
 	logs    *strings.Builder
+	dir     string // where the token, hook secret, queue and pairing live
 }
 
 const extOrigin = "chrome-extension://good"
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	dir := t.TempDir()
 	hub := stream.NewHub("", 0)
@@ -102,11 +103,13 @@ func newEnv(t *testing.T) *env {
 		Log: zerolog.New(logs),
 	}
 	pr.Announce = s.AnnouncePairing
-	ts := httptest.NewServer(s.Handler())
+	ts := httptest.NewUnstartedServer(s.Handler())
+	ts.Config.ConnContext = s.ConnContext // as app/serve.go: the peer check, once per connection
+	ts.Start()
 	s.Port = ts.Listener.Addr().(*net.TCPAddr).Port
 	t.Cleanup(ts.Close)
 	return &env{ts: ts, srv: s, token: token, hook: hook, queue: q, hooks: hk, pairing: pr,
-		topics: eng.topics, port: strconv.Itoa(s.Port), logs: logs}
+		topics: eng.topics, port: strconv.Itoa(s.Port), logs: logs, dir: dir}
 }
 
 // req is one request; bearer "" sends none, cookie "" sends none.

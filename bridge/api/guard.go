@@ -9,6 +9,8 @@ import (
 )
 
 // guard refuses what no legitimate client sends, before any handler runs:
+//   - a connection from another user of this machine, or from one we
+//     cannot tell, unless it shows the API token or hook secret (peer.go);
 //   - a Host other than 127.0.0.1:<port> or localhost:<port>. A web page
 //     that rebinds its own DNS name to 127.0.0.1 still sends its own name
 //     as Host, so this stops DNS rebinding.
@@ -30,6 +32,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		if !s.hostAllowed(r.Host) {
 			s.refuse(w, r, "forbidden host")
+			return
+		}
+		if !s.peerAllowed(w, r) {
 			return
 		}
 		origin := r.Header.Get("Origin")

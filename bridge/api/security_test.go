@@ -4,15 +4,19 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/pairing"
+	"conductorbridge/bridge/peer"
 	"conductorbridge/bridge/stream"
 )
 
@@ -561,5 +565,79 @@ func TestViewingCountsOpenBrowserStreams(t *testing.T) {
 	e.pairing.Pair("ws2")
 	if !e.srv.Viewing("ws2") || e.srv.Viewing("ws1") {
 		t.Error("follow stream: viewing should move to ws2")
+	}
+}
+
+// TestOnlyTheOwnersConnections covers the peer check without a second OS
+// user (TestAnotherUserGetsOnlyHealth does it for real): a connection
+// whose peer is another uid, or cannot be told, gets /health and what the
+// 0600-file secrets open, nothing else.
+func TestOnlyTheOwnersConnections(t *testing.T) {
+	e := newEnv(t)
+	cookie := e.browserCookie(t)
+	ext := e.srv.Sessions.ExtensionToken()
+	pk := e.srv.Sessions.PageKey(cookie)
+	self := map[string]string{"Sec-Fetch-Site": "same-origin"}
+	peers := map[string]func(local, remote net.Addr) (int, error){
+		"another user": func(net.Addr, net.Addr) (int, error) { return os.Getuid() + 1, nil },
+		"unknown":      func(net.Addr, net.Addr) (int, error) { return -1, peer.ErrUnknown },
+	}
+	refused := []req{
+		{method: "POST", path: "/extension-token", origin: extOrigin},
+		{method: "POST", path: "/sse-session", bearer: ext, origin: extOrigin},
+		{path: "/api/workspaces", bearer: ext, origin: extOrigin},
+		{path: "/api/workspaces", cookie: cookie},
+		{path: "/workspace/ws1/session/stream", cookie: cookie, origin: extOrigin},
+		{path: "/session/stream", bearer: ext},
+		{path: "/workspace/ws1/session/messages", bearer: pk, cookie: cookie, hdr: self},
+		{method: "POST", path: "/workspace/ws1/session/messages", body: `{"message":"x"}`, ctype: "application/json", bearer: pk, cookie: cookie, hdr: self},
+		{path: "/api/session", cookie: cookie, hdr: self},
+		{path: "/open/" + e.srv.Links.Mint("ws1"), hdr: map[string]string{"Sec-Fetch-Mode": "navigate"}},
+		{path: "/"},
+		{method: "POST", path: "/hook/stop", bearer: e.token.Value() + "x", body: "{}", ctype: "application/json"},
+	}
+	for name, lookup := range peers {
+		e.srv.PeerUID = lookup
+		for _, r := range refused {
+			if code, body := e.do(t, r); code != 403 {
+				t.Errorf("%s: %s %s = %d %v, want 403", name, r.method, r.path, code, body)
+			}
+		}
+		// Open to all, and the file secrets work from anyone who has them.
+		for _, r := range []req{
+			{path: "/health"},
+			{path: "/api/workspaces", bearer: e.token.Value()},
+			{method: "POST", path: "/sse-session", bearer: e.token.Value()},
+			{method: "POST", path: "/hook/stop", bearer: e.hook.Value(), body: `{"cwd":"/w/tokyo"}`, ctype: "application/json"},
+		} {
+			if code, body := e.do(t, r); code != 200 {
+				t.Errorf("%s: %s %s = %d %v, want 200", name, r.method, r.path, code, body)
+			}
+		}
+	}
+	if len(e.queue.List("ws1")) != 0 {
+		t.Error("a message got through")
+	}
+}
+
+// TestPeerLookedUpOncePerConnection: requests on one kept-alive
+// connection share one lookup; requests with the API token need none.
+func TestPeerLookedUpOncePerConnection(t *testing.T) {
+	e := newEnv(t)
+	var lookups atomic.Int32
+	e.srv.PeerUID = func(l, r net.Addr) (int, error) { lookups.Add(1); return peer.UID(l, r) }
+	ext := e.srv.Sessions.ExtensionToken()
+	for range 5 {
+		if code, _ := e.do(t, req{path: "/api/workspaces", bearer: ext}); code != 200 {
+			t.Fatalf("extension token from ourselves: %d", code)
+		}
+	}
+	if n := lookups.Load(); n != 1 {
+		t.Errorf("%d lookups for 5 requests on one connection, want 1", n)
+	}
+	e.do(t, req{path: "/api/workspaces", bearer: e.token.Value()})
+	e.do(t, req{path: "/health"})
+	if n := lookups.Load(); n != 1 {
+		t.Errorf("the token or /health looked the peer up (%d lookups)", n)
 	}
 }

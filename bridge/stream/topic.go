@@ -83,6 +83,7 @@ func (t *Topic) Publish(evs []event.Event, cursor json.RawMessage) ([]Item, erro
 	defer t.mu.Unlock()
 	items := make([]Item, 0, len(evs))
 	for _, e := range evs {
+		e.Bound() // nothing unbounded reaches the wire or the journal
 		e.ID = t.next
 		data, err := json.Marshal(e)
 		if err != nil {

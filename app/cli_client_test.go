@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHelpListsCommands(t *testing.T) {
+	for _, arg := range []string{"--help", "-h", "-help", "help"} {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), []string{arg}, &out, &errb); err != nil {
+			t.Errorf("%s: %v", arg, err)
+		}
+		if s := out.String(); !strings.Contains(s, "commands:") || !strings.Contains(s, "tail <ws>") || strings.Contains(errb.String(), "-headless") {
+			t.Errorf("%s printed:\n%s\nstderr:\n%s", arg, s, errb.String())
+		}
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"--version"}, &out, &out); err != nil || !strings.HasPrefix(out.String(), "conductor-bridge ") {
+		t.Errorf("--version: %v %q", err, out.String())
+	}
+}
+
+// tailUntil runs `tail` and returns its output once it holds want (or
+// fails after a generous wait).
+func tailUntil(t *testing.T, want string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, append([]string{"tail"}, args...)...)
+	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR=", "XDG_STATE_HOME=")
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var got strings.Builder
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		got.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), want) {
+			return got.String()
+		}
+	}
+	t.Fatalf("tail never printed %q:\n%s\nstderr: %s", want, got.String(), stderr.String())
+	return ""
+}
+
+// The client commands find a bridge running on another port than the
+// default through its bridge.json, as hooks and doctor do.
+func TestClientsFindTheBridgeOnAnotherPort(t *testing.T) {
+	home := t.TempDir()
+	dir, _ := plainProject(t, home, "shop")
+	p := startBridgeProc(t, home, 0) // a free port, never 34568
+	ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir && w.LastEventID > 0 })
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"workspaces", "--home", home}, ws.ID},
+		{[]string{"pair", "shop", "--home", home}, "is paired with Chrome"},
+		{[]string{"send", "shop", "hello", "--home", home}, "queued"},
+		{[]string{"expose", "--home", home}, "browsers see: paired"},
+	} {
+		out, err := runCLI(t, tc.args...)
+		if err != nil || !strings.Contains(out, tc.want) || strings.Contains(out, "scanning directly") {
+			t.Errorf("%v: %v\n%s", tc.args, err, out)
+		}
+	}
+	tailUntil(t, "hello bridge", "--home", home, "shop")
+}
+
+// tail (like every command) shows what a transcript holds, but never lets
+// it drive the terminal: OSC 52 (clipboard), a title, a clear screen, an
+// 8-bit CSI all come out visible.
+func TestTailRendersEscapesVisibly(t *testing.T) {
+	home := t.TempDir()
+	dir, transcript := plainProject(t, home, "shop")
+	evil := "clip\x1b]52;c;cm0gLXJmIH4=\x07 title\x1b]0;pwned\x1b\\ clear\x1b[2J\x1b[H c1\u009b31m END-OF-EVIL"
+	text, _ := json.Marshal(evil)
+	f, _ := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+	fmt.Fprintf(f, `{"type":"assistant","sessionId":"s","cwd":%q,"requestId":"r2","timestamp":"2026-01-01T10:00:04Z","message":{"id":"m2","model":"claude-sonnet-4-5","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2},"content":[{"type":"text","text":%s}]}}`+"\n",
+		dir, text)
+	f.Close()
+	p := startBridgeProc(t, home, 0)
+	p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir && w.LastEventID >= 3 })
+	for _, args := range [][]string{{"--home", home, "shop"}, {"--json", "--home", home, "shop"}} {
+		out := tailUntil(t, "END-OF-EVIL", args...)
+		if strings.ContainsAny(out, "\x1b\x07\u009b") {
+			t.Errorf("tail %v let a control through: %q", args, out)
+		}
+		if !strings.Contains(out, `clip\u001b]52;c;cm0gLXJmIH4=\u0007`) || !strings.Contains(out, `c1\u009b31m`) {
+			t.Errorf("tail %v: escapes not shown: %q", args, out)
+		}
+	}
+}
