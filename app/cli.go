@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -61,6 +62,24 @@ func workspaces(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			pid = strconv.Itoa(w.PID)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", w.ID, dash(w.Repo), w.Name, dash(w.Branch), st, pid, w.Directory)
+		if len(w.Sessions) < 2 {
+			continue
+		}
+		// Several sessions (Conductor tabs, claude runs): a line each,
+		// addressed as <workspace>/<session> by tail and send.
+		for _, s := range w.Sessions {
+			st, pid := s.Status, "-"
+			if s.Reason != "" {
+				st += " (" + s.Reason + ")"
+			}
+			if s.Active {
+				st += " *"
+			}
+			if s.PID != 0 {
+				pid = strconv.Itoa(s.PID)
+			}
+			fmt.Fprintf(tw, "  /%s\t%s\t%s\t\t%s\t%s\t\n", s.SessionID, dash(s.Agent), sessionLabel(s), st, pid)
+		}
 	}
 	return tw.Flush()
 }
@@ -105,7 +124,7 @@ func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return errors.New("usage: conductor-bridge tail [flags] <workspace id, name or directory>")
+		return errors.New("usage: conductor-bridge tail [flags] <workspace id, name or directory>[/<session>]")
 	}
 	if err := c.resolve(); err != nil {
 		return err
@@ -115,15 +134,20 @@ func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("is the bridge running? %w", err)
 	}
-	ws, err := pickWorkspace(list, fs.Arg(0))
+	ws, sess, err := pickTarget(list, fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	after := max(ws.LastEventID-*last, 0)
-	fmt.Fprintf(stderr, "following %s (%s) — Ctrl-C to stop\n", ws.Name, ws.ID)
+	after, session := max(ws.LastEventID-*last, 0), ""
+	if sess != nil {
+		after, session = max(sess.LastEventID-*last, 0), sess.SessionID
+		fmt.Fprintf(stderr, "following %s / %s (%s) — Ctrl-C to stop\n", ws.Name, sessionLabel(*sess), sess.SessionID)
+	} else {
+		fmt.Fprintf(stderr, "following %s (%s) — Ctrl-C to stop\n", ws.Name, ws.ID)
+	}
 	for {
 		// The token is read again on each connect: it may have been rotated.
-		err := followOnce(ctx, c.baseURL(), c.token(), ws.ID, &after, func(m stream.Message) {
+		err := followOnce(ctx, c.baseURL(), c.token(), ws.ID, session, &after, func(m stream.Message) {
 			if *raw {
 				fmt.Fprintf(stdout, "%s\n", m.Data)
 				return
@@ -177,9 +201,14 @@ func reorder(fs *flag.FlagSet, args []string) []string {
 	return append(flags, pos...)
 }
 
-// followOnce reads the stream until it ends, advancing *after.
-func followOnce(ctx context.Context, base, token, id string, after *int64, fn func(stream.Message)) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(base, id, *after), nil)
+// followOnce reads the stream (narrowed to session, when set) until it
+// ends, advancing *after.
+func followOnce(ctx context.Context, base, token, id, session string, after *int64, fn func(stream.Message)) error {
+	u := streamURL(base, id, *after)
+	if session != "" {
+		u += sep(u) + "session=" + url.QueryEscape(session)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
 	}
@@ -271,4 +300,11 @@ func formatEvent(e event.Event) string {
 		return fmt.Sprintf("         gap      events %d–%d are no longer kept", e.GapFrom, e.AvailableFrom-1)
 	}
 	return fmt.Sprintf("%s  %s", ts, e.Type)
+}
+
+func sep(u string) string {
+	if strings.Contains(u, "?") {
+		return "&"
+	}
+	return "?"
 }

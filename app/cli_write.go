@@ -89,22 +89,34 @@ func send(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() < 2 {
-		return errors.New("usage: conductor-bridge send [--wait] <workspace> <message…>")
+		return errors.New("usage: conductor-bridge send [--wait] <workspace>[/<session>] <message…>")
 	}
-	ws, err := findWorkspace(ctx, c, fs.Arg(0))
+	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
+	if err != nil {
+		return fmt.Errorf("is the bridge running? %w", err)
+	}
+	ws, sess, err := pickTarget(list, fs.Arg(0))
 	if err != nil {
 		return err
 	}
 	var res struct {
-		ID       string `json:"id"`
-		Status   string `json:"status"`
-		Position int    `json:"position"`
+		ID        string `json:"id"`
+		Status    string `json:"status"`
+		Position  int    `json:"position"`
+		SessionID string `json:"session_id"`
 	}
-	msg := strings.Join(fs.Args()[1:], " ")
-	if err := apiCall(ctx, c, http.MethodPost, "/workspace/"+ws.ID+"/session/messages", map[string]string{"message": msg}, &res); err != nil {
+	body := map[string]string{"message": strings.Join(fs.Args()[1:], " ")}
+	if sess != nil {
+		body["session_id"] = sess.SessionID
+	}
+	if err := apiCall(ctx, c, http.MethodPost, "/workspace/"+ws.ID+"/session/messages", body, &res); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s %s (position %d) for %s\n", res.ID, res.Status, res.Position, ws.Name)
+	to := ws.Name
+	if res.SessionID != "" {
+		to += " / " + res.SessionID
+	}
+	fmt.Fprintf(stdout, "%s %s (position %d) for %s\n", res.ID, res.Status, res.Position, to)
 	if !*wait {
 		return nil
 	}

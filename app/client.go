@@ -57,21 +57,23 @@ func getJSON(ctx context.Context, u, token string, v any) error {
 
 // apiWorkspace is a workspace as GET /api/workspaces lists it.
 type apiWorkspace struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name"`
-	Branch        string    `json:"branch"`
-	Directory     string    `json:"directory"`
-	PID           int       `json:"pid"`
-	Active        bool      `json:"active"`
-	Repo          string    `json:"repo"`
-	Status        string    `json:"status"`
-	StatusSince   time.Time `json:"status_since"`
-	SessionID     string    `json:"session_id"`
-	Source        string    `json:"source"`
-	LastEventID   int64     `json:"last_event_id"`
-	Paired        bool      `json:"paired"`
-	LastHookAt    time.Time `json:"last_hook_at"`
-	LastHookEvent string    `json:"last_hook_event"`
+	ID            string       `json:"id"`
+	Name          string       `json:"name"`
+	Branch        string       `json:"branch"`
+	Directory     string       `json:"directory"`
+	PID           int          `json:"pid"`
+	Active        bool         `json:"active"`
+	Repo          string       `json:"repo"`
+	Status        string       `json:"status"`
+	StatusSince   time.Time    `json:"status_since"`
+	SessionID     string       `json:"session_id"`
+	Source        string       `json:"source"`
+	LastEventID   int64        `json:"last_event_id"`
+	Paired        bool         `json:"paired"`
+	LastHookAt    time.Time    `json:"last_hook_at"`
+	LastHookEvent string       `json:"last_hook_event"`
+	DisplayName   string       `json:"display_name,omitempty"`
+	Sessions      []apiSession `json:"sessions,omitempty"`
 }
 
 func listWorkspaces(ctx context.Context, base, token string) ([]apiWorkspace, error) {

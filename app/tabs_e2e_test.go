@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,18 +154,18 @@ func TestTwoTabsOfRealClaudeCode(t *testing.T) {
 		t.Errorf("resumed narrowed stream after restart: %v", kinds(got))
 	}
 
-	// A message for the background tab (A: B ran last) reaches A's model.
-	var res struct {
-		ID        string `json:"id"`
-		SessionID string `json:"session_id"`
+	// The terminal lists both tabs, and `send <workspace>/<session>`
+	// targets the background tab (A: B ran last), reaching A's model only.
+	out, err := runCLI(t, "workspaces", "--home", e.home)
+	if err != nil || !strings.Contains(out, "/"+a) || !strings.Contains(out, "/"+b) {
+		t.Errorf("workspaces does not list both tabs: %v\n%s", err, out)
 	}
-	if err := apiCall(context.Background(), e.cfg, http.MethodPost, "/workspace/"+ws.ID+"/session/messages",
-		map[string]string{"message": "tab A: check the footer", "session_id": a}, &res); err != nil {
-		t.Fatal(err)
+	out, err = runCLI(t, "send", "--home", e.home, ws.Name+"/"+a[:8], "tab A: check the footer")
+	if err != nil || !strings.Contains(out, "queued") || !strings.Contains(out, a) {
+		t.Fatalf("send to a tab: %v\n%s", err, out)
 	}
-	if res.SessionID != a {
-		t.Fatalf("message targeted %q", res.SessionID)
-	}
+	var res struct{ ID, SessionID string }
+	res.ID, res.SessionID = strings.Fields(out)[0], a
 	waitRequest(t, e.models[0], "tab A: check the footer")
 	for _, r := range e.models[1].MainRequests() {
 		if r.ContainsText("check the footer") {
