@@ -90,7 +90,14 @@ func (p *Parser) message(pl *fastjson.Value, ts time.Time, out []event.Event) []
 }
 
 func (p *Parser) prompt(text []byte, ts time.Time, out []event.Event) []event.Event {
-	e := event.Event{Type: event.User, TS: ts, System: isPreamble(text)}
+	system := isPreamble(text)
+	if inner, ok := hookPrompt(text); ok {
+		// A Stop hook's "block" reason comes back as a user message of
+		// its own: a message the bridge delivered that way is the
+		// person's input; any other hook's is Codex's.
+		text, system = inner, !bytes.Contains(inner, []byte(event.InjectedMarker))
+	}
+	e := event.Event{Type: event.User, TS: ts, System: system}
 	e.Content, e.Truncated = cut(text)
 	if e.System {
 		return append(out, e)
@@ -120,6 +127,24 @@ var preambles = [][]byte{
 	[]byte("<subagent_notification>"),
 	[]byte("<skill>"),
 	[]byte("# AGENTS.md instructions for "),
+}
+
+var (
+	hookOpen  = []byte("<hook_prompt")
+	hookClose = []byte("</hook_prompt>")
+)
+
+// hookPrompt unwraps 0.169's <hook_prompt hook_run_id="…">reason</hook_prompt>.
+func hookPrompt(text []byte) ([]byte, bool) {
+	t := bytes.TrimSpace(text)
+	if !bytes.HasPrefix(t, hookOpen) || !bytes.HasSuffix(t, hookClose) {
+		return nil, false
+	}
+	start := bytes.IndexByte(t, '>')
+	if start < 0 || start+1 > len(t)-len(hookClose) {
+		return nil, false
+	}
+	return t[start+1 : len(t)-len(hookClose)], true
 }
 
 func isPreamble(text []byte) bool {
