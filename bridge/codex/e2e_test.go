@@ -2,6 +2,7 @@ package codex
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,4 +107,110 @@ func parseRollout(t *testing.T, path string) []event.Event {
 		}
 	}
 	return p.Quiet(p.Flush(evs))
+}
+
+// TestResumeDeliversToIdleSession proves the idle-session route on both
+// releases: `codex exec resume` puts the message into the same thread, the
+// model's next request carries it after the earlier conversation, and the
+// rollout shows it as a second turn.
+func TestResumeDeliversToIdleSession(t *testing.T) {
+	for _, version := range []string{codextest.Latest, codextest.Legacy} {
+		t.Run(version, func(t *testing.T) {
+			bin := codextest.Find(t, version)
+			srv := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("first answer")), fakeopenai.Reply(fakeopenai.Message("got it")))
+			home := t.TempDir()
+			o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "hello", Model: codextest.ModelFor(version)}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if _, err := codextest.Run(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+			files := codextest.Rollouts(t, o.CodexHome())
+			id := codextest.ThreadID(files[0])
+			msg := event.InjectedMarker + "m2] -run the tests too"
+			r, err := Resume(ctx, ResumeOptions{Bin: bin, CodexHome: o.CodexHome(), ThreadID: id, Message: msg,
+				Dir: o.Dir, Env: o.Environ(), Args: []string{"--dangerously-bypass-approvals-and-sandbox"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			reqs := srv.MainRequests()
+			last := reqs[len(reqs)-1]
+			users := last.UserTexts()
+			if len(reqs) != 2 || users[len(users)-1] != msg || !last.Contains("first answer") {
+				t.Fatalf("request after resume: %d requests, users %q", len(reqs), users)
+			}
+			if got := codextest.Rollouts(t, o.CodexHome()); len(got) != 1 {
+				t.Fatalf("resume wrote another file: %v", got)
+			}
+			var turns int
+			var delivered bool
+			for _, e := range parseRollout(t, files[0]) {
+				turns += map[bool]int{true: 1}[e.Type == event.TurnComplete]
+				delivered = delivered || (e.Type == event.User && !e.System && e.Content == msg)
+			}
+			if turns != 2 || !delivered {
+				t.Errorf("want two turns and the message as user input, got %d turns, delivered=%v", turns, delivered)
+			}
+		})
+	}
+}
+
+func TestRouteFor(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		version      string
+		busy, hooked bool
+		want         Route
+		refused      bool
+	}{
+		{"0.47.0", false, false, RouteResume, false},
+		{"0.47.0", true, true, "", true},
+		{"0.169.0", true, true, RouteStopHook, false},
+		{"0.169.0", true, false, "", true},
+		{"0.170.1", true, true, RouteStopHook, false},
+		{"1.0.0", true, true, RouteStopHook, false},
+		{"", true, true, "", true},
+		{"0.169.0-alpha.1", true, true, RouteStopHook, false},
+		{"0.169.0", false, true, RouteResume, false},
+	}
+	for _, c := range cases {
+		got, err := RouteFor(c.version, c.busy, c.hooked)
+		if got != c.want || (err != nil) != c.refused {
+			t.Errorf("RouteFor(%q, busy=%v, hooked=%v) = %q, %v", c.version, c.busy, c.hooked, got, err)
+		}
+		var de *DeliverError
+		if c.refused && (!errors.Is(err, ErrCannotDeliver) || !errors.As(err, &de) || de.Reason == "") {
+			t.Errorf("refusal is not a DeliverError with a reason: %v", err)
+		}
+	}
+}
+
+// TestLegacyReadsInstalledConfig proves 0.47 still starts with the bridge's
+// hook tables in config.toml (it ignores them) and runs the notify program
+// after its turn: the only exact turn-complete signal it gives.
+func TestLegacyReadsInstalledConfig(t *testing.T) {
+	bin := codextest.Find(t, codextest.Legacy)
+	srv := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("first answer")))
+	home := t.TempDir()
+	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "hello", Model: codextest.ModelFor(codextest.Legacy)}
+	if err := codextest.PrepareHome(o.CodexHome(), filepath.Join(home, "work", "demo"), srv.URL(), o.Model); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, notifyLog := hookScripts(t, t.TempDir())
+	if _, err := InstallHooks(o.CodexHome(), spec); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := codextest.Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(notifyLog)
+	id := codextest.ThreadID(codextest.Rollouts(t, o.CodexHome())[0])
+	if err != nil || !strings.Contains(string(log), `"agent-turn-complete"`) || !strings.Contains(string(log), id) {
+		t.Errorf("notify did not report the turn of thread %s: %q %v", id, log, err)
+	}
 }
