@@ -1,6 +1,7 @@
 package codextest
 
 import (
+	"errors"
 	"io/fs"
 	"path/filepath"
 	"sort"
@@ -8,11 +9,15 @@ import (
 	"testing"
 )
 
-// Rollouts lists the rollout files under codexHome/sessions, sorted.
+// Rollouts lists the rollout files under codexHome/sessions, sorted (none
+// before Codex created the folder).
 func Rollouts(t testing.TB, codexHome string) []string {
 	t.Helper()
 	var out []string
 	err := filepath.WalkDir(filepath.Join(codexHome, "sessions"), func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // not written yet
+		}
 		if err != nil {
 			return err
 		}
