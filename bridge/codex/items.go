@@ -159,12 +159,18 @@ func isPreamble(text []byte) bool {
 	if len(text) > 2 && text[0] == '<' {
 		end := bytes.IndexByte(text, '>')
 		if end > 1 {
-			name := text[1:end]
-			if i := bytes.IndexByte(name, ' '); i > 0 {
-				name = name[:i]
+			tail := bytes.TrimRight(text, " \t\r\n")
+			whole := text[1:end] // "<permissions instructions>" closes as a whole
+			first := whole
+			if i := bytes.IndexByte(whole, ' '); i > 0 {
+				first = whole[:i] // "<skill name=…>" closes as "</skill>"
 			}
-			closing := append(append([]byte("</"), name...), '>')
-			return bytes.HasSuffix(bytes.TrimRight(text, " \t\r\n"), closing)
+			for _, name := range [][]byte{whole, first} {
+				closing := append(append([]byte("</"), name...), '>')
+				if bytes.HasSuffix(tail, closing) {
+					return true
+				}
+			}
 		}
 	}
 	return false
