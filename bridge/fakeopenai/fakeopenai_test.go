@@ -149,7 +149,9 @@ func TestScriptFallbackErrorsAndModels(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	go func() { _, _ = http.Post(srv.URL()+"/responses", "application/json", strings.NewReader(`{"stream":false,"input":[{"role":"user","content":[{"type":"input_text","text":"late"}]}]}`)) }()
+	go func() {
+		_, _ = http.Post(srv.URL()+"/responses", "application/json", strings.NewReader(`{"stream":false,"input":[{"role":"user","content":[{"type":"input_text","text":"late"}]}]}`))
+	}()
 	r, err := srv.WaitRequest(ctx, func(r Request) bool { return r.Contains("late") })
 	if err != nil || r.Body.Stream {
 		t.Errorf("wait: %+v %v", r, err)
