@@ -88,8 +88,9 @@ func TestStopHookDeliversToBusySession(t *testing.T) {
 		t.Errorf("want the prompt and the delivered message in one turn, got %d user events, %d turns:\n%s", users, turns, describe(evs))
 	}
 	log, err := os.ReadFile(notifyLog)
-	if err != nil || !strings.Contains(string(log), `"agent-turn-complete"`) {
-		t.Errorf("notify did not run with agent-turn-complete: %q %v", log, err)
+	n, perr := ParseNotify(strings.TrimSpace(string(log)))
+	if err != nil || perr != nil || n.Type != TurnComplete || n.LastAssistantMessage != "got it" {
+		t.Errorf("notify did not run once with agent-turn-complete: %q %v %v", log, err, perr)
 	}
 }
 
@@ -210,7 +211,8 @@ func TestLegacyReadsInstalledConfig(t *testing.T) {
 	}
 	log, err := os.ReadFile(notifyLog)
 	id := codextest.ThreadID(codextest.Rollouts(t, o.CodexHome())[0])
-	if err != nil || !strings.Contains(string(log), `"agent-turn-complete"`) || !strings.Contains(string(log), id) {
+	n, perr := ParseNotify(strings.TrimSpace(string(log)))
+	if err != nil || perr != nil || n.Type != TurnComplete || n.ThreadID != id {
 		t.Errorf("notify did not report the turn of thread %s: %q %v", id, log, err)
 	}
 }
