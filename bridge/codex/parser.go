@@ -275,6 +275,7 @@ func (p *Parser) endTurn(out []event.Event, ts time.Time, durationMS int64) []ev
 	t := p.state.Turn
 	p.state.Turn = nil
 	p.state.Waiting, p.state.WaitCall = "", ""
+	p.state.Tools = nil // a call still open when its turn ended is never answered
 	e := event.Event{Type: event.TurnComplete, TS: ts, Usage: t.Usage, Model: t.Model}
 	switch {
 	case durationMS > 0:

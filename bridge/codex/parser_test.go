@@ -329,12 +329,13 @@ func TestNeedsInput(t *testing.T) {
 	if _, ok := p.NeedsInput(); ok {
 		t.Fatal("still waiting after the answer")
 	}
-	feed(t, p, `{"type":"event_msg","payload":{"type":"exec_approval_request","call_id":"x"}}`)
+	feed(t, p, `{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"open"}}`,
+		`{"type":"event_msg","payload":{"type":"exec_approval_request","call_id":"x"}}`)
 	if r, ok := p.NeedsInput(); !ok || r != "exec_approval_request" {
 		t.Fatalf("approval: %q %v", r, ok)
 	}
 	p.EndTurn(nil)
-	if _, ok := p.NeedsInput(); ok {
-		t.Fatal("waiting after the turn ended")
+	if _, ok := p.NeedsInput(); ok || len(p.State().Tools) != 0 {
+		t.Fatalf("waiting or calls open after the turn ended: %+v", p.State())
 	}
 }
