@@ -216,3 +216,33 @@ func TestLegacyReadsInstalledConfig(t *testing.T) {
 		t.Errorf("notify did not report the turn of thread %s: %q %v", id, log, err)
 	}
 }
+
+// TestBrokenHookDoesNotBreakCodex: with the bridge uninstalled from disk
+// but its hooks still in config.toml (the Stop command and the notify
+// program both missing), Codex 0.169 still finishes its turn normally.
+func TestBrokenHookDoesNotBreakCodex(t *testing.T) {
+	bin := codextest.Find(t, codextest.Latest)
+	srv := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("first answer")))
+	home := t.TempDir()
+	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "hello"}
+	if err := codextest.PrepareHome(o.CodexHome(), filepath.Join(home, "work", "demo"), srv.URL(), codextest.ModelFor(codextest.Latest)); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(t.TempDir(), "gone", "conductor-bridge")
+	if _, err := InstallHooks(o.CodexHome(), HookSpec{Stop: gone + " hook codex-stop", Notify: []string{gone, "hook", "codex-notify"}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := codextest.Run(ctx, o)
+	if err != nil || !strings.Contains(string(res.Stdout), "first answer") {
+		t.Fatalf("codex with a missing hook program: %v\n%s", err, res.Stdout)
+	}
+	if n := len(srv.MainRequests()); n != 1 {
+		t.Errorf("%d model requests, want 1", n)
+	}
+	evs := parseRollout(t, codextest.Rollouts(t, o.CodexHome())[0])
+	if !strings.Contains(describe(evs), "turn_complete") {
+		t.Errorf("turn did not complete:\n%s", describe(evs))
+	}
+}
