@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"strings"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -16,6 +17,16 @@ const (
 	ToolPatch     = "Edit"      // apply_patch, with the patched paths as input
 	ToolWebSearch = "WebSearch" // web_search_call, with the query as input
 )
+
+// mcpName names an MCP tool the way Claude Code does,
+// mcp__<server>__<tool>. Codex 0.47 offers MCP tools to the model as
+// <server>__<tool>; none of its own tools has "__" in its name.
+func mcpName(name string) string {
+	if strings.Contains(name, "__") && !strings.HasPrefix(name, "mcp__") {
+		return "mcp__" + name
+	}
+	return name
+}
 
 // questionTool is the tool 0.169 offers the model to ask the person a
 // question: Codex waits for the answer until its output is recorded.
@@ -35,7 +46,7 @@ func (p *Parser) responseItem(pl *fastjson.Value, ts time.Time, out []event.Even
 		e.Content, e.Truncated = cut(text)
 		return append(out, e)
 	case "function_call":
-		name := string(pl.GetStringBytes("name"))
+		name := mcpName(string(pl.GetStringBytes("name")))
 		if ns := pl.GetStringBytes("namespace"); len(ns) > 0 {
 			name = string(ns) + "__" + name
 		}

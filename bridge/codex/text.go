@@ -161,7 +161,7 @@ func resultText(v *fastjson.Value) ([]byte, bool) {
 	switch v.Type() {
 	case fastjson.TypeString:
 		s := v.GetStringBytes()
-		if len(s) > 0 && s[0] == '{' {
+		if len(s) > 0 && (s[0] == '{' || s[0] == '[') {
 			if text, failed, ok := wrappedOutput(s); ok {
 				return text, failed
 			}
@@ -180,11 +180,22 @@ func resultText(v *fastjson.Value) ([]byte, bool) {
 	return nil, false
 }
 
-// wrappedOutput reads 0.47's {"output", "metadata": {"exit_code"}} text.
+// wrappedOutput reads the JSON texts 0.47 writes as outputs: {"output",
+// "metadata": {"exit_code"}} for shell and apply_patch, an MCP result's
+// content items [{"type": "text", "text"}] for MCP tools.
 func wrappedOutput(s []byte) ([]byte, bool, bool) {
 	jp := parsers.Get()
 	defer parsers.Put(jp)
 	w, err := jp.ParseBytes(s)
+	if err == nil && w.Type() == fastjson.TypeArray {
+		items := w.GetArray()
+		for _, it := range items {
+			if it.Type() != fastjson.TypeObject || it.Get("type") == nil {
+				return nil, false, false // a command that printed a JSON array
+			}
+		}
+		return append([]byte(nil), joinText(items, "text", "\n")...), false, true
+	}
 	if err != nil || w.Type() != fastjson.TypeObject || w.Get("output") == nil {
 		return nil, false, false
 	}
