@@ -33,7 +33,7 @@ func newResponse(r Request, t Turn) *response {
 	rsp := &response{id: fmt.Sprintf("resp_fake%04d", r.Seq), model: model, turn: t}
 	for i, it := range items {
 		if it.ID == "" {
-			prefix := map[string]string{"message": "msg", "reasoning": "rs", "function_call": "fc", "custom_tool_call": "ctc"}[it.Type]
+			prefix := map[string]string{"message": "msg", "reasoning": "rs", "function_call": "fc", "custom_tool_call": "ctc", "web_search_call": "ws"}[it.Type]
 			if prefix == "" {
 				prefix = "item"
 			}
@@ -61,6 +61,8 @@ func itemJSON(it Item) map[string]any {
 		return map[string]any{"type": "function_call", "id": it.ID, "status": "completed", "call_id": it.CallID, "name": it.Name, "arguments": it.argumentsJSON()}
 	case "custom_tool_call":
 		return map[string]any{"type": "custom_tool_call", "id": it.ID, "status": "completed", "call_id": it.CallID, "name": it.Name, "input": it.Input}
+	case "web_search_call":
+		return map[string]any{"type": "web_search_call", "id": it.ID, "status": "completed", "action": map[string]any{"type": "search", "query": it.Text}}
 	default:
 		return map[string]any{"type": "message", "id": it.ID, "status": "completed", "role": "assistant",
 			"content": []any{map[string]any{"type": "output_text", "text": it.Text, "annotations": []any{}}}}
@@ -76,6 +78,8 @@ func startJSON(it Item) map[string]any {
 		return map[string]any{"type": "function_call", "id": it.ID, "status": "in_progress", "call_id": it.CallID, "name": it.Name, "arguments": ""}
 	case "custom_tool_call":
 		return map[string]any{"type": "custom_tool_call", "id": it.ID, "status": "in_progress", "call_id": it.CallID, "name": it.Name, "input": ""}
+	case "web_search_call":
+		return map[string]any{"type": "web_search_call", "id": it.ID, "status": "in_progress"}
 	default:
 		return map[string]any{"type": "message", "id": it.ID, "status": "in_progress", "role": "assistant", "content": []any{}}
 	}
@@ -239,6 +243,12 @@ func (rsp *response) streamItem(s sse, i int) error {
 			return err
 		}
 		err = rsp.send(s, "response.function_call_arguments.done", with(map[string]any{"arguments": args}))
+	case "web_search_call":
+		for _, phase := range []string{"in_progress", "searching", "completed"} {
+			if err = rsp.send(s, "response.web_search_call."+phase, with(nil)); err != nil {
+				return err
+			}
+		}
 	case "custom_tool_call":
 		if err = rsp.deltas(s, "response.custom_tool_call_input.delta", it.Input, at); err != nil {
 			return err

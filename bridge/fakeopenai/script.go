@@ -7,7 +7,8 @@ import (
 
 // Item is one output item of a scripted response.
 type Item struct {
-	// Type is "message", "reasoning", "function_call" or "custom_tool_call".
+	// Type is "message", "reasoning", "function_call", "custom_tool_call"
+	// or "web_search_call" (the API's own search: Text is the query).
 	Type string
 	// Text is a message's text or a reasoning item's summary.
 	Text string
@@ -29,6 +30,10 @@ func Message(text string) Item { return Item{Type: "message", Text: text} }
 
 // Reasoning returns a reasoning item carrying one summary part.
 func Reasoning(summary string) Item { return Item{Type: "reasoning", Text: summary} }
+
+// WebSearch returns a web_search_call item searching for query, as the
+// API reports a search it ran itself.
+func WebSearch(query string) Item { return Item{Type: "web_search_call", Text: query} }
 
 // FunctionCall returns a function_call item calling tool name with args
 // (a map, a struct or a json.RawMessage).
