@@ -33,6 +33,10 @@ func mcpName(name string) string {
 const questionTool = "request_user_input"
 
 func (p *Parser) responseItem(pl *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
+	if p.state.Waiting != "" && p.state.WaitCall == "" {
+		// An approval was answered: the conversation moved on.
+		p.state.Waiting = ""
+	}
 	switch string(pl.GetStringBytes("type")) {
 	case "message":
 		return p.message(pl, ts, out)

@@ -338,6 +338,11 @@ func TestNeedsInput(t *testing.T) {
 	if r, ok := p.NeedsInput(); !ok || r != "exec_approval_request" {
 		t.Fatalf("approval: %q %v", r, ok)
 	}
+	feed(t, p, `{"type":"response_item","payload":{"type":"function_call_output","call_id":"other","output":"ran"}}`)
+	if _, ok := p.NeedsInput(); ok {
+		t.Fatal("still waiting after the approved command ran")
+	}
+	feed(t, p, `{"type":"event_msg","payload":{"type":"apply_patch_approval_request"}}`)
 	p.EndTurn(nil)
 	if _, ok := p.NeedsInput(); ok || len(p.State().Tools) != 0 {
 		t.Fatalf("waiting or calls open after the turn ended: %+v", p.State())

@@ -158,6 +158,20 @@ func TestScriptFallbackErrorsAndModels(t *testing.T) {
 	}
 }
 
+func TestWebSearchItem(t *testing.T) {
+	srv := NewTest(t, Reply(WebSearch("q1")))
+	_, evs := post(t, srv.URL()+"/responses", `{"stream":true}`)
+	var names []string
+	for _, e := range evs {
+		names = append(names, e.name)
+	}
+	item := evs[len(evs)-2].data["item"].(map[string]any)
+	if !strings.Contains(strings.Join(names, " "), "response.web_search_call.searching") || item["type"] != "web_search_call" ||
+		item["action"].(map[string]any)["query"] != "q1" {
+		t.Errorf("web search: %v %v", names, item)
+	}
+}
+
 func TestShellForms(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{
