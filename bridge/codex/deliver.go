@@ -24,6 +24,13 @@ func (e *DeliverError) Error() string { return ErrCannotDeliver.Error() + ": " +
 // Is makes errors.Is(err, ErrCannotDeliver) true.
 func (e *DeliverError) Is(target error) bool { return target == ErrCannotDeliver }
 
+// ErrSessionBusy is what Resumed.Wait returns when another Codex process
+// holds the thread (0.169 refuses a second writer: "thread-store conflict:
+// … already has an active writer"); nothing was delivered. 0.47 has no
+// such lock and would interleave both processes' lines in one rollout, so
+// never resume a 0.47 session a process still runs (RouteFor).
+var ErrSessionBusy = errors.New("another Codex process holds this session")
+
 // Route is how a message gets into a Codex session.
 type Route string
 
@@ -46,7 +53,9 @@ var hooksSince = [3]int{0, 169, 0}
 // busy says a Codex process is running the session (a turn is open, or an
 // interactive Codex or Conductor holds it). hooked says the bridge's Stop
 // hook is installed and trusted (HooksStatus). A session no route reaches
-// gets a *DeliverError.
+// gets a *DeliverError. busy must be right for 0.47: resuming a thread
+// another process runs makes both write one rollout, interleaved (0.169
+// refuses instead: ErrSessionBusy).
 func RouteFor(version string, busy, hooked bool) (Route, error) {
 	if !busy {
 		return RouteResume, nil
@@ -165,6 +174,9 @@ func (r *Resumed) Wait() error {
 		out := r.out.String()
 		if len(out) > 2000 {
 			out = out[len(out)-2000:]
+		}
+		if strings.Contains(out, "already has an active writer") {
+			return fmt.Errorf("codex exec resume: %w (%v)", ErrSessionBusy, r.err)
 		}
 		return fmt.Errorf("codex exec resume: %w: %s", r.err, strings.TrimSpace(out))
 	}

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,4 +138,58 @@ func readSoFar(t *testing.T, codexHome string) []event.Event {
 		}
 	}
 	return evs
+}
+
+// TestResumeRefusedWhileBusy: on 0.169 a resume while another codex
+// process runs the thread fails cleanly with ErrSessionBusy, and the
+// message never reaches the model.
+func TestResumeRefusedWhileBusy(t *testing.T) {
+	bin := codextest.Find(t, codextest.Latest)
+	home := t.TempDir()
+	gate, started := filepath.Join(home, "gate"), filepath.Join(home, "started")
+	wait := "touch '" + started + "'; while [ ! -f '" + gate + "' ]; do sleep 0.05; done; echo through"
+	srv := fakeopenai.NewTest(t, fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
+		return []fakeopenai.Item{fakeopenai.Shell(r.ToolNames(), wait)}
+	}))
+	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "first"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd, err := codextest.Command(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.WriteFile(gate, nil, 0o644); _ = cmd.Wait() })
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the command never started")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	id := codextest.ThreadID(codextest.Rollouts(t, o.CodexHome())[0])
+	r, err := Resume(ctx, ResumeOptions{Bin: bin, CodexHome: o.CodexHome(), ThreadID: id, Message: "INJECTED-XYZ",
+		Dir: o.Dir, Env: o.Environ(), Args: []string{"--dangerously-bypass-approvals-and-sandbox"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Wait(); !errors.Is(err, ErrSessionBusy) {
+		t.Fatalf("resume of a busy thread: %v", err)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range srv.Requests() {
+		if q.Contains("INJECTED-XYZ") {
+			t.Fatal("the refused message reached the model")
+		}
+	}
 }
