@@ -89,7 +89,7 @@ func TestStopHookDeliversToBusySession(t *testing.T) {
 	}
 	log, err := os.ReadFile(notifyLog)
 	n, perr := ParseNotify(strings.TrimSpace(string(log)))
-	if err != nil || perr != nil || n.Type != TurnComplete || n.LastAssistantMessage != "got it" {
+	if err != nil || perr != nil || n.Type != NotifyTurnComplete || n.LastAssistantMessage != "got it" {
 		t.Errorf("notify did not run once with agent-turn-complete: %q %v %v", log, err, perr)
 	}
 }
@@ -212,7 +212,7 @@ func TestLegacyReadsInstalledConfig(t *testing.T) {
 	log, err := os.ReadFile(notifyLog)
 	id := codextest.ThreadID(codextest.Rollouts(t, o.CodexHome())[0])
 	n, perr := ParseNotify(strings.TrimSpace(string(log)))
-	if err != nil || perr != nil || n.Type != TurnComplete || n.ThreadID != id {
+	if err != nil || perr != nil || n.Type != NotifyTurnComplete || n.ThreadID != id {
 		t.Errorf("notify did not report the turn of thread %s: %q %v", id, log, err)
 	}
 }

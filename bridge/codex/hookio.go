@@ -20,8 +20,8 @@ type Notification struct {
 	LastAssistantMessage string   `json:"last-assistant-message"`
 }
 
-// TurnComplete is the notification type that ends a turn.
-const TurnComplete = "agent-turn-complete"
+// NotifyTurnComplete is the notification type that ends a turn.
+const NotifyTurnComplete = "agent-turn-complete"
 
 // ParseNotify reads the notify program's JSON argument.
 func ParseNotify(arg string) (Notification, error) {

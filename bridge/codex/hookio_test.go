@@ -16,7 +16,7 @@ const (
 func TestParseNotify(t *testing.T) {
 	t.Parallel()
 	n, err := ParseNotify(notify169)
-	if err != nil || n.Type != TurnComplete || n.ThreadID != "01a23820-017b-71f2-ab3d-cc4fb2857034" || n.Client != "codex_exec" ||
+	if err != nil || n.Type != NotifyTurnComplete || n.ThreadID != "01a23820-017b-71f2-ab3d-cc4fb2857034" || n.Client != "codex_exec" ||
 		len(n.InputMessages) != 1 || n.LastAssistantMessage != "got it" || !strings.HasSuffix(n.Cwd, "/work/demo") {
 		t.Errorf("0.169: %+v %v", n, err)
 	}
