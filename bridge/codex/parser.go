@@ -47,7 +47,15 @@ var _ agent.Parser = (*Parser)(nil)
 var parsers fastjson.ParserPool
 
 // Parser turns rollout lines into events. It is not safe for concurrent
-// use. Events carry no ID, SessionID or Agent: the engine stamps them.
+// use. Events carry no ID, SessionID or Agent: the engine stamps them
+// (SessionID = ThreadID(), Agent = "codex").
+//
+// Feed it complete lines in file order from the rollout's first line
+// (transcript.Reader does the splitting; a partial last line waits).
+// Call Flush at EOF, Quiet after a quiet spell while Unsure() (0.47 only:
+// 0.169 ends turns explicitly), EndTurn when the notify program reports
+// agent-turn-complete for the thread or its process is gone, and show
+// needs_input while NeedsInput() says so. Persist Save() with the events.
 type Parser struct {
 	// Price prices each turn (default: no model is known).
 	Price PriceFunc
