@@ -101,6 +101,12 @@ type Turn struct {
 	// no tool call open: the turn probably ended, which only a quiet spell
 	// or the next prompt confirms.
 	Unsure bool `json:"unsure,omitempty"`
+	// Cost sums each response's price, priced one by one because a long
+	// prompt's tier depends on that request alone; Unpriced is set when
+	// one of them had no price.
+	Cost      float64 `json:"cost,omitempty"`
+	Unpriced  bool    `json:"unpriced,omitempty"`
+	Responses int     `json:"responses,omitempty"`
 }
 
 // NewParser returns a parser resuming from saved (a Save result), or a
@@ -291,12 +297,29 @@ func (p *Parser) endTurn(out []event.Event, ts time.Time, durationMS int64) []ev
 	case !t.Start.IsZero() && ts.After(t.Start):
 		e.DurationMS = ts.Sub(t.Start).Milliseconds()
 	}
-	price := p.Price
-	if price == nil {
-		price = noPrice
+	if t.Responses == 0 {
+		e.CostUSD, e.CostKnown = p.price(t.Model, t.Usage) // nothing used: is the model known?
+	} else {
+		e.CostUSD, e.CostKnown = t.Cost, !t.Unpriced
 	}
-	e.CostUSD, e.CostKnown = price(t.Model, t.Usage)
 	return append(out, e)
+}
+
+// addResponse adds one model response's usage to the open turn, priced on
+// its own.
+func (p *Parser) addResponse(t *Turn, u event.Usage) {
+	t.Usage = t.Usage.Add(u)
+	t.Responses++
+	usd, known := p.price(t.Model, u)
+	t.Cost += usd
+	t.Unpriced = t.Unpriced || !known
+}
+
+func (p *Parser) price(model string, u event.Usage) (float64, bool) {
+	if p.Price == nil {
+		return noPrice(model, u)
+	}
+	return p.Price(model, u)
 }
 
 func parseTime(b []byte) time.Time {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -272,11 +273,15 @@ func TestTurnsUsageAndPrice(t *testing.T) {
 		t.Fatalf("turns: %s", describe(out))
 	}
 	want := event.Usage{InputTokens: 900, CacheReadTokens: 600, OutputTokens: 70, ReasoningOutputTokens: 10}
-	if turns[0].Usage != want || turns[0].DurationMS != 2500 || turns[0].Model != "gpt-5.5" || !turns[0].CostKnown || turns[0].CostUSD != 1570.0/1e6 {
+	// Priced response by response: (400+600+50) + (500+20) tokens.
+	if turns[0].Usage != want || turns[0].DurationMS != 2500 || turns[0].Model != "gpt-5.5" || !turns[0].CostKnown || math.Abs(turns[0].CostUSD-1570.0/1e6) > 1e-12 {
 		t.Errorf("first turn: %+v", turns[0])
 	}
 	if turns[1].CostKnown || turns[1].DurationMS != 2000 || turns[1].Model != "o9-unknown" {
 		t.Errorf("aborted turn: %+v", turns[1])
+	}
+	if got := strings.Join(priced, ","); got != "gpt-5.5,gpt-5.5,o9-unknown" {
+		t.Errorf("priced %s: once per response, and the empty turn once", got)
 	}
 	if p.InTurn() {
 		t.Error("turn open after turn_aborted")

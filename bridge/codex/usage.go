@@ -43,7 +43,7 @@ func (p *Parser) usageRecord(pl *fastjson.Value, ts time.Time) {
 		}
 		t.Response = id
 	}
-	t.Usage = t.Usage.Add(usageOf(u))
+	p.addResponse(t, usageOf(u))
 }
 
 // tokenCount adds the usage of a model response from a token_count event
@@ -70,5 +70,5 @@ func (p *Parser) tokenCount(pl *fastjson.Value, ts time.Time) {
 	}
 	p.state.Total = key
 	t := p.touch(ts)
-	t.Usage = t.Usage.Add(usageOf(last))
+	p.addResponse(t, usageOf(last))
 }
