@@ -203,7 +203,7 @@ func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
 	case "session_meta":
 		p.sessionMeta(pl)
 	case "turn_context":
-		if m := pl.GetStringBytes("model"); len(m) > 0 {
+		if m := pl.GetStringBytes("model"); len(m) > 0 && string(m) != p.state.Model { // 0.47 repeats it before every call
 			p.state.Model = string(m)
 			if p.state.Turn != nil {
 				p.state.Turn.Model = p.state.Model
@@ -237,7 +237,7 @@ func (p *Parser) sessionMeta(pl *fastjson.Value) {
 }
 
 func (p *Parser) eventMsg(pl *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
-	switch typ := string(pl.GetStringBytes("type")); typ {
+	switch typ := pl.GetStringBytes("type"); string(typ) {
 	case "task_started", "turn_started":
 		p.state.Exact = true
 		if p.state.Turn != nil {
@@ -263,7 +263,7 @@ func (p *Parser) eventMsg(pl *fastjson.Value, ts time.Time, out []event.Event) [
 		"elicitation_request", "request_permissions":
 		// Not persisted by the releases tested (they go to the UI only),
 		// but cheap to honour if a release writes them.
-		p.state.Waiting, p.state.WaitCall = typ, ""
+		p.state.Waiting, p.state.WaitCall = string(typ), ""
 	}
 	return out
 }

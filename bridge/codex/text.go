@@ -61,12 +61,15 @@ func commandText(v *fastjson.Value) (string, []string) {
 	if v.Type() == fastjson.TypeString {
 		return string(v.GetStringBytes()), nil
 	}
-	var argv []string
-	for _, a := range v.GetArray() {
-		argv = append(argv, string(a.GetStringBytes()))
+	items := v.GetArray()
+	if len(items) == 3 && shells[string(items[0].GetStringBytes())] {
+		if flag := string(items[1].GetStringBytes()); flag == "-lc" || flag == "-c" {
+			return string(items[2].GetStringBytes()), nil // the common case, without the argv
+		}
 	}
-	if len(argv) == 3 && shells[argv[0]] && (argv[1] == "-lc" || argv[1] == "-c") {
-		return argv[2], argv
+	argv := make([]string, 0, len(items))
+	for _, a := range items {
+		argv = append(argv, string(a.GetStringBytes()))
 	}
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
@@ -199,7 +202,14 @@ func wrappedOutput(s []byte) ([]byte, bool, bool) {
 	if err != nil || w.Type() != fastjson.TypeObject || w.Get("output") == nil {
 		return nil, false, false
 	}
-	text := append([]byte(nil), w.GetStringBytes("output")...)
+	// Copy only what the cut can keep (4 bytes a rune at most, plus one
+	// so a longer text still reads as truncated): the parser's buffer is
+	// reused when this returns.
+	text := w.GetStringBytes("output")
+	if len(text) > event.MaxText*4+1 {
+		text = text[:event.MaxText*4+1]
+	}
+	text = append([]byte(nil), text...)
 	code := w.Get("metadata", "exit_code")
 	return text, code != nil && code.GetInt() != 0, true
 }
