@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	fyne.io/systray v1.12.2
+	github.com/BurntSushi/toml v1.5.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/esiqveland/notify v0.13.3

@@ -1,0 +1,354 @@
+package codex
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"conductorbridge/bridge/atomicfile"
+)
+
+// The bridge's lines in a user's config.toml sit between these comments,
+// so they can be found, replaced and removed without touching anything
+// else. There are two blocks: notify must be a top-level key, which TOML
+// allows only before the first table, and the hook tables go at the end.
+const (
+	blockBegin = "# >>> conductor-bridge (managed: `conductor-bridge hooks uninstall` removes this block)"
+	blockEnd   = "# <<< conductor-bridge"
+)
+
+// HookSpec is what InstallHooks puts into $CODEX_HOME/config.toml.
+type HookSpec struct {
+	// Stop is the shell command of a Stop hook (0.169 and later). Codex
+	// runs it when a turn is about to end, with the session's JSON on
+	// stdin; printing {"decision":"block","reason":msg} makes the agent
+	// go on with msg as a new user message (the delivery route for a busy
+	// session), and its running at all is an exact turn-complete signal.
+	// "" installs no hook.
+	Stop string
+	// StopTimeout is the hook's timeout in seconds (default 10).
+	StopTimeout int
+	// Notify is the argv of a notify program (every release): Codex runs
+	// it after each turn with a JSON argument {"type":
+	// "agent-turn-complete", "thread-id", "turn-id", …}. nil installs none.
+	Notify []string
+}
+
+// HookStatus says what of the bridge is in a config.toml.
+type HookStatus struct {
+	Path      string
+	Installed bool     // a managed block is there
+	Stop      string   // the Stop hook's command, "" if none
+	Trusted   bool     // the Stop hook's trust hash matches it, so Codex runs it
+	Notify    []string // the notify argv the bridge installed, nil if none
+	// UserNotify is the user's own notify program, which the bridge
+	// leaves in place (Codex takes a single notify program).
+	UserNotify []string
+}
+
+// ErrConfigConflict means the user's config.toml defines the keys the
+// bridge would add in a form it cannot merge with (e.g. hooks.Stop as an
+// inline array); the file is left untouched.
+var ErrConfigConflict = errors.New("codex config.toml conflicts with the bridge's hooks")
+
+// ConfigPath is the config.toml of a Codex home.
+func ConfigPath(codexHome string) string { return filepath.Join(codexHome, "config.toml") }
+
+// InstallHooks merges the bridge's hooks into codexHome's config.toml,
+// replacing an earlier version of them and keeping every other line,
+// comment included, byte for byte. The result is parsed before it is
+// written: a file that is not valid TOML, or that would not be, is left
+// alone with an error. It reports whether the file changed.
+func InstallHooks(codexHome string, spec HookSpec) (bool, error) {
+	path, err := filepath.Abs(ConfigPath(codexHome))
+	if err != nil {
+		return false, fmt.Errorf("codex config path: %w", err)
+	}
+	old, perm, err := readConfig(path)
+	if err != nil {
+		return false, err
+	}
+	base := stripBlocks(old)
+	var doc map[string]any
+	if _, err := toml.Decode(string(base), &doc); err != nil {
+		return false, fmt.Errorf("%s is not valid TOML, left as is: %w", path, err)
+	}
+	var out bytes.Buffer
+	if spec.Notify != nil {
+		if _, taken := doc["notify"]; !taken {
+			out.WriteString(blockBegin + "\nnotify = " + tomlArray(spec.Notify) + "\n" + blockEnd + "\n")
+		}
+	}
+	out.Write(base)
+	group := -1
+	if spec.Stop != "" {
+		group = countStopGroups(doc)
+		timeout := spec.StopTimeout
+		if timeout <= 0 {
+			timeout = 10
+		}
+		if out.Len() > 0 && !bytes.HasSuffix(out.Bytes(), []byte("\n")) {
+			out.WriteByte('\n')
+		}
+		if out.Len() > 0 {
+			out.WriteByte('\n')
+		}
+		key := trustKey(path, group)
+		fmt.Fprintf(&out, "%s\n[[hooks.Stop]]\nhooks = [{ type = \"command\", command = %s, timeout = %d }]\n\n[hooks.state.%s]\ntrusted_hash = %s\n%s\n",
+			blockBegin, tomlString(spec.Stop), timeout, tomlString(key), tomlString(trustHash("stop", spec.Stop, timeout)), blockEnd)
+	}
+	next := out.Bytes()
+	if err := checkInstalled(next, spec, group); err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	if bytes.Equal(next, old) {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	if err := atomicfile.Write(path, next, perm); err != nil {
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// UninstallHooks removes the bridge's blocks from codexHome's config.toml,
+// and the file itself if nothing else was in it. It reports whether the
+// file changed.
+func UninstallHooks(codexHome string) (bool, error) {
+	path := ConfigPath(codexHome)
+	old, perm, err := readConfig(path)
+	if err != nil || old == nil {
+		return false, err
+	}
+	next := stripBlocks(old)
+	if bytes.Equal(next, old) {
+		return false, nil
+	}
+	if len(bytes.TrimSpace(next)) == 0 {
+		if err := os.Remove(path); err != nil {
+			return false, fmt.Errorf("remove %s: %w", path, err)
+		}
+		return true, nil
+	}
+	if err := atomicfile.Write(path, next, perm); err != nil {
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// HooksStatus reports what of the bridge is in codexHome's config.toml,
+// for `hooks status` and doctor.
+func HooksStatus(codexHome string) (HookStatus, error) {
+	path, err := filepath.Abs(ConfigPath(codexHome))
+	if err != nil {
+		return HookStatus{}, fmt.Errorf("codex config path: %w", err)
+	}
+	st := HookStatus{Path: path}
+	data, _, err := readConfig(path)
+	if err != nil || data == nil {
+		return st, err
+	}
+	st.Installed = bytes.Contains(data, []byte(blockBegin))
+	var doc struct {
+		Notify []string `toml:"notify"`
+		Hooks  struct {
+			Stop []struct {
+				Hooks []struct {
+					Command string `toml:"command"`
+					Timeout int    `toml:"timeout"`
+				} `toml:"hooks"`
+			} `toml:"Stop"`
+			State map[string]struct {
+				TrustedHash string `toml:"trusted_hash"`
+			} `toml:"state"`
+		} `toml:"hooks"`
+	}
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return st, fmt.Errorf("%s: %w", path, err)
+	}
+	ours := blockLines(data)
+	if doc.Notify != nil {
+		if bytes.Contains(ours, []byte("notify = ")) {
+			st.Notify = doc.Notify
+		} else {
+			st.UserNotify = doc.Notify
+		}
+	}
+	for i, g := range doc.Hooks.Stop {
+		for j, h := range g.Hooks {
+			if j != 0 || !bytes.Contains(ours, []byte(tomlString(h.Command))) {
+				continue
+			}
+			st.Stop = h.Command
+			want := trustHash("stop", h.Command, max(h.Timeout, 1))
+			st.Trusted = doc.Hooks.State[trustKey(path, i)].TrustedHash == want
+		}
+	}
+	return st, nil
+}
+
+func readConfig(path string) ([]byte, fs.FileMode, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0o600, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	perm := fs.FileMode(0o600)
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	return data, perm, nil
+}
+
+// stripBlocks returns data without the bridge's blocks (markers included).
+func stripBlocks(data []byte) []byte {
+	var out []byte
+	in := false
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i+1], data[i+1:]
+		} else {
+			data = nil
+		}
+		trimmed := bytes.TrimRight(line, "\r\n")
+		switch {
+		case !in && string(trimmed) == blockBegin:
+			in = true
+			// The blank line InstallHooks put before the block goes too.
+			if bytes.HasSuffix(out, []byte("\n\n")) {
+				out = out[:len(out)-1]
+			}
+		case in && string(trimmed) == blockEnd:
+			in = false
+		case !in:
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+// blockLines returns only the lines inside the bridge's blocks.
+func blockLines(data []byte) []byte {
+	var out []byte
+	in := false
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		trimmed := string(bytes.TrimRight(line, "\r\n"))
+		switch {
+		case trimmed == blockBegin:
+			in = true
+		case trimmed == blockEnd:
+			in = false
+		case in:
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+// countStopGroups is the number of [[hooks.Stop]] groups already defined:
+// the bridge's group comes after them, and its trust key names its index.
+func countStopGroups(doc map[string]any) int {
+	h, _ := doc["hooks"].(map[string]any)
+	switch s := h["Stop"].(type) {
+	case []map[string]any:
+		return len(s)
+	case []any:
+		return len(s)
+	}
+	return 0
+}
+
+// checkInstalled parses the would-be file and checks that Codex will read
+// the bridge's hook where the trust key says it is.
+func checkInstalled(data []byte, spec HookSpec, group int) error {
+	var doc struct {
+		Notify any `toml:"notify"`
+		Hooks  struct {
+			Stop []struct {
+				Hooks []struct {
+					Command string `toml:"command"`
+				} `toml:"hooks"`
+			} `toml:"Stop"`
+		} `toml:"hooks"`
+	}
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfigConflict, err)
+	}
+	if spec.Stop == "" {
+		return nil
+	}
+	if group >= len(doc.Hooks.Stop) || len(doc.Hooks.Stop[group].Hooks) == 0 || doc.Hooks.Stop[group].Hooks[0].Command != spec.Stop {
+		return fmt.Errorf("%w: the Stop hook would not be group %d", ErrConfigConflict, group)
+	}
+	return nil
+}
+
+// trustKey is how Codex names a config.toml hook in [hooks.state]:
+// "<config path>:<event>:<group>:<handler>".
+func trustKey(configPath string, group int) string {
+	return fmt.Sprintf("%s:stop:%d:0", configPath, group)
+}
+
+// trustHash is the hash Codex 0.169 compares a hook's trusted_hash with:
+// the SHA-256 of its normalized identity {event_name, hooks: [{type,
+// command, timeout, async}]} as compact JSON with sorted keys. A user hook
+// runs only when the two match (or the person trusted it in the TUI).
+func trustHash(event, command string, timeout int) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // serde_json does not escape <, >, &
+	// Keys in sorted order, as Codex canonicalises them.
+	_ = enc.Encode(map[string]any{
+		"event_name": event,
+		"hooks": []map[string]any{{
+			"async": false, "command": command, "timeout": timeout, "type": "command",
+		}},
+	})
+	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// tomlString writes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func tomlArray(items []string) string {
+	parts := make([]string, len(items))
+	for i, s := range items {
+		parts[i] = tomlString(s)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

@@ -1,0 +1,195 @@
+package codex
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/codextest"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/fakeopenai"
+)
+
+// TestRolloutIsWrittenLive shows what each release has written while a
+// turn's command runs: the model runs a command that marks its start, then
+// waits for a gate file the test creates only after reading the rollout so
+// far. 0.169 writes line by line as things happen, the call included; 0.47
+// writes the prompt at once but a response's items (message, call) only
+// once its tool calls have finished.
+func TestRolloutIsWrittenLive(t *testing.T) {
+	for _, version := range []string{codextest.Latest, codextest.Legacy} {
+		t.Run(version, func(t *testing.T) {
+			bin := codextest.Find(t, version)
+			home := t.TempDir()
+			gate, started := filepath.Join(home, "gate"), filepath.Join(home, "started")
+			wait := "touch '" + started + "'; while [ ! -f '" + gate + "' ]; do sleep 0.05; done; echo through"
+			srv := fakeopenai.NewTest(t,
+				fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
+					return []fakeopenai.Item{fakeopenai.Message("Waiting for the gate."), fakeopenai.Shell(r.ToolNames(), wait)}
+				}),
+				fakeopenai.Reply(fakeopenai.Message("Through the gate.")))
+			o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "wait for the gate", Model: codextest.ModelFor(version)}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd, err := codextest.Command(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = os.WriteFile(gate, nil, 0o644); _ = cmd.Wait() })
+			for {
+				if _, err := os.Stat(started); err == nil {
+					break
+				}
+				select {
+				case <-ctx.Done():
+					t.Fatal("the command never started")
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			// The command runs until the gate opens: what is on disk now
+			// was written during the turn.
+			evs := readSoFar(t, o.CodexHome())
+			p := parserOver(t, o.CodexHome())
+			if !p.InTurn() || !sawPrompt(evs, "wait for the gate") {
+				t.Fatalf("mid-turn: in turn %v, events:\n%s", p.InTurn(), describe(evs))
+			}
+			if want := version != codextest.Legacy; sawCall(evs, wait) != want {
+				t.Errorf("mid-turn, the running call is on disk: %v, want %v; events:\n%s", !want, want, describe(evs))
+			}
+			if err := os.WriteFile(gate, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			evs = parseRollout(t, codextest.Rollouts(t, o.CodexHome())[0])
+			if got := describe(evs); !strings.Contains(got, `"through\n"`) || !strings.Contains(got, "turn_complete") {
+				t.Errorf("finished rollout:\n%s", got)
+			}
+		})
+	}
+}
+
+func sawPrompt(evs []event.Event, text string) bool {
+	for _, e := range evs {
+		if e.Type == event.User && !e.System && e.Content == text {
+			return true
+		}
+	}
+	return false
+}
+
+func sawCall(evs []event.Event, cmd string) bool {
+	for _, e := range evs {
+		if e.Type == event.ToolUse && e.Name == ToolShell && e.Input == cmd {
+			return true
+		}
+	}
+	return false
+}
+
+// parserOver parses the complete lines of the session's rollout so far.
+func parserOver(t *testing.T, codexHome string) *Parser {
+	t.Helper()
+	p, _ := NewParser(nil)
+	files := codextest.Rollouts(t, codexHome)
+	if len(files) == 0 {
+		return p
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := strings.LastIndexByte(string(data), '\n'); i >= 0 {
+		data = data[:i]
+	} else {
+		return p
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if _, err := p.Line([]byte(line), nil); err != nil {
+			t.Fatalf("rollout line rejected: %v", err)
+		}
+	}
+	return p
+}
+
+func readSoFar(t *testing.T, codexHome string) []event.Event {
+	t.Helper()
+	files := codextest.Rollouts(t, codexHome)
+	if len(files) == 0 {
+		return nil
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := NewParser(nil)
+	var evs []event.Event
+	for _, line := range strings.Split(string(data), "\n") {
+		if ev, err := p.Line([]byte(line), evs); err == nil {
+			evs = ev // a partial last line is not JSON yet
+		}
+	}
+	return evs
+}
+
+// TestResumeRefusedWhileBusy: on 0.169 a resume while another codex
+// process runs the thread fails cleanly with ErrSessionBusy, and the
+// message never reaches the model.
+func TestResumeRefusedWhileBusy(t *testing.T) {
+	bin := codextest.Find(t, codextest.Latest)
+	home := t.TempDir()
+	gate, started := filepath.Join(home, "gate"), filepath.Join(home, "started")
+	wait := "touch '" + started + "'; while [ ! -f '" + gate + "' ]; do sleep 0.05; done; echo through"
+	srv := fakeopenai.NewTest(t, fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
+		return []fakeopenai.Item{fakeopenai.Shell(r.ToolNames(), wait)}
+	}))
+	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "first"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd, err := codextest.Command(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.WriteFile(gate, nil, 0o644); _ = cmd.Wait() })
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the command never started")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	id := codextest.ThreadID(codextest.Rollouts(t, o.CodexHome())[0])
+	r, err := Resume(ctx, ResumeOptions{Bin: bin, CodexHome: o.CodexHome(), ThreadID: id, Message: "INJECTED-XYZ",
+		Dir: o.Dir, Env: o.Environ(), Args: []string{"--dangerously-bypass-approvals-and-sandbox"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Wait(); !errors.Is(err, ErrSessionBusy) {
+		t.Fatalf("resume of a busy thread: %v", err)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range srv.Requests() {
+		if q.Contains("INJECTED-XYZ") {
+			t.Fatal("the refused message reached the model")
+		}
+	}
+}

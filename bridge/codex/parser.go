@@ -1,0 +1,334 @@
+// Package codex reads the Codex CLI's session records ("rollouts") into the
+// bridge's events: Parser implements agent.Parser for the rollout JSONL,
+// Sessions and Find locate rollout files under $CODEX_HOME, and Deliver
+// gets a message into a Codex thread.
+//
+// A rollout is one JSON object per line, {"timestamp", "type", "payload"}:
+// session_meta (thread id, cwd, cli_version) first, then turn_context,
+// response_item (the conversation: messages, reasoning, tool calls and their
+// outputs), event_msg (task_started, token_count, task_complete, …) and,
+// from 0.169 on, world_state, token_usage_record and an "ordinal" field.
+// The parser keys on what a line contains rather than on the release that
+// wrote it, and ignores every type it does not know (DESIGN.md, "Data
+// sources", item 5).
+package codex
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/event"
+)
+
+// Agent is the value of event.Event.Agent for Codex sessions.
+const Agent = "codex"
+
+// ErrNotJSON marks a line that is not a JSON object. The caller counts and
+// skips it; nothing else is lost.
+var ErrNotJSON = errors.New("codex rollout line is not a JSON object")
+
+// PriceFunc prices a turn's usage for model. known is false when the model
+// has no price: the turn's cost_usd then goes out as null, never as 0.
+type PriceFunc func(model string, u event.Usage) (usd float64, known bool)
+
+// noPrice is the default PriceFunc: it knows no model, so nothing is
+// silently free until a real price table is injected.
+func noPrice(string, event.Usage) (float64, bool) { return 0, false }
+
+var _ agent.Parser = (*Parser)(nil)
+
+// parsers are shared by every Parser: fastjson keeps buffers as large as
+// the largest line it parsed, which many sessions should not each hold.
+var parsers fastjson.ParserPool
+
+// Parser turns rollout lines into events. It is not safe for concurrent
+// use. Events carry no ID, SessionID or Agent: the engine stamps them
+// (SessionID = ThreadID(), Agent = "codex").
+//
+// Feed it complete lines in file order from the rollout's first line
+// (transcript.Reader does the splitting; a partial last line waits).
+// Call Flush at EOF, Quiet after a quiet spell while Unsure() (0.47 only:
+// 0.169 ends turns explicitly), EndTurn when the notify program reports
+// agent-turn-complete for the thread or its process is gone, and show
+// needs_input while NeedsInput() says so. Persist Save() with the events.
+type Parser struct {
+	// Price prices each turn (default: no model is known).
+	Price PriceFunc
+	state State
+}
+
+// State is everything a Parser remembers between lines: small, and
+// O(1) in the length of a turn (open tool calls only).
+type State struct {
+	ThreadID string `json:"thread_id,omitempty"`
+	Cwd      string `json:"cwd,omitempty"`
+	Version  string `json:"version,omitempty"` // cli_version of session_meta
+	Model    string `json:"model,omitempty"`   // from the last turn_context
+	// Exact is set once the record shows task_started/task_complete
+	// (0.169 writes them; 0.47 does not): turn ends are then known, never
+	// inferred.
+	Exact bool `json:"exact,omitempty"`
+	// Records is set once a token_usage_record was seen (0.169): usage
+	// comes from those, and token_count is ignored.
+	Records bool `json:"records,omitempty"`
+	// Total is the last token_count's running total: 0.47 repeats a
+	// token_count with the same totals before each model call.
+	Total    [5]int64          `json:"total,omitempty"`
+	Tools    map[string]string `json:"tools,omitempty"` // open call id → tool name
+	Turn     *Turn             `json:"turn,omitempty"`
+	Waiting  string            `json:"waiting,omitempty"` // why Codex waits for the person, "" if not
+	WaitCall string            `json:"wait_call,omitempty"`
+	LastText string            `json:"last_text,omitempty"` // start of the last agent message
+}
+
+// Turn accumulates one turn, from the person's prompt (or task_started) to
+// its end.
+type Turn struct {
+	ID    string      `json:"id,omitempty"`
+	Start time.Time   `json:"start"`
+	Last  time.Time   `json:"last"`
+	Model string      `json:"model,omitempty"`
+	Usage event.Usage `json:"usage"`
+	// Response is the last token_usage_record's response id, so that a
+	// repeated record is not counted twice.
+	Response string `json:"response,omitempty"`
+	// Unsure is set (0.47) when the newest item was an agent message with
+	// no tool call open: the turn probably ended, which only a quiet spell
+	// or the next prompt confirms.
+	Unsure bool `json:"unsure,omitempty"`
+	// Cost sums each response's price, priced one by one because a long
+	// prompt's tier depends on that request alone; Unpriced is set when
+	// one of them had no price.
+	Cost      float64 `json:"cost,omitempty"`
+	Unpriced  bool    `json:"unpriced,omitempty"`
+	Responses int     `json:"responses,omitempty"`
+}
+
+// NewParser returns a parser resuming from saved (a Save result), or a
+// fresh one when saved is empty.
+func NewParser(saved json.RawMessage) (*Parser, error) {
+	p := &Parser{}
+	if len(saved) == 0 || string(saved) == "null" {
+		return p, nil
+	}
+	if err := json.Unmarshal(saved, &p.state); err != nil {
+		return nil, fmt.Errorf("codex parser state: %w", err)
+	}
+	return p, nil
+}
+
+// Save returns the parser's state as JSON.
+func (p *Parser) Save() (json.RawMessage, error) {
+	data, err := json.Marshal(&p.state)
+	if err != nil {
+		return nil, fmt.Errorf("codex parser state: %w", err)
+	}
+	return data, nil
+}
+
+// State returns a copy of the parser's state (for tests and diagnostics).
+func (p *Parser) State() State { return p.state }
+
+// ThreadID is the Codex thread id from session_meta, "" before it.
+func (p *Parser) ThreadID() string { return p.state.ThreadID }
+
+// Cwd is the session's working directory from session_meta.
+func (p *Parser) Cwd() string { return p.state.Cwd }
+
+// Version is the Codex release that wrote the record.
+func (p *Parser) Version() string { return p.state.Version }
+
+// InTurn reports whether a turn is open (Codex is working).
+func (p *Parser) InTurn() bool { return p.state.Turn != nil }
+
+// Unsure reports whether the open turn's end can only be inferred from a
+// quiet spell: releases that write no task_complete (0.47).
+func (p *Parser) Unsure() bool { return p.state.Turn != nil && !p.state.Exact }
+
+// NeedsInput reports whether Codex waits for the person (an approval or a
+// question it asked) and why; the engine shows needs_input meanwhile.
+func (p *Parser) NeedsInput() (reason string, waiting bool) {
+	return p.state.Waiting, p.state.Waiting != ""
+}
+
+// LastText is the start of the last agent message, for notifications.
+func (p *Parser) LastText() string { return p.state.LastText }
+
+// Flush is called when the reader caught up with the end of the file.
+// Codex's ends are explicit (task_complete) or inferred on Quiet, so there
+// is nothing to settle here.
+func (p *Parser) Flush(out []event.Event) []event.Event { return out }
+
+// Quiet ends a turn whose end is only inferred (0.47): the last item was
+// an agent message, no tool call is open, and the file has been quiet.
+func (p *Parser) Quiet(out []event.Event) []event.Event {
+	t := p.state.Turn
+	if t == nil || p.state.Exact || !t.Unsure || len(p.state.Tools) > 0 {
+		return out
+	}
+	return p.endTurn(out, t.Last, 0)
+}
+
+// EndTurn ends the open turn now: a notify program or hook said so.
+func (p *Parser) EndTurn(out []event.Event) []event.Event {
+	if p.state.Turn == nil {
+		return out
+	}
+	return p.endTurn(out, p.state.Turn.Last, 0)
+}
+
+// Line parses one rollout line and appends its events to out. A line that
+// is not a JSON object returns ErrNotJSON and leaves the state untouched.
+func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
+	jp := parsers.Get()
+	defer parsers.Put(jp)
+	v, err := jp.ParseBytes(line)
+	if err != nil {
+		return out, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	if v.Type() != fastjson.TypeObject {
+		return out, ErrNotJSON
+	}
+	ts := parseTime(v.GetStringBytes("timestamp"))
+	pl := v.Get("payload")
+	if pl == nil || pl.Type() != fastjson.TypeObject {
+		return out, nil // a type this parser does not know, or an empty line object
+	}
+	switch string(v.GetStringBytes("type")) {
+	case "session_meta":
+		p.sessionMeta(pl)
+	case "turn_context":
+		if m := pl.GetStringBytes("model"); len(m) > 0 && string(m) != p.state.Model { // 0.47 repeats it before every call
+			p.state.Model = string(m)
+			if p.state.Turn != nil {
+				p.state.Turn.Model = p.state.Model
+			}
+		}
+	case "response_item":
+		out = p.responseItem(pl, ts, out)
+	case "event_msg":
+		out = p.eventMsg(pl, ts, out)
+	case "token_usage_record":
+		p.usageRecord(pl, ts)
+	}
+	return out, nil
+}
+
+func (p *Parser) sessionMeta(pl *fastjson.Value) {
+	// 0.47 nests the meta under "meta" in some lines of forked sessions;
+	// current releases put it at the top of the payload.
+	if m := pl.Get("meta"); m != nil && m.Type() == fastjson.TypeObject {
+		pl = m
+	}
+	if id := pl.GetStringBytes("id"); len(id) > 0 {
+		p.state.ThreadID = string(id)
+	}
+	if cwd := pl.GetStringBytes("cwd"); len(cwd) > 0 {
+		p.state.Cwd = string(cwd)
+	}
+	if ver := pl.GetStringBytes("cli_version"); len(ver) > 0 {
+		p.state.Version = string(ver)
+	}
+}
+
+func (p *Parser) eventMsg(pl *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
+	switch typ := pl.GetStringBytes("type"); string(typ) {
+	case "task_started", "turn_started":
+		p.state.Exact = true
+		if p.state.Turn != nil {
+			out = p.endTurn(out, p.state.Turn.Last, 0)
+		}
+		p.startTurn(ts)
+		p.state.Turn.ID = string(pl.GetStringBytes("turn_id"))
+	case "task_complete", "turn_complete":
+		p.state.Exact = true
+		if p.state.Turn == nil {
+			return out // its task_started was before we joined, and nothing since
+		}
+		out = p.endTurn(out, ts, pl.GetInt64("duration_ms"))
+	case "turn_aborted":
+		if p.state.Turn != nil {
+			out = p.endTurn(out, ts, 0)
+		}
+		p.state.Tools = nil // the interrupted calls will never be answered
+		p.state.Waiting, p.state.WaitCall = "", ""
+	case "token_count":
+		p.tokenCount(pl, ts)
+	case "exec_approval_request", "apply_patch_approval_request", "request_user_input",
+		"elicitation_request", "request_permissions":
+		// Not persisted by the releases tested (they go to the UI only),
+		// but cheap to honour if a release writes them.
+		p.state.Waiting, p.state.WaitCall = string(typ), ""
+	}
+	return out
+}
+
+func (p *Parser) startTurn(ts time.Time) {
+	p.state.Turn = &Turn{Start: ts, Last: ts, Model: p.state.Model}
+}
+
+// touch makes sure a turn is open (we may have joined mid-turn) and moves
+// its last-activity time.
+func (p *Parser) touch(ts time.Time) *Turn {
+	if p.state.Turn == nil {
+		p.startTurn(ts)
+	}
+	t := p.state.Turn
+	if !ts.IsZero() {
+		t.Last = ts
+	}
+	return t
+}
+
+func (p *Parser) endTurn(out []event.Event, ts time.Time, durationMS int64) []event.Event {
+	t := p.state.Turn
+	p.state.Turn = nil
+	p.state.Waiting, p.state.WaitCall = "", ""
+	p.state.Tools = nil // a call still open when its turn ended is never answered
+	e := event.Event{Type: event.TurnComplete, TS: ts, Usage: t.Usage, Model: t.Model}
+	switch {
+	case durationMS > 0:
+		e.DurationMS = durationMS
+	case !t.Start.IsZero() && ts.After(t.Start):
+		e.DurationMS = ts.Sub(t.Start).Milliseconds()
+	}
+	if t.Responses == 0 {
+		e.CostUSD, e.CostKnown = p.price(t.Model, t.Usage) // nothing used: is the model known?
+	} else {
+		e.CostUSD, e.CostKnown = t.Cost, !t.Unpriced
+	}
+	return append(out, e)
+}
+
+// addResponse adds one model response's usage to the open turn, priced on
+// its own.
+func (p *Parser) addResponse(t *Turn, u event.Usage) {
+	t.Usage = t.Usage.Add(u)
+	t.Responses++
+	usd, known := p.price(t.Model, u)
+	t.Cost += usd
+	t.Unpriced = t.Unpriced || !known
+}
+
+func (p *Parser) price(model string, u event.Usage) (float64, bool) {
+	if p.Price == nil {
+		return noPrice(model, u)
+	}
+	return p.Price(model, u)
+}
+
+func parseTime(b []byte) time.Time {
+	if len(b) == 0 {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}

@@ -1,0 +1,139 @@
+package codextest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Options describe one `codex exec` invocation.
+type Options struct {
+	// Bin is the binary, usually from Find.
+	Bin string
+	// BaseURL is the fake model's URL, written into config.toml.
+	BaseURL string
+	// Home is the fake $HOME; required. CODEX_HOME is Home/.codex.
+	Home string
+	// Dir is the workspace (cwd); default Home/work/demo.
+	Dir string
+	// Prompt is the prompt; "" reads none.
+	Prompt string
+	// Resume continues that thread (`codex exec resume <id> <prompt>`).
+	Resume string
+	// Args are inserted after `exec` (and `resume <id>`), before the prompt.
+	Args []string
+	// Env is appended to (and so overrides) the base environment.
+	Env []string
+	// Model is written into a new config.toml (default ModelFor(Latest)).
+	Model string
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Bin == "" || o.Home == "" {
+		return o, errors.New("codextest: Options.Bin and Options.Home are required")
+	}
+	if o.Dir == "" {
+		o.Dir = filepath.Join(o.Home, "work", "demo")
+	}
+	if o.Model == "" {
+		o.Model = ModelFor(Latest)
+	}
+	return o, nil
+}
+
+// CodexHome is the CODEX_HOME of the run.
+func (o Options) CodexHome() string { return filepath.Join(o.Home, ".codex") }
+
+// Environ is the complete environment Codex runs with: nothing is
+// inherited but PATH, so a developer's own CODEX_HOME or OPENAI_API_KEY
+// never leaks in.
+func (o Options) Environ() []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + o.Home,
+		"CODEX_HOME=" + o.CodexHome(),
+		"SHELL=/bin/bash",
+		"LANG=C.UTF-8",
+		"TZ=UTC",
+		KeyEnv + "=test-key",
+		"NO_COLOR=1",
+	}
+	return append(env, o.Env...)
+}
+
+// Argv is the command line after the binary. The sandbox is bypassed
+// because the tests run as root in containers where Codex's Landlock or
+// bubblewrap sandbox is unavailable, and approvals would block a
+// non-interactive run; the dir need not be a git repository.
+func (o Options) Argv() []string {
+	// Options go before `resume`: 0.47 accepts exec's flags only there.
+	args := []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
+	if o.Resume == "" {
+		args = append(args, "-C", o.Dir)
+	}
+	args = append(args, o.Args...)
+	if o.Resume != "" {
+		args = append(args, "resume", o.Resume)
+	}
+	if o.Prompt != "" {
+		args = append(args, o.Prompt)
+	}
+	return args
+}
+
+// Result is what a finished run printed.
+type Result struct {
+	Stdout, Stderr []byte
+}
+
+// Command builds the command for o without starting it: stdin is empty
+// so Codex never waits on a terminal.
+func Command(ctx context.Context, o Options) (*exec.Cmd, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := PrepareHome(o.CodexHome(), o.Dir, o.BaseURL, o.Model); err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, o.Bin, o.Argv()...)
+	cmd.Dir = o.Dir
+	cmd.Env = o.Environ()
+	cmd.Stdin = bytes.NewReader(nil)
+	// Its own process group, so a timeout kills the shell commands Codex
+	// started too, not only the launcher.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd, nil
+}
+
+// Run runs `codex exec` to completion.
+func Run(ctx context.Context, o Options) (Result, error) {
+	cmd, err := Command(ctx, o)
+	if err != nil {
+		return Result{}, err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	if err != nil {
+		return res, fmt.Errorf("codex %v: %w\nstderr:\n%s", o.Argv(), err, tail(res.Stderr))
+	}
+	return res, nil
+}
+
+func tail(b []byte) []byte {
+	const n = 4000
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
