@@ -74,6 +74,10 @@ func startBridgeWith(t testing.TB, home string, port int, env []string, args ...
 	}
 	p := &bridgeProc{t: t, cmd: cmd, base: "http://" + addr, home: home, log: &log}
 	t.Cleanup(func() {
+		if t.Failed() && os.Getenv("BRIDGE_TEST_LOGS") != "" {
+			p.kill(syscall.SIGQUIT) // Go prints every goroutine's stack
+			t.Logf("bridge stderr:\n%s", log.String())
+		}
 		p.kill(syscall.SIGKILL)
 		if t.Failed() && os.Getenv("BRIDGE_TEST_LOGS") != "" {
 			logs, _ := filepath.Glob(filepath.Join(home, ".local", "state", "conductor-bridge", "logs", "*.log"))

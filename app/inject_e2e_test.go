@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -143,6 +144,34 @@ func (e *agentEnv) workspaceByID(id string) apiWorkspace {
 	return e.p.waitFor(func(w apiWorkspace) bool { return w.ID == id })
 }
 
+// versionRead waits until the bridge has read the agent's version from
+// the transcript: the PostToolUse route depends on it (a session whose
+// version is not known yet gets its messages at the end of the turn).
+func (e *agentEnv) versionRead() apiWorkspace {
+	e.t.Helper()
+	return e.p.waitFor(func(w apiWorkspace) bool {
+		return w.Directory == e.dir && w.LastEventID > 0 && len(w.Sessions) > 0 && w.Sessions[0].Version != ""
+	})
+}
+
+// gate is a shell command for the agent's tool that runs until open is
+// called. A test that must act while a tool runs holds the tool open
+// instead of betting on a sleep being long enough on a loaded machine.
+func gate(t testing.TB) (cmd string, open func()) {
+	t.Helper()
+	dir := t.TempDir()
+	f, script := filepath.Join(dir, "open"), filepath.Join(dir, "gate.sh")
+	body := fmt.Sprintf("#!/bin/sh\nwhile [ ! -e '%s' ]; do sleep 0.05; done\necho opened\n", f)
+	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return "sh " + script, func() {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func waitRequest(t testing.TB, fm *fakemodel.Server, text string) fakemodel.Request {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -159,20 +188,22 @@ func waitRequest(t testing.TB, fm *fakemodel.Server, text string) fakemodel.Requ
 // turn carries it.
 func TestInjectMidTurn(t *testing.T) {
 	e := newAgentEnv(t)
+	tool, release := gate(t)
 	fm := fakemodel.NewTest(t,
-		fakemodel.Reply(fakemodel.Bash("sleep 2")),
+		fakemodel.Reply(fakemodel.Bash(tool)),
 		fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")),
 	)
 	e.start(0)
 	ctx, s := e.session(fm, claudetest.Options{})
 	s.Send("check the page")
 	waitRequest(t, fm, "check the page")
-	ws := e.workspace()
+	ws := e.versionRead()
 	c := openStream(t, e.p, ws.ID, 0)
 
 	const msg = "no, test the mobile view"
 	sent := time.Now()
 	id := e.post(ws.ID, msg)
+	release()
 	r := waitRequest(t, fm, msg)
 	t.Logf("POST → model request (PostToolUse, includes the running tool): %v", time.Since(sent))
 	if n := len(fm.MainRequests()); r.Seq != fm.MainRequests()[1].Seq {
@@ -325,9 +356,11 @@ func TestBridgeDownAgentUnaffected(t *testing.T) {
 // agent exactly once.
 func TestInjectSurvivesKillNine(t *testing.T) {
 	e := newAgentEnv(t)
+	tool1, release1 := gate(t)
+	tool2, release2 := gate(t)
 	fm := fakemodel.NewTest(t,
-		fakemodel.Reply(fakemodel.Bash("sleep 1")),
-		fakemodel.Reply(fakemodel.Bash("sleep 4")),
+		fakemodel.Reply(fakemodel.Bash(tool1)),
+		fakemodel.Reply(fakemodel.Bash(tool2)),
 		fakemodel.Reply(fakemodel.Text("Did both.")),
 		fakemodel.Reply(fakemodel.Text("And the third.")),
 	)
@@ -336,10 +369,11 @@ func TestInjectSurvivesKillNine(t *testing.T) {
 	_, s := e.session(fm, claudetest.Options{})
 	s.Send("work on the page")
 	waitRequest(t, fm, "work on the page")
-	ws := e.workspace()
+	ws := e.versionRead()
 	m1 := e.post(ws.ID, "first: test the mobile view")
 	m2 := e.post(ws.ID, "second: check the footer")
-	e.waitState(ws.ID, m1, inject.Delivered) // the PostToolUse hook after sleep 1 took it
+	release1()
+	e.waitState(ws.ID, m1, inject.Delivered) // the PostToolUse hook after the first tool took it
 	e.p.kill(syscall.SIGKILL)
 
 	// The crash window: a message written as handed out, never answered.
@@ -355,7 +389,9 @@ func TestInjectSurvivesKillNine(t *testing.T) {
 	b, _ = json.Marshal(append(msgs, m3))
 	os.WriteFile(queueFile, b, 0o600)
 
-	e.start(port) // during sleep 4
+	e.start(port) // while the second tool runs
+	e.versionRead()
+	release2()
 	waitRequest(t, fm, "second: check the footer")
 	waitRequest(t, fm, "third: and the header")
 	for _, id := range []string{m1, m2, m3.ID} {
@@ -377,8 +413,9 @@ func TestInjectOlderVersions(t *testing.T) {
 		t.Run(tt.version, func(t *testing.T) {
 			e := newAgentEnv(t)
 			e.bin = claudetest.Find(t, tt.version)
+			tool, release := gate(t)
 			fm := fakemodel.NewTest(t,
-				fakemodel.Reply(fakemodel.Bash("sleep 3")),
+				fakemodel.Reply(fakemodel.Bash(tool)),
 				fakemodel.Reply(fakemodel.Text("Done.")),
 				fakemodel.Reply(fakemodel.Text("Got your message.")),
 			)
@@ -386,11 +423,10 @@ func TestInjectOlderVersions(t *testing.T) {
 			_, s := e.session(fm, claudetest.Options{})
 			s.Send("start")
 			waitRequest(t, fm, "start")
-			ws := e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.dir && w.LastEventID > 0 })
-			// Wait until the bridge has read the version from the transcript.
-			time.Sleep(300 * time.Millisecond)
+			ws := e.versionRead()
 			const msg = "also check the footer"
 			id := e.post(ws.ID, msg)
+			release()
 			waitRequest(t, fm, msg)
 			m := e.waitState(ws.ID, id, inject.Confirmed)
 			if m.Via != tt.via {

@@ -18,6 +18,7 @@ type apiSession struct {
 	Active             bool   `json:"active"`
 	PID                int    `json:"pid"`
 	Streamed           bool   `json:"streamed"`
+	Version            string `json:"version,omitempty"`
 	LastEventID        int64  `json:"last_event_id"`
 }
 

@@ -103,6 +103,8 @@ type Engine struct {
 	scanMu    sync.Mutex      // scans are serialised
 	rescanOn  map[string]bool // RescanOn, cleaned
 	rescan    chan struct{}
+	nudge     chan struct{} // a hook said an agent is at work: sweep at the base rate
+	rootWatch string        // where the projects folder is watched from while it does not exist
 	scanned   chan struct{} // closed after the first scan
 	firstScan sync.Once
 	started   time.Time
@@ -119,6 +121,7 @@ func New(cfg Config) *Engine {
 		watched:    make(map[string]bool),
 		hinted:     make(map[string]discover.Workspace),
 		rescan:     make(chan struct{}, 1),
+		nudge:      make(chan struct{}, 1),
 		scanned:    make(chan struct{}),
 		started:    time.Now(),
 	}
@@ -143,7 +146,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	if w != nil {
 		defer w.Close()
 		fsEvents, fsErrors = w.Events, w.Errors
-		e.watch(e.cfg.ClaudeProjects)
+		e.watchProjects()
 		e.rescanOn = make(map[string]bool)
 		for _, p := range e.cfg.RescanOn {
 			p = filepath.Clean(p)
@@ -169,10 +172,18 @@ func (e *Engine) Run(ctx context.Context) error {
 			return nil
 		case <-sweep.C:
 			sweep.Reset(sw.sweep())
+		case <-e.nudge:
+			if sw.active() {
+				sweep.Reset(sw.every)
+			}
 		case ev, ok := <-fsEvents:
 			if ok {
 				e.route(ev)
-				sw.active()
+				if sw.active() {
+					// Agents are at work again: the backed-off sweep
+					// must not wait out its long interval.
+					sweep.Reset(sw.every)
+				}
 			}
 		case err, ok := <-fsErrors:
 			if ok {
@@ -264,6 +275,12 @@ func (e *Engine) scan(ctx context.Context) bool {
 		}
 	}
 	e.mu.Lock()
+	if e.ctx == nil {
+		// Run has not begun: a hook's Rescan can come first. Run's own
+		// first scan will find the same list.
+		e.mu.Unlock()
+		return false
+	}
 	changed := false
 	found := make(map[string]bool, len(list))
 	for _, ws := range list {

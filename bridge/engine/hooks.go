@@ -153,9 +153,19 @@ func (e *Engine) TurnEnded(ctx context.Context, ws string, c Call) bool {
 	})
 }
 
+// active tells the sweep an agent is at work (a hook called in), so a
+// sweep backed off while all was idle comes back to its base rate.
+func (e *Engine) active() {
+	select {
+	case e.nudge <- struct{}{}:
+	default:
+	}
+}
+
 // Relook makes a workspace list its sessions again now: a hook said a
 // session started or ended. A transcript the call names is adopted.
 func (e *Engine) Relook(ws string, c Call) {
+	e.active()
 	e.mu.RLock()
 	w, ok := e.workspaces[ws]
 	e.mu.RUnlock()
@@ -226,6 +236,7 @@ func (e *Engine) Hint(ctx context.Context, cwd, transcriptPath string) (string, 
 	if filepath.Dir(projDir) != filepath.Clean(e.cfg.ClaudeProjects) || filepath.Base(projDir) != discover.EncodeProjectDir(dir) || dir == "/" {
 		return "", false
 	}
+	e.active()
 	e.mu.Lock()
 	e.hinted[dir] = discover.Workspace{
 		ID: discover.PathID(dir), Name: filepath.Base(dir), DisplayName: filepath.Base(dir), Directory: dir,

@@ -31,19 +31,30 @@ type wanted struct {
 func (w *workspace) reconcile(evs []event.Event) []event.Event {
 	want := make(map[string]wanted)
 	tabOf := make(map[string]string) // Conductor session id → its agent session id now
+	if w.tabOf == nil {
+		w.tabOf = make(map[string]string)
+	}
 	for _, m := range w.ws.Sessions {
 		if m.ConductorID != "" {
 			tabOf[m.ConductorID] = m.ID
+			w.tabOf[m.ID] = m.ConductorID
 		}
 		if m.Transcript != "" && readable(m.Agent) {
 			want[m.ID] = wanted{path: m.Transcript, meta: m}
 		}
 	}
 	// A tab resumed under a new id: its old session is not followed as a
-	// second one, even while its file is recent.
+	// second one, even while its file is recent. The tab a session was
+	// seen in is remembered past its tail, or the next listing of recent
+	// files would bring the old session back as a stranger.
+	for id, tab := range w.tabOf {
+		if tabOf[tab] == "" {
+			delete(w.tabOf, id) // the tab is closed: forget its sessions
+		}
+	}
 	moved := func(id string) bool {
-		t := w.tails[id]
-		return t != nil && t.meta.ConductorID != "" && tabOf[t.meta.ConductorID] != "" && tabOf[t.meta.ConductorID] != id
+		tab := w.tabOf[id]
+		return tab != "" && tabOf[tab] != id
 	}
 	if w.ws.ProjectDir != "" {
 		list, err := discover.RecentTranscripts(w.ws.ProjectDir, w.ws.Directory, time.Now().Add(-w.eng.cfg.ActiveWindow))

@@ -13,6 +13,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
 )
 
 // countingScanner counts scans.
@@ -96,5 +97,46 @@ func TestAHangingScanDoesNotStallStreaming(t *testing.T) {
 		text := fmt.Sprintf("while scanning %d", i)
 		h.write(path, prompt(a, text))
 		r.collect(t, id, 0, has("user", text))
+	}
+}
+
+// A hook names a session before Claude Code has made its transcript
+// folder, or (on a fresh machine) before even the projects folder exists.
+// When the folders appear they are watched at once: the first lines stream
+// from file events, not from a sweep (here too slow to help).
+func TestFoldersMadeAfterTheHook(t *testing.T) {
+	for _, tt := range []struct {
+		name, missing string
+	}{
+		{"project folder", "project"},
+		{"projects folder", ".claude"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHome(t)
+			dir, proj := h.workspace("late")
+			gone := proj
+			if tt.missing == ".claude" {
+				gone = filepath.Join(h.root, ".claude")
+			}
+			if err := os.RemoveAll(gone); err != nil {
+				t.Fatal(err)
+			}
+			sid := "bbbbbbbb-1111-4111-8111-0000000000b1"
+			cwdOf[sid] = dir
+			r := h.startWith(func(c *Config) { c.SweepEvery, c.ScanEvery, c.IdleScanEvery = time.Hour, time.Hour, time.Hour })
+			<-r.eng.Ready()
+			path := filepath.Join(proj, sid+".jsonl")
+			id, ok := r.eng.Hint(context.Background(), dir, path)
+			if !ok {
+				t.Fatal("the hook's workspace was not adopted")
+			}
+			if err := os.MkdirAll(proj, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			h.write(path, prompt(sid, "first"))
+			r.collect(t, id, 0, has(event.User, "first"))
+			h.write(path, answer(sid, "m1", "second", "end_turn"))
+			r.collect(t, id, 0, has(event.Assistant, "second"))
+		})
 	}
 }

@@ -49,11 +49,16 @@ func (h *home) startTabs() (*running, *tabScanner) {
 	return r, ts
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor polls cond for five seconds; on a time-out it runs explain
+// (if given) before failing, so the failure shows what was seen.
+func waitFor(t *testing.T, what string, cond func() bool, explain ...func()) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
+			for _, f := range explain {
+				f()
+			}
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -230,10 +235,11 @@ func TestTabResumedUnderANewID(t *testing.T) {
 			t.Errorf("the resumed tab's line came under %s", e.SessionID)
 		}
 	}
+	var last Info
 	waitFor(t, "one session listed", func() bool {
-		in, _ := r.eng.Workspace(id)
-		return len(in.Sessions) == 1 && in.Sessions[0].SessionID == fresh && in.Sessions[0].ConductorID == "tab"
-	})
+		last, _ = r.eng.Workspace(id)
+		return len(last.Sessions) == 1 && last.Sessions[0].SessionID == fresh && last.Sessions[0].ConductorID == "tab"
+	}, func() { t.Logf("sessions: %+v", last.Sessions) })
 }
 
 // Hooks are routed to the session they come from: a Stop hook ends that

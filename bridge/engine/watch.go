@@ -15,8 +15,15 @@ import (
 // route pokes the workspaces a file event concerns.
 func (e *Engine) route(ev fsnotify.Event) {
 	dir := filepath.Dir(ev.Name)
+	if e.projectsPending() && ev.Has(fsnotify.Create) && within(e.cfg.ClaudeProjects, ev.Name) {
+		e.watchProjects() // a folder on the way to the projects folder was made
+		return
+	}
 	if filepath.Clean(dir) == filepath.Clean(e.cfg.ClaudeProjects) {
 		e.askRescan() // a new project folder may be a new workspace
+		if ev.Has(fsnotify.Create) {
+			e.projectDirAppeared(ev.Name)
+		}
 		return
 	}
 	if e.rescanOn[filepath.Clean(ev.Name)] || e.rescanOn[dir] {
@@ -46,6 +53,98 @@ func (e *Engine) route(ev fsnotify.Event) {
 			}
 		}
 	}
+}
+
+// projectDirAppeared watches a transcript folder created after its
+// workspace was followed: a hook names a session before Claude Code makes
+// its folder, and the scan that follows finds nothing new, so without this
+// the folder would wait for a sweep. The workspaces list it again, which
+// reads whatever was written before the watch took.
+func (e *Engine) projectDirAppeared(dir string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ids := e.byProject[dir]
+	if len(ids) == 0 {
+		return
+	}
+	if *e.cfg.WatchDirs {
+		e.watchLocked(dir)
+	}
+	for _, id := range ids {
+		if w := e.workspaces[id]; w != nil {
+			w.poke(true)
+		}
+	}
+}
+
+// watchProjects watches Claude Code's projects folder. Before Claude Code
+// first runs it does not exist: then, where folders are watched, the
+// nearest folder above it that does is watched instead, and each folder
+// made on the way down moves the watch closer (the sweep tries too). Once
+// the projects folder is watched, the workspaces already followed list
+// their sessions again and their folders are watched, since Claude Code
+// makes the projects folder and the first project folder in one go.
+func (e *Engine) watchProjects() {
+	root := filepath.Clean(e.cfg.ClaudeProjects)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.watcher == nil || e.watched[root] {
+		return
+	}
+	old := e.rootWatch
+	drop := func(keep string) { // the watch on the way down it no longer needs
+		if old != "" && old != keep {
+			e.watcher.Remove(old)
+			delete(e.watched, old)
+		}
+	}
+	if e.watchLocked(root) {
+		drop("")
+		e.rootWatch = ""
+		for dir, ids := range e.byProject {
+			if *e.cfg.WatchDirs {
+				e.watchLocked(dir)
+			}
+			for _, id := range ids {
+				if w := e.workspaces[id]; w != nil {
+					w.poke(true)
+				}
+			}
+		}
+		e.askRescan()
+		return
+	}
+	if !*e.cfg.WatchDirs {
+		return // kqueue would open every file in an ancestor: the sweep retries
+	}
+	for up := filepath.Dir(root); up != filepath.Dir(up); up = filepath.Dir(up) {
+		if up == old {
+			return // still the nearest
+		}
+		if e.watched[up] { // watched for something else already: its events come
+			drop("")
+			e.rootWatch = ""
+			return
+		}
+		if e.watchLocked(up) {
+			drop(up)
+			e.rootWatch = up
+			return
+		}
+	}
+}
+
+// projectsPending reports whether the projects folder is not watched yet.
+func (e *Engine) projectsPending() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.watcher != nil && !e.watched[filepath.Clean(e.cfg.ClaudeProjects)]
+}
+
+// within reports whether p is target or a folder above it.
+func within(target, p string) bool {
+	target, p = filepath.Clean(target), filepath.Clean(p)
+	return target == p || strings.HasPrefix(target, p+string(filepath.Separator))
 }
 
 // indexLocked and unindexLocked keep byProject in step with the workspaces.
@@ -84,14 +183,19 @@ func (e *Engine) watch(path string) {
 	e.watchLocked(path)
 }
 
-func (e *Engine) watchLocked(path string) {
-	if e.watcher == nil || path == "" || e.watched[path] {
-		return
+// watchLocked watches path and reports whether it is watched.
+func (e *Engine) watchLocked(path string) bool {
+	if e.watcher == nil || path == "" {
+		return false
+	}
+	if e.watched[path] {
+		return true
 	}
 	if err := e.watcher.Add(path); err != nil {
-		return // not there yet: the sweep tries again when it appears
+		return false // not there yet: the sweep tries again when it appears
 	}
 	e.watched[path] = true
+	return true
 }
 
 // unwatchLocked stops watching a transcript folder and the files and
@@ -150,6 +254,9 @@ func (s *sweeper) sweep() time.Duration {
 		ws = append(ws, w)
 	}
 	s.e.mu.RUnlock()
+	if s.e.projectsPending() {
+		s.e.watchProjects() // an event on the way down may have been missed
+	}
 	watchDirs := *s.e.cfg.WatchDirs
 	seen := make(map[string]bool, len(s.stamps))
 	busy := false
@@ -199,9 +306,10 @@ func (s *sweeper) sweep() time.Duration {
 }
 
 // changed stats path and reports whether it differs from the last sweep.
-// A path seen for the first time counts as unchanged (the workspace read
-// it when it started); a missing one is remembered as missing, so its
-// appearance is a change.
+// A path seen for the first time counts as changed: it may have grown
+// between the workspace's read and this stat, and one spare read is cheap
+// where a missed write would leave a turn unseen. A missing path is
+// remembered as missing, so its appearance is a change.
 func (s *sweeper) changed(path string) bool {
 	now := stamp{size: -1}
 	if info, err := os.Stat(path); err == nil {
@@ -209,7 +317,7 @@ func (s *sweeper) changed(path string) bool {
 	}
 	old, had := s.stamps[path]
 	s.stamps[path] = now
-	return had && old != now
+	return !had || old != now
 }
 
 func isDir(p string) bool {

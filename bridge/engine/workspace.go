@@ -68,6 +68,7 @@ type workspace struct {
 	evs     []event.Event
 	warned  map[string]bool
 	hinted  map[string]string // session id → transcript path a hook named
+	tabOf   map[string]string // agent session id → the Conductor tab it was seen in
 }
 
 // snapshot is a workspace's state as of its last sync: immutable once
