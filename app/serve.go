@@ -82,6 +82,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer lock.Close()
 
+	// Before the listener and the engine: the connection cap is sized
+	// from the limit, and every watch may take a descriptor.
+	if before, after, err := raiseFileLimit(); err != nil {
+		log.Warn().Err(err).Msg("descriptor limit not raised")
+	} else if after > before {
+		log.Debug().Uint64("from", before).Uint64("to", after).Msg("descriptor limit raised")
+	}
 	ln, err := listen(ctx, c.Addr)
 	if err != nil {
 		if *ifNotRunning && errors.Is(err, errBridgeOnPort) {

@@ -53,6 +53,10 @@ type Config struct {
 	// IdleScanEvery is how far the scan timer backs off while nothing
 	// changes (default 30 s; never below ScanEvery).
 	IdleScanEvery time.Duration
+	// MaxWatches caps the paths given to fsnotify (0: no cap but the
+	// system's own). Past it, as when the system runs out of inotify
+	// watches or kqueue descriptors, a path is polled by the sweep.
+	MaxWatches int
 }
 
 func (c *Config) withDefaults() {
@@ -92,6 +96,7 @@ type Engine struct {
 	workspaces map[string]*workspace // by workspace id
 	byProject  map[string][]string   // transcript folder → workspace ids, for routing file events
 	watched    map[string]bool       // paths given to fsnotify
+	polled     map[string]bool       // paths that could not be watched for want of watches: the sweep polls them
 	watcher    *fsnotify.Watcher
 	ctx        context.Context
 	notify     []chan struct{}
@@ -119,6 +124,7 @@ func New(cfg Config) *Engine {
 		workspaces: make(map[string]*workspace),
 		byProject:  make(map[string][]string),
 		watched:    make(map[string]bool),
+		polled:     make(map[string]bool),
 		hinted:     make(map[string]discover.Workspace),
 		rescan:     make(chan struct{}, 1),
 		nudge:      make(chan struct{}, 1),

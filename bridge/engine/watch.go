@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -191,11 +193,49 @@ func (e *Engine) watchLocked(path string) bool {
 	if e.watched[path] {
 		return true
 	}
+	if e.polled[path] {
+		return false // the watches ran out: the sweep polls it
+	}
+	if e.cfg.MaxWatches > 0 && len(e.watched) >= e.cfg.MaxWatches {
+		e.pollLocked(path, errWatchCap)
+		return false
+	}
 	if err := e.watcher.Add(path); err != nil {
+		if watchesExhausted(err) {
+			e.pollLocked(path, err)
+		}
 		return false // not there yet: the sweep tries again when it appears
 	}
 	e.watched[path] = true
 	return true
+}
+
+// errWatchCap is what a path past Config.MaxWatches gets.
+var errWatchCap = errors.New("watch cap reached")
+
+// watchesExhausted reports whether a failed watch failed for want of
+// watches (inotify's ENOSPC) or descriptors (kqueue opens each watched
+// path, EMFILE/ENFILE) rather than because the path is missing.
+func watchesExhausted(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
+
+// pollLocked falls back to polling path: the sweep then stays at its base
+// rate, so its changes still arrive within a sweep. One log line tells of
+// the first such path, not of every one.
+func (e *Engine) pollLocked(path string, err error) {
+	if len(e.polled) == 0 {
+		e.log.Warn().Err(err).Str("path", path).Int("watched", len(e.watched)).
+			Msg("file watches exhausted; polling the paths that could not be watched")
+	}
+	e.polled[path] = true
+}
+
+// polling reports whether any path is polled instead of watched.
+func (e *Engine) polling() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return len(e.polled) > 0
 }
 
 // unwatchLocked stops watching a transcript folder and the files and
@@ -208,6 +248,11 @@ func (e *Engine) unwatchLocked(projectDir string) {
 		if p == projectDir || strings.HasPrefix(p, projectDir+string(filepath.Separator)) {
 			e.watcher.Remove(p)
 			delete(e.watched, p)
+		}
+	}
+	for p := range e.polled {
+		if p == projectDir || strings.HasPrefix(p, projectDir+string(filepath.Separator)) {
+			delete(e.polled, p)
 		}
 	}
 }
@@ -297,7 +342,9 @@ func (s *sweeper) sweep() time.Duration {
 			delete(s.stamps, p)
 		}
 	}
-	if busy {
+	if busy || s.e.polling() {
+		// Paths without a watch hear of nothing but the sweep: it must
+		// not back off while there are any.
 		s.every = s.base
 	} else {
 		s.every = min(2*s.every, maxSweep)
