@@ -2,10 +2,10 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"syscall"
+
+	"conductorbridge/bridge/proc"
 )
 
 // canWaitForRewake reports whether the Claude Code that runs this hook
@@ -35,18 +35,11 @@ func canWaitForRewake(getenv func(string) string) (pid int, ok bool) {
 	return pid, !print || streamIn
 }
 
-// commandLine returns a process's arguments: /proc where there is one, ps
-// elsewhere (macOS; arguments with spaces are split, which the flags
-// looked for survive).
+// commandLine returns a process's arguments from the process table, read
+// in-process on Linux and macOS alike (bridge/proc): no ps to fork.
 func commandLine(pid int) ([]string, bool) {
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil {
-		return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"), true
-	}
-	out, err := exec.Command("ps", "-o", "args=", "-p", strconv.Itoa(pid)).Output()
-	if err != nil {
-		return nil, false
-	}
-	return strings.Fields(string(out)), true
+	args, err := proc.Args(pid)
+	return args, err == nil
 }
 
 // alive reports whether process pid still runs.

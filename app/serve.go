@@ -224,7 +224,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	}
 	hub := stream.NewHub(filepath.Join(c.StateDir, "streams"), 0)
 	eng := engine.New(engine.Config{
-		Scanner: scanner, Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects,
+		Scanner: newAgentScanner(scanner), Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects,
 		// A change to Conductor's database (its -wal takes every commit)
 		// or a new worktree folder asks for a scan at once.
 		RescanOn: []string{c.ConductorDB, c.ConductorDB + "-wal", filepath.Join(c.ConductorRoot, "workspaces")},

@@ -1,0 +1,105 @@
+//go:build linux || darwin
+
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/proc"
+)
+
+// startAgent starts a real process that looks like Claude Code to the
+// process table: a shell renamed claude (exec -a) with the given
+// arguments, in dir. It sleeps in a child so that it stays a shell.
+func startAgent(t *testing.T, dir string, args ...string) int {
+	t.Helper()
+	sh, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	cmd := exec.Command(sh, append([]string{"-c", `exec -a claude "$0" -c 'sleep 60; :' "$@"`, sh}, args...)...)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// Wait for the exec: until then the process is the outer shell.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if a, err := proc.Args(cmd.Process.Pid); err == nil && len(a) > 0 && a[0] == "claude" {
+			return cmd.Process.Pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never became claude", cmd.Process.Pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestAgentPIDsFromTheProcessTable places real processes: a session by
+// its --resume argument wherever its process runs, a session-less agent
+// by its working directory, an agent naming a session no workspace has
+// by its directory too; a process that is not Claude is never placed.
+func TestAgentPIDsFromTheProcessTable(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirA, dirB, dirC, dirD := mkdirs(t, root, "a"), mkdirs(t, root, "b"), mkdirs(t, root, "c"), mkdirs(t, root, "d")
+	const known = "0a0a0a0a-1111-4222-8333-444444444444"
+	const unknown = "0b0b0b0b-1111-4222-8333-444444444444"
+	resumed := startAgent(t, dirB, "--resume", known) // runs in b, resumes a's session
+	plain := startAgent(t, dirB)
+	stranger := startAgent(t, dirC, "--session-id", unknown)
+	other := exec.Command("sleep", "60") // not claude, in d
+	other.Dir = dirD
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+
+	scan := func(context.Context) ([]discover.Workspace, error) {
+		return []discover.Workspace{
+			{ID: "a", Directory: dirA, Sessions: []discover.Session{{ID: known}, {ID: "never-running"}}},
+			{ID: "b", Directory: dirB},
+			{ID: "c", Directory: dirC},
+			{ID: "d", Directory: dirD},
+		}, nil
+	}
+	a := &agentScanner{scan: scan, procs: proc.List, cwd: proc.Cwd}
+	ws, err := a.Scan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		what      string
+		got, want int
+	}{
+		{"session by --resume", ws[0].Sessions[0].PID, resumed},
+		{"workspace of that session", ws[0].PID, resumed},
+		{"session with no process", ws[0].Sessions[1].PID, 0},
+		{"session-less agent by cwd", ws[1].PID, plain},
+		{"unknown session by cwd", ws[2].PID, stranger},
+		{"not claude", ws[3].PID, 0},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: pid %d, want %d", tt.what, tt.got, tt.want)
+		}
+	}
+}
+
+func mkdirs(t *testing.T, root, name string) string {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

@@ -1,0 +1,53 @@
+// Package proc reads the operating system's process table in-process:
+// each process's pid, command name and arguments, and on demand its
+// working directory. Linux reads /proc; macOS asks sysctl (kern.proc.all,
+// kern.procargs2) and proc_info, with no cgo and no child process, so
+// reading the table on a timer forks nothing. Only arguments are read:
+// never another process's environment.
+package proc
+
+import "strings"
+
+// Process is one entry of the process table.
+type Process struct {
+	PID  int
+	Comm string   // the executable's short name (Linux cuts it to 15 bytes, macOS to 16)
+	Args []string // nil when the process cannot be read (another user's, or gone)
+}
+
+// SessionArg returns the Claude Code session a command line names:
+// `--resume <id>`, `--resume=<id>`, `-r <id>`, `--session-id <id>` or
+// `--session-id=<id>`. "" when it names none (a bare --resume opens a
+// picker and names nothing).
+func SessionArg(args []string) string {
+	for i, a := range args {
+		for _, flag := range []string{"--resume", "--session-id"} {
+			if v, ok := strings.CutPrefix(a, flag+"="); ok {
+				return sessionID(v)
+			}
+		}
+		switch a {
+		case "--resume", "-r", "--session-id":
+			if i+1 < len(args) {
+				if id := sessionID(args[i+1]); id != "" {
+					return id
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// sessionID returns v when it looks like a session id (a UUID's
+// characters), "" otherwise: `--resume` may be followed by a prompt.
+func sessionID(v string) string {
+	if len(v) < 8 || len(v) > 64 {
+		return ""
+	}
+	for _, c := range v {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
+			return ""
+		}
+	}
+	return v
+}

@@ -1,0 +1,86 @@
+//go:build darwin
+
+package proc
+
+import (
+	"bytes"
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// List reads the process table through sysctl kern.proc.all, then each
+// process's arguments through kern.procargs2. Another user's process is
+// listed with its name only (the kernel refuses its arguments).
+func List() ([]Process, error) {
+	kps, err := unix.SysctlKinfoProcSlice("kern.proc.all")
+	if err != nil {
+		return nil, fmt.Errorf("read the process table: %w", err)
+	}
+	out := make([]Process, 0, len(kps))
+	for i := range kps {
+		pid := int(kps[i].Proc.P_pid)
+		if pid <= 0 {
+			continue // the kernel
+		}
+		comm := kps[i].Proc.P_comm[:]
+		if n := bytes.IndexByte(comm, 0); n >= 0 {
+			comm = comm[:n]
+		}
+		p := Process{PID: pid, Comm: string(comm)}
+		p.Args, _ = Args(pid)
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Args reads one process's arguments from kern.procargs2: an int32 argc,
+// the executable's path, NUL padding, then argc NUL-ended arguments. The
+// environment follows them in the same buffer; it is never parsed, and
+// the buffer is cleared before it is dropped.
+func Args(pid int) ([]string, error) {
+	buf, err := unix.SysctlRaw("kern.procargs2", pid)
+	if err != nil {
+		return nil, fmt.Errorf("arguments of %d: %w", pid, err)
+	}
+	defer clear(buf)
+	args, err := parseProcArgs(buf)
+	if err != nil {
+		return nil, fmt.Errorf("arguments of %d: %w", pid, err)
+	}
+	return args, nil
+}
+
+// proc_info(2) call and flavor numbers, and the layout of struct
+// proc_vnodepathinfo, from <sys/proc_info.h>: the current directory's
+// path is the first vnode_info_path, after its 152-byte vnode_info.
+const (
+	procInfoCallPIDInfo   = 2
+	procPIDVnodePathInfo  = 9
+	vnodeInfoSize         = 152
+	maxPathLen            = 1024
+	procVnodePathInfoSize = 2 * (vnodeInfoSize + maxPathLen)
+)
+
+// Cwd reads a process's working directory with proc_pidinfo
+// (PROC_PIDVNODEPATHINFO), the call libproc makes, as a raw syscall.
+func Cwd(pid int) (string, error) {
+	var buf [procVnodePathInfoSize]byte
+	n, _, errno := unix.Syscall6(unix.SYS_PROC_INFO, procInfoCallPIDInfo, uintptr(pid), procPIDVnodePathInfo, 0,
+		uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	if errno != 0 {
+		return "", fmt.Errorf("working directory of %d: %w", pid, errno)
+	}
+	if int(n) < vnodeInfoSize+maxPathLen {
+		return "", fmt.Errorf("working directory of %d: short answer (%d bytes)", pid, n)
+	}
+	path := buf[vnodeInfoSize : vnodeInfoSize+maxPathLen]
+	if i := bytes.IndexByte(path, 0); i >= 0 {
+		path = path[:i]
+	}
+	if len(path) == 0 {
+		return "", fmt.Errorf("working directory of %d: none", pid)
+	}
+	return string(path), nil
+}

@@ -1,0 +1,68 @@
+//go:build linux
+
+package proc
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// List reads every process in /proc. Processes that exit while it runs,
+// and kernel threads, are skipped; another user's process is listed with
+// its name and arguments where the kernel shows them.
+func List() ([]Process, error) {
+	return list("/proc")
+}
+
+func list(root string) ([]Process, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("read the process table: %w", err)
+	}
+	out := make([]Process, 0, len(entries))
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 {
+			continue
+		}
+		dir := root + "/" + e.Name()
+		comm, err := os.ReadFile(dir + "/comm")
+		if err != nil {
+			continue // gone
+		}
+		p := Process{PID: pid, Comm: strings.TrimSpace(string(comm))}
+		if cmdline, err := os.ReadFile(dir + "/cmdline"); err == nil && len(cmdline) > 0 {
+			p.Args = strings.Split(string(bytes.TrimRight(cmdline, "\x00")), "\x00")
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Args reads one process's arguments.
+func Args(pid int) ([]string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return nil, fmt.Errorf("arguments of %d: %w", pid, err)
+	}
+	if len(b) == 0 {
+		return nil, fmt.Errorf("arguments of %d: none (a kernel thread, or exiting)", pid)
+	}
+	return strings.Split(string(bytes.TrimRight(b, "\x00")), "\x00"), nil
+}
+
+// Cwd reads a process's working directory. The kernel gives the resolved
+// path; a directory since removed is an error.
+func Cwd(pid int) (string, error) {
+	cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
+	if err != nil {
+		return "", fmt.Errorf("working directory of %d: %w", pid, err)
+	}
+	if strings.HasSuffix(cwd, " (deleted)") {
+		return "", fmt.Errorf("working directory of %d: removed", pid)
+	}
+	return cwd, nil
+}

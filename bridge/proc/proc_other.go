@@ -1,0 +1,16 @@
+//go:build !linux && !darwin
+
+package proc
+
+import "errors"
+
+var errUnsupported = errors.New("no process table on this system")
+
+// List has no process table to read here.
+func List() ([]Process, error) { return nil, errUnsupported }
+
+// Args has no process table to read here.
+func Args(pid int) ([]string, error) { return nil, errUnsupported }
+
+// Cwd has no process table to read here.
+func Cwd(pid int) (string, error) { return "", errUnsupported }

@@ -1,0 +1,142 @@
+package proc
+
+import (
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+)
+
+// helperEnv makes the test binary a stand-in agent: it sleeps, with
+// whatever arguments the test gave it, until killed.
+const helperEnv = "PROC_TEST_SLEEP"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "1" {
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestListFindsAChildByItsArguments starts a real process whose
+// arguments are those of a resumed Claude Code session, in a known
+// directory, and finds it in the live process table by them.
+func TestListFindsAChildByItsArguments(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("no process table here")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir()) // macOS: /var is /private/var
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "5f0c3a52-8d1e-4c7b-9a36-2b8e1f4d7c90"
+	cmd := &exec.Cmd{Path: exe, Args: []string{"claude", "--resume", id, "--verbose"}, Dir: dir,
+		Env: append(os.Environ(), helperEnv+"=1")}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	pid := cmd.Process.Pid
+
+	var found Process
+	deadline := time.Now().Add(10 * time.Second)
+	for found.PID == 0 {
+		ps, err := List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if SessionArg(p.Args) == id {
+				found = p
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no process with --resume %s among %d", id, len(ps))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if found.PID != pid || !slices.Equal(found.Args, cmd.Args) {
+		t.Errorf("found pid %d args %q, want %d %q", found.PID, found.Args, pid, cmd.Args)
+	}
+	args, err := Args(pid)
+	if err != nil || !slices.Equal(args, cmd.Args) {
+		t.Errorf("Args(%d) = %q, %v", pid, args, err)
+	}
+	cwd, err := Cwd(pid)
+	if err != nil || cwd != dir {
+		t.Errorf("Cwd(%d) = %q, %v; want %q", pid, cwd, err, dir)
+	}
+	if self, err := List(); err != nil || !slices.ContainsFunc(self, func(p Process) bool { return p.PID == os.Getpid() && p.Comm != "" }) {
+		t.Errorf("this process is not in the table with a name (err %v)", err)
+	}
+
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, err := Cwd(pid); err == nil {
+		t.Errorf("Cwd of an exited process: no error")
+	}
+	if _, err := Args(pid); err == nil {
+		t.Errorf("Args of an exited process: no error")
+	}
+}
+
+func TestSessionArg(t *testing.T) {
+	const id = "5f0c3a52-8d1e-4c7b-9a36-2b8e1f4d7c90"
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"claude", "--resume", id}, id},
+		{[]string{"claude", "--resume=" + id}, id},
+		{[]string{"claude", "-r", id, "-p", "hi"}, id},
+		{[]string{"/usr/bin/node", "cli.js", "--session-id", id}, id},
+		{[]string{"claude", "--session-id=" + id}, id},
+		{[]string{"claude", "--resume"}, ""},                  // the picker
+		{[]string{"claude", "--resume", "fix the build"}, ""}, // a prompt, not an id
+		{[]string{"claude", "--resume", "--verbose"}, ""},     // a flag
+		{[]string{"claude", "--session-id", "abc"}, ""},       // too short
+		{[]string{"grep", "--", "--resume-x", id}, ""},        // not the flag
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		if got := SessionArg(tt.args); got != tt.want {
+			t.Errorf("SessionArg(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestParseProcArgs(t *testing.T) {
+	procargs := func(argc uint32, body string) []byte {
+		b := binary.LittleEndian.AppendUint32(nil, argc)
+		return append(b, body...)
+	}
+	tests := []struct {
+		name    string
+		buf     []byte
+		want    []string
+		wantErr bool
+	}{
+		{"args then environment", procargs(3, "/usr/local/bin/claude\x00\x00\x00\x00claude\x00--resume\x00abc\x00HOME=/Users/me\x00SECRET=x\x00"),
+			[]string{"claude", "--resume", "abc"}, false},
+		{"empty argument kept", procargs(2, "/bin/x\x00x\x00\x00ENV=1\x00"), []string{"x", ""}, false},
+		{"argc larger than the buffer", procargs(5, "/bin/x\x00x\x00y"), []string{"x", "y"}, false},
+		{"no arguments", procargs(0, "/bin/x\x00\x00HOME=/\x00"), []string{}, false},
+		{"short", []byte{1, 0}, nil, true},
+		{"no path end", procargs(1, "/bin/x"), nil, true},
+	}
+	for _, tt := range tests {
+		got, err := parseProcArgs(tt.buf)
+		if (err != nil) != tt.wantErr || !slices.Equal(got, tt.want) {
+			t.Errorf("%s: got %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,37 @@
+package proc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+)
+
+// parseProcArgs reads macOS's kern.procargs2 layout (here, not in the
+// darwin file, so that every platform's tests check it): a little-endian
+// int32 argc, the executable's path, NUL padding, then argc NUL-ended
+// arguments. What follows them (the environment) is not looked at.
+func parseProcArgs(buf []byte) ([]string, error) {
+	if len(buf) < 4 {
+		return nil, errors.New("short procargs")
+	}
+	argc := int(binary.LittleEndian.Uint32(buf))
+	rest := buf[4:]
+	end := bytes.IndexByte(rest, 0) // the executable's path
+	if end < 0 {
+		return nil, errors.New("no executable path")
+	}
+	rest = rest[end:]
+	for len(rest) > 0 && rest[0] == 0 {
+		rest = rest[1:]
+	}
+	args := make([]string, 0, argc)
+	for len(args) < argc && len(rest) > 0 {
+		end := bytes.IndexByte(rest, 0)
+		if end < 0 {
+			end = len(rest)
+		}
+		args = append(args, string(rest[:end]))
+		rest = rest[min(end+1, len(rest)):]
+	}
+	return args, nil
+}
