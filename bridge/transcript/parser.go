@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -58,7 +59,13 @@ type Turn struct {
 	Start time.Time              `json:"start"`
 	Last  time.Time              `json:"last"`
 	Model string                 `json:"model,omitempty"`
-	Usage map[string]event.Usage `json:"usage,omitempty"` // by message.id+requestId, last line wins
+	Usage map[string]event.Usage `json:"usage,omitempty"` // the open responses' usage, by message.id+requestId
+	// Open orders Usage's keys, oldest first; Done sums the responses
+	// folded out of Usage. The state is journaled with every batch, so it
+	// must not grow with the turn: a turn of 1000 tool calls would
+	// otherwise rewrite 1000 usages each time.
+	Open []string    `json:"open,omitempty"`
+	Done event.Usage `json:"done,omitzero"`
 	// EndMsg is the message id of a response that ended the turn; the
 	// turn_complete waits until no further line of that message follows.
 	EndMsg string `json:"end_msg,omitempty"`
@@ -153,11 +160,35 @@ func (p *Parser) startTurn(ts time.Time) {
 	p.State.Turn = &Turn{Start: ts, Last: ts, CostStart: p.State.CostTotal}
 }
 
+// openResponses is how many responses keep their own usage: a response's
+// lines come together, so only the newest few can still grow. Older ones
+// are folded into Done.
+const openResponses = 4
+
+// open makes room in Usage for a new response's key. Keys a journal saved
+// before Open existed have no order: they are folded first.
+func (t *Turn) open(key string) {
+	if len(t.Usage) > len(t.Open) {
+		for k, u := range t.Usage {
+			if !slices.Contains(t.Open, k) {
+				t.Done = t.Done.Add(u)
+				delete(t.Usage, k)
+			}
+		}
+	}
+	for len(t.Open) >= openResponses {
+		t.Done = t.Done.Add(t.Usage[t.Open[0]])
+		delete(t.Usage, t.Open[0])
+		t.Open = slices.Delete(t.Open, 0, 1)
+	}
+	t.Open = append(t.Open, key)
+}
+
 func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
 	t := p.State.Turn
 	p.State.Turn = nil
 	p.State.Ended = t.EndMsg
-	var u event.Usage
+	u := t.Done
 	for _, mu := range t.Usage {
 		u = u.Add(mu)
 	}
@@ -205,7 +236,10 @@ func (p *Parser) assistant(v *fastjson.Value, ts time.Time, out []event.Event) [
 			// write early lines before the final counts are known (output
 			// 1), so the largest value seen per field is the response's.
 			key := msgID + "|" + string(v.GetStringBytes("requestId"))
-			prev := t.Usage[key]
+			prev, seen := t.Usage[key]
+			if !seen {
+				t.open(key)
+			}
 			t.Usage[key] = event.Usage{
 				InputTokens:         max(prev.InputTokens, u.GetInt64("input_tokens")),
 				OutputTokens:        max(prev.OutputTokens, u.GetInt64("output_tokens")),
