@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// benchLive runs one bridge on nws workspaces and measures it idle, then
+// under paced writes, a burst, and a fan-out to many subscribers.
+type benchLive struct {
+	workspaces  int
+	idle        time.Duration // idle window for CPU and wake-ups
+	pacedLines  int           // lines per workspace at 10 lines/s
+	burstWS     int           // workspaces in the burst (0 skips it)
+	burstSubs   int
+	burstLines  int
+	fanSubs     int // subscribers on one workspace (0 skips the fan-out)
+	fanLines    int
+	fanInterval time.Duration
+}
+
+func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o benchLive) error {
+	h, err := makeBenchHome(root, o.workspaces, 1, 0)
+	if err != nil {
+		return err
+	}
+	c, err := startChild(ctx, exe, root)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	ids, err := waitWorkspaces(ctx, c.base, c.token, o.workspaces, 60*time.Second)
+	if err != nil {
+		return err
+	}
+	cond := fmt.Sprintf("%d idle workspaces, no subscriber", o.workspaces)
+	if o.idle > 0 {
+		time.Sleep(5 * time.Second) // past the first scans and sweeps
+		cpu0, ok1 := cpuTime(c.pid())
+		sw0, ok2 := contextSwitches(c.pid())
+		time.Sleep(o.idle)
+		cpu1, _ := cpuTime(c.pid())
+		sw1, _ := contextSwitches(c.pid())
+		cond += fmt.Sprintf(", over %v after 5 s settling", o.idle)
+		if ok1 {
+			r.add("idle CPU", 100*float64(cpu1-cpu0)/float64(o.idle), "% of a core", cond+"; the process's own user+system time")
+		} else {
+			r.unknown("idle CPU", "% of a core", cond)
+		}
+		if ok2 {
+			r.add("idle wake-ups", float64(sw1-sw0)/o.idle.Seconds(), "/s", cond+"; all threads' context switches")
+		} else {
+			r.unknown("idle wake-ups", "/s", cond)
+		}
+	}
+	r.addKB("resident memory, idle", residentKB(c.pid()), cond)
+
+	if o.pacedLines > 0 {
+		res, err := runStreamLoad(ctx, c, h, ids, streamLoad{workspaces: o.workspaces, subs: 1, lines: o.pacedLines, every: 100 * time.Millisecond})
+		if err != nil {
+			return err
+		}
+		cond := fmt.Sprintf("%d workspaces each appending 10 lines/s for %d lines, 1 SSE subscriber each; %d/%d delivered", o.workspaces, o.pacedLines, len(res.lat), res.expected)
+		r.addLatencies("line appended → event read", res.lat, cond)
+	}
+	if o.burstWS > 0 {
+		res, err := runStreamLoad(ctx, c, h, ids, streamLoad{workspaces: min(o.burstWS, o.workspaces), subs: o.burstSubs, lines: o.burstLines, every: 10 * time.Millisecond})
+		if err != nil {
+			return err
+		}
+		cond := fmt.Sprintf("burst: %d workspaces × %d subscribers, %d lines each every 10 ms; %d/%d delivered in %v",
+			o.burstWS, o.burstSubs, o.burstLines, len(res.lat), res.expected, res.elapsed.Round(time.Millisecond))
+		r.add("burst throughput", float64(len(res.lat))/res.elapsed.Seconds(), "deliveries/s", cond)
+		r.addLatencies("burst line → event", res.lat, cond)
+	}
+	if o.fanSubs > 0 {
+		res, err := runStreamLoad(ctx, c, h, ids, streamLoad{workspaces: 1, subs: o.fanSubs, lines: o.fanLines, every: o.fanInterval, fanOut: true})
+		if err != nil {
+			return err
+		}
+		rate := float64(time.Second) / float64(o.fanInterval)
+		cond := fmt.Sprintf("%d SSE subscribers on one workspace, %.0f lines/s for %d lines; %d/%d delivered", o.fanSubs, rate, o.fanLines, len(res.lat), res.expected)
+		r.addLatencies("fan-out line → event", res.lat, cond)
+		if res.rssIdle > 0 && res.rssSubs > 0 {
+			r.add("memory per subscriber", float64(res.rssSubs-res.rssIdle)/float64(o.fanSubs), "KB",
+				fmt.Sprintf("resident memory with %d subscribers connected minus before, divided by %d", o.fanSubs, o.fanSubs))
+		} else {
+			r.unknown("memory per subscriber", "KB", "resident memory unreadable")
+		}
+	}
+	r.add("peak open descriptors", float64(c.peakFDs.Load()), "", fmt.Sprintf("%d workspaces, through every run above (sampled every 20 ms)", o.workspaces))
+	return nil
+}
+
+// runBenchScale writes nws workspaces × perWS sessions, mb megabytes of
+// transcripts in all, starts the bridge cold on them, and times it until
+// every workspace streams, then times /api/workspaces.
+func runBenchScale(ctx context.Context, r *benchReport, exe, root string, nws, perWS, mb, calls int) error {
+	per := int64(mb) << 20 / int64(nws*perWS)
+	gen := time.Now()
+	if _, err := makeBenchHome(root, nws, perWS, per); err != nil {
+		return err
+	}
+	sizeCond := fmt.Sprintf("%d workspaces × %d sessions, %d MB of transcripts (written in %v)", nws, perWS, mb, time.Since(gen).Round(time.Second))
+	c, err := startChild(ctx, exe, root)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	ids, err := waitWorkspaces(ctx, c.base, c.token, nws, 120*time.Second)
+	if err != nil {
+		return err
+	}
+	r.add("cold start → all streaming", float64(time.Since(c.started))/float64(time.Millisecond), "ms", sizeCond+"; process start until every workspace has events")
+	r.addKB("resident memory at ready", residentKB(c.pid()), sizeCond)
+	time.Sleep(3 * time.Second)
+	r.addKB("resident memory 3 s later", residentKB(c.pid()), sizeCond)
+	r.addKB("peak resident memory, cold start", peakResidentKB(c.pid()), sizeCond+"; the kernel's high-water mark")
+
+	var lat []time.Duration
+	size := 0
+	for range calls {
+		start := time.Now()
+		n, err := getBody(ctx, c.base+"/api/workspaces", c.token())
+		if err != nil {
+			return fmt.Errorf("/api/workspaces: %w", err)
+		}
+		lat = append(lat, time.Since(start))
+		size = n
+	}
+	r.addLatencies("/api/workspaces", lat, fmt.Sprintf("%s; %d sequential calls, %d workspaces, %d KB each", sizeCond, calls, len(ids), size>>10))
+	r.add("peak open descriptors, cold start", float64(c.peakFDs.Load()), "", sizeCond)
+	return nil
+}
+
+// getBody GETs url with the token and returns the body's size.
+func getBody(ctx context.Context, url, token string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("status %s", resp.Status)
+	}
+	return int(n), err
+}

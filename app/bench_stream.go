@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/stream"
+	"conductorbridge/bridge/transcript/synth"
+)
+
+// benchHome is a throwaway home of plain Claude Code projects: each
+// workspace's directory and its sessions' transcript paths.
+type benchHome struct {
+	root  string
+	dirs  []string
+	files [][]string // by workspace, then session
+}
+
+// makeBenchHome makes nws workspaces with perWS sessions each, every
+// transcript written with synth turns up to bytesPer bytes (at least one
+// turn, so every session has events).
+func makeBenchHome(root string, nws, perWS int, bytesPer int64) (*benchHome, error) {
+	h := &benchHome{root: root}
+	for i := range nws {
+		dir := filepath.Join(root, "work", fmt.Sprintf("ws%04d", i))
+		proj := filepath.Join(root, ".claude", "projects", discover.EncodeProjectDir(dir))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(proj, 0o755); err != nil {
+			return nil, err
+		}
+		var files []string
+		for j := range perWS {
+			path := filepath.Join(proj, fmt.Sprintf("%08d-%04d-4000-8000-000000000000.jsonl", i, j))
+			if err := writeSynth(path, dir, uint64(i*perWS+j), bytesPer); err != nil {
+				return nil, err
+			}
+			files = append(files, path)
+		}
+		h.dirs, h.files = append(h.dirs, dir), append(h.files, files)
+	}
+	return h, nil
+}
+
+// writeSynth writes a session of synth turns to path, up to size bytes.
+func writeSynth(path, cwd string, seed uint64, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	cw := &countWriter{w: bw}
+	s := synth.New(cw, filepath.Base(path)[:36], cwd, seed)
+	for t := 0; t == 0 || cw.n < size; t++ {
+		if err := s.Turn("turn " + strconv.Itoa(t)); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return bw.Flush()
+}
+
+// streamLoad is a line-to-subscriber run: writers append a prompt every
+// `every` to one session of each of `workspaces` workspaces (`lines`
+// each), and `subs` subscribers per workspace (or all on the first
+// workspace, fanOut) read the stream and time each prompt, which carries
+// its write time.
+type streamLoad struct {
+	workspaces, subs, lines int
+	every                   time.Duration
+	fanOut                  bool
+}
+
+type streamResult struct {
+	lat      []time.Duration
+	expected int
+	elapsed  time.Duration
+	rssIdle  int64 // KB before the subscribers connected
+	rssSubs  int64 // KB with every subscriber connected
+}
+
+func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []string, load streamLoad) (streamResult, error) {
+	var res streamResult
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	res.rssIdle = residentKB(c.pid())
+	var mu sync.Mutex
+	var ready, done sync.WaitGroup
+	targets := ids[:load.workspaces]
+	if load.fanOut {
+		targets = ids[:1]
+	}
+	for _, id := range targets {
+		for range load.subs {
+			ready.Add(1)
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				got, once := 0, sync.OnceFunc(ready.Done)
+				defer once()
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(c.base, id, 1<<62), nil)
+				req.Header.Set("Authorization", "Bearer "+c.token())
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					return
+				}
+				defer resp.Body.Close()
+				once()
+				stream.Read(resp.Body, func(m stream.Message) error {
+					now := time.Now()
+					if m.Event != event.User {
+						return nil
+					}
+					i := bytes.Index(m.Data, []byte("bench@"))
+					if i < 0 {
+						return nil
+					}
+					j := bytes.IndexByte(m.Data[i:], '"')
+					ns, err := strconv.ParseInt(string(m.Data[i+6:i+j]), 10, 64)
+					if err != nil {
+						return nil
+					}
+					mu.Lock()
+					res.lat = append(res.lat, now.Sub(time.Unix(0, ns)))
+					mu.Unlock()
+					if got++; got == load.lines {
+						return io.EOF
+					}
+					return nil
+				})
+			}()
+		}
+	}
+	ready.Wait()
+	time.Sleep(time.Second) // let the bridge settle with every subscriber
+	res.rssSubs = residentKB(c.pid())
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range load.workspaces {
+		if load.fanOut && i > 0 {
+			break
+		}
+		wg.Go(func() {
+			f, err := os.OpenFile(h.files[i][0], os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			defer f.Close()
+			s := synth.New(f, filepath.Base(h.files[i][0])[:36], h.dirs[i], uint64(i)+1000)
+			// Writers start spread over one interval, as independent
+			// agents would, and keep to their schedule.
+			next := start.Add(time.Duration(i) * load.every / time.Duration(load.workspaces))
+			for range load.lines {
+				time.Sleep(time.Until(next))
+				s.Prompt("bench@" + strconv.FormatInt(time.Now().UnixNano(), 10))
+				next = next.Add(load.every)
+			}
+		})
+	}
+	wg.Wait()
+	waitDone := make(chan struct{})
+	go func() { done.Wait(); close(waitDone) }()
+	select {
+	case <-waitDone:
+	case <-time.After(10 * time.Second):
+	}
+	res.elapsed = time.Since(start)
+	res.expected = len(targets) * load.subs * load.lines
+	cancel()
+	done.Wait()
+	return res, nil
+}
