@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"conductorbridge/bridge/stream"
@@ -71,12 +70,19 @@ func appendBacklog(path, cwd string, size int64) (lines int, written int64, err 
 	defer f.Close()
 	bw := bufio.NewWriterSize(f, 1<<20)
 	lc := &lineCounter{w: bw}
-	s := synth.New(lc, filepath.Base(path)[:36], cwd, 77)
+	// Short lines, as a tool-heavy session writes them (about 300 bytes
+	// each, the review's 400k lines in 114 MB): a turn is a prompt, 50
+	// tool calls with their results, and an answer.
+	sid := filepath.Base(path)[:36]
 	for t := 0; lc.n < size; t++ {
-		if err := s.Turn("backlog turn " + strconv.Itoa(t)); err != nil {
-			return 0, 0, err
+		fmt.Fprintf(lc, `{"type":"user","sessionId":%q,"cwd":%q,"version":"2.1.328","timestamp":"2026-11-01T10:00:00Z","message":{"role":"user","content":"backlog turn %d"}}`+"\n", sid, cwd, t)
+		for i := range 50 {
+			fmt.Fprintf(lc, `{"type":"assistant","sessionId":%q,"cwd":%q,"version":"2.1.328","requestId":"req_%d_%d","timestamp":"2026-11-01T10:00:01Z","message":{"id":"msg_%d_%d","model":"claude-sonnet-4-5","stop_reason":"tool_use","usage":{"input_tokens":12,"output_tokens":40},"content":[{"type":"tool_use","id":"toolu_%d_%d","name":"Bash","input":{"command":"ls"}}]}}`+"\n", sid, cwd, t, i, t, i, t, i)
+			fmt.Fprintf(lc, `{"type":"user","sessionId":%q,"cwd":%q,"timestamp":"2026-11-01T10:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d_%d","content":"ok"}]}}`+"\n", sid, cwd, t, i)
 		}
+		fmt.Fprintf(lc, `{"type":"assistant","sessionId":%q,"cwd":%q,"version":"2.1.328","requestId":"req_%d_end","timestamp":"2026-11-01T10:00:03Z","message":{"id":"msg_%d_end","model":"claude-sonnet-4-5","stop_reason":"end_turn","usage":{"input_tokens":12,"output_tokens":40},"content":[{"type":"text","text":"done"}]}}`+"\n", sid, cwd, t, t)
 	}
+	s := synth.New(lc, sid, cwd, 77)
 	if err := s.Prompt("backlog-end"); err != nil {
 		return 0, 0, err
 	}
