@@ -9,7 +9,7 @@
 //	conductor-bridge send <ws> <msg> inject a message into the agent
 //	conductor-bridge hooks install   install the hooks that deliver messages
 //	conductor-bridge register <dir>  adopt a git worktree as a workspace
-//	conductor-bridge bench           measure throughput, latency, cold start
+//	conductor-bridge bench           measure idle cost, latency, fan-out, cold start, memory
 //	conductor-bridge version         print the version
 package main
 
@@ -121,7 +121,7 @@ commands:
   service install|uninstall|start|stop|status
                            the login item (LaunchAgent on macOS, systemd --user unit on Linux)
   doctor [--json] [--fix]  check the setup and say how to fix what is wrong
-  bench        measure parser throughput, stream latency, cold start and memory
+  bench        measure idle cost, stream latency, fan-out, cold start, memory and descriptors
   version      print the version
 
 Run 'conductor-bridge <command> -h' for a command's flags.

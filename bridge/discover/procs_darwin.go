@@ -3,21 +3,30 @@
 package discover
 
 import (
-	"context"
-	"os"
+	"fmt"
+
+	"conductorbridge/bridge/proc"
 )
 
 // ClaudeProcesses maps the working directory (symlink-resolved) of every
-// running Claude Code agent to its pid. macOS has no /proc and reading
-// another process's cwd needs libproc (cgo), so this runs lsof, bounded to
-// two seconds. It finds processes whose name starts with "claude": the
-// native binary of 2.1.x. Old node-based installs (1.x, 2.0) run as "node"
-// and are not found here.
+// running Claude Code agent to its pid, from the process table read
+// in-process (bridge/proc: sysctl for names and arguments, proc_info for
+// the directory). Nothing forks, so a scan may run on a timer; lsof
+// (lsof.go) stays only as an on-demand tool. Node-based 1.x and 2.0
+// installs are found by their arguments, as on Linux.
 func ClaudeProcesses() (map[string]int, error) {
-	// A launchd agent's PATH may lack /usr/sbin, where macOS keeps lsof.
-	lsof := "/usr/sbin/lsof"
-	if _, err := os.Stat(lsof); err != nil {
-		lsof = "lsof"
+	ps, err := proc.List()
+	if err != nil {
+		return nil, fmt.Errorf("list claude processes: %w", err)
 	}
-	return lsofClaudeCwds(context.Background(), lsof)
+	m := make(map[string]int)
+	for _, p := range ps {
+		if !isClaudeCommand(p.Comm, p.Args) {
+			continue
+		}
+		if cwd, err := proc.Cwd(p.PID); err == nil {
+			addProc(m, cwd, p.PID)
+		}
+	}
+	return resolveProcCwds(m), nil
 }

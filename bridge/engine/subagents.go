@@ -21,7 +21,15 @@ import (
 type subTail struct {
 	reader transcript.Reader
 	parser transcript.Parser
+	grew   time.Time // when a read last found more of it
 }
+
+// subIdle is how long a subagent's file stays unchanged, with no tool
+// call open, before the journal stops carrying its own cursor: a session
+// may start hundreds of subagents, and the cursor is journaled with every
+// batch. The journal keeps instead one time (tailCursor.SubsDone): a
+// subagent file last changed before it was read to its end.
+const subIdle = time.Minute
 
 // subCursor is a subagent transcript's resume point in the journal.
 type subCursor struct {
@@ -54,9 +62,14 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 			if _, ok := f.subs[p]; ok {
 				continue
 			}
-			st := &subTail{reader: transcript.Reader{Path: p}}
-			if info, err := os.Stat(p); err == nil && cold && info.Size() > w.eng.cfg.TailBytes {
-				st.reader.SkipTo(info.Size() - w.eng.cfg.TailBytes)
+			st := &subTail{reader: transcript.Reader{Path: p}, grew: time.Now()}
+			if info, err := os.Stat(p); err == nil {
+				switch {
+				case !f.subsDone.IsZero() && !info.ModTime().After(f.subsDone):
+					st.reader.SkipTo(info.Size()) // read before the restart, journaled as done
+				case cold && info.Size() > w.eng.cfg.TailBytes:
+					st.reader.SkipTo(info.Size() - w.eng.cfg.TailBytes)
+				}
 			}
 			if f.subs == nil {
 				f.subs = make(map[string]*subTail)
@@ -72,9 +85,12 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 	for _, p := range paths {
 		st := f.subs[p]
 		n := len(evs)
-		_, err := st.reader.Read(func(line []byte, _ int64) {
+		res, err := st.reader.Read(func(line []byte, _ int64) {
 			evs, _ = st.parser.Line(line, evs)
 		})
+		if res.Lines > 0 {
+			st.grew = time.Now()
+		}
 		if err != nil {
 			delete(f.subs, p) // removed: nothing more will come
 			continue
@@ -96,20 +112,39 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 	return evs
 }
 
-// subCursors returns the subagent resume points for the journal.
-func (f *tail) subCursors() map[string]subCursor {
+// subCursors returns the subagent resume points for the journal: those
+// of subagents still at work, and the time before which every other
+// subagent file was read to its end. Its size follows the subagents at
+// work, not the session's length.
+func (f *tail) subCursors() (map[string]subCursor, time.Time) {
 	if len(f.subs) == 0 {
-		return nil
+		return nil, time.Time{}
 	}
-	out := make(map[string]subCursor, len(f.subs))
+	out := make(map[string]subCursor)
+	var done time.Time
+	idle := time.Now().Add(-subIdle)
 	for p, st := range f.subs {
+		if len(st.parser.State.Tools) == 0 && st.grew.Before(idle) {
+			// Its last change came before its last read: the newest
+			// such read bounds them all, and stays put between batches,
+			// so an idle workspace journals nothing new.
+			if st.grew.After(done) {
+				done = st.grew
+			}
+			continue
+		}
 		out[p] = subCursor{Offset: st.reader.Offset, Parser: st.parser.State}
 	}
-	return out
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, done
 }
 
-// restoreSubs resumes subagent tails from the journal.
-func (f *tail) restoreSubs(cs map[string]subCursor) {
+// restoreSubs resumes subagent tails from the journal; files it does not
+// name and last changed before done were read to their end.
+func (f *tail) restoreSubs(cs map[string]subCursor, done time.Time) {
+	f.subsDone = done
 	for p, c := range cs {
 		if !strings.HasPrefix(p, subagentDir(f.reader.Path)) {
 			continue
@@ -117,7 +152,7 @@ func (f *tail) restoreSubs(cs map[string]subCursor) {
 		if f.subs == nil {
 			f.subs = make(map[string]*subTail)
 		}
-		f.subs[p] = &subTail{reader: transcript.Reader{Path: p, Offset: c.Offset}, parser: transcript.Parser{State: c.Parser}}
+		f.subs[p] = &subTail{reader: transcript.Reader{Path: p, Offset: c.Offset}, parser: transcript.Parser{State: c.Parser}, grew: time.Now()}
 	}
 	f.subDirMod = time.Time{}
 }

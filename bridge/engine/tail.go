@@ -22,7 +22,8 @@ type tail struct {
 
 	subs      map[string]*subTail // 2.1 subagent transcripts of the session
 	subDirMod time.Time
-	coldSubs  bool // first sight of a large session: read its subagents' tails only
+	coldSubs  bool      // first sight of a large session: read its subagents' tails only
+	subsDone  time.Time // from the journal: subagent files last changed before it were read
 
 	status, reason string
 	since          time.Time
@@ -45,8 +46,11 @@ type tailCursor struct {
 	Reason string               `json:"reason,omitempty"`
 	Since  time.Time            `json:"since,omitzero"`
 	Subs   map[string]subCursor `json:"subs,omitempty"`
-	LastID int64                `json:"last_id,omitempty"`
-	Left   time.Time            `json:"left,omitzero"` // retired: when it stopped being followed
+	// SubsDone: subagent files not in Subs and last changed before it
+	// were read to their end (subIdle).
+	SubsDone time.Time `json:"subs_done,omitzero"`
+	LastID   int64     `json:"last_id,omitempty"`
+	Left     time.Time `json:"left,omitzero"` // retired: when it stopped being followed
 }
 
 // newParser makes the parser for an agent's format, resumed from saved.
@@ -64,8 +68,9 @@ func readable(agentName string) bool {
 
 func (t *tail) cursor() tailCursor {
 	raw, _ := t.parser.Save()
+	subs, done := t.subCursors()
 	return tailCursor{Path: t.reader.Path, Agent: t.agent, Offset: t.reader.Offset, Parser: raw,
-		Status: t.status, Reason: t.reason, Since: t.since, Subs: t.subCursors(), LastID: t.lastID}
+		Status: t.status, Reason: t.reason, Since: t.since, Subs: subs, SubsDone: done, LastID: t.lastID}
 }
 
 // stamp marks events from index n on as this session's.

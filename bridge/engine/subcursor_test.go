@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/transcript"
+)
+
+// TestSubagentCursorsStaySmall: a session that ran 200 subagents, one of
+// them still waiting on a tool. The journaled cursor carries that one,
+// and one time for the rest, so it does not grow with the session; after
+// a restart the finished subagents are not read again, and the one at
+// work resumes where it was.
+func TestSubagentCursorsStaySmall(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("many-subs")
+	sid := "77777777-0000-4000-8000-000000000007"
+	main := filepath.Join(proj, sid+".jsonl")
+	h.write(main, prompt("s7", "delegate"))
+	subDir := filepath.Join(proj, sid, "subagents")
+	os.MkdirAll(subDir, 0o755)
+
+	e := New(Config{})
+	w := &workspace{eng: e}
+	tl := &tail{id: sid, reader: transcript.Reader{Path: main}, parser: &transcript.Parser{}}
+	const n = 200
+	for i := range n {
+		h.write(filepath.Join(subDir, fmt.Sprintf("agent-%03d.jsonl", i)), sideLine(dir, fmt.Sprintf("sub %d", i)))
+	}
+	if evs := tl.readSubagents(w, nil, false); len(evs) < n {
+		t.Fatalf("read %d events from %d subagents", len(evs), n)
+	}
+	// All but the last finished over a minute ago; the last has a tool
+	// call open.
+	past := time.Now().Add(-2 * subIdle)
+	for p, st := range tl.subs {
+		st.grew = past
+		if filepath.Base(p) == fmt.Sprintf("agent-%03d.jsonl", n-1) {
+			st.parser.State.Tools = map[string]string{"toolu_1": "Bash"}
+		}
+	}
+	tc := tl.cursor()
+	if len(tc.Subs) != 1 || !tc.SubsDone.Equal(past) {
+		t.Fatalf("cursor keeps %d subagents, done %v; want 1 and %v", len(tc.Subs), tc.SubsDone, past)
+	}
+	raw, err := json.Marshal(tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) > 2048 {
+		t.Errorf("cursor of a session with %d subagents: %d bytes", n, len(raw))
+	}
+	if b, _ := json.Marshal(tl.cursor()); string(b) != string(raw) {
+		t.Errorf("the cursor changed with nothing read:\n%s\n%s", raw, b)
+	}
+
+	// A restart: the finished files were last changed before SubsDone.
+	for i := range n - 1 {
+		os.Chtimes(filepath.Join(subDir, fmt.Sprintf("agent-%03d.jsonl", i)), past.Add(-time.Second), past.Add(-time.Second))
+	}
+	var back tailCursor
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	r := &tail{id: sid, reader: transcript.Reader{Path: main}, parser: &transcript.Parser{}}
+	r.restoreSubs(back.Subs, back.SubsDone)
+	h.write(filepath.Join(subDir, fmt.Sprintf("agent-%03d.jsonl", n-1)), sideLine(dir, "resumed"))
+	h.write(filepath.Join(subDir, "agent-new.jsonl"), sideLine(dir, "new after restart"))
+	evs := r.readSubagents(w, nil, false)
+	var got []string
+	for _, ev := range evs {
+		if ev.Type == event.Assistant {
+			got = append(got, ev.Content)
+		}
+	}
+	if len(got) != 2 || !slices.Contains(got, "resumed") || !slices.Contains(got, "new after restart") {
+		t.Errorf("after restart read %q, want only the resumed and the new subagent's lines", got)
+	}
+}
