@@ -5,11 +5,12 @@ import "conductorbridge/bridge/event"
 // Request is what one model response used: the unit prices apply to,
 // since a request's tier (long context) depends on that request alone.
 type Request struct {
-	Model string
-	Usage event.Usage // Cache1hTokens is the part of CacheCreationTokens written at the 1-hour rate
+	Model string      `json:"m,omitempty"`
+	Usage event.Usage `json:"u"` // Cache1hTokens is the part of CacheCreationTokens written at the 1-hour rate
 	// Server tools the API ran itself (usage.server_tool_use).
-	WebSearches, WebFetches int64
-	Fast                    bool // usage.speed "fast"
+	WebSearches int64 `json:"ws,omitempty"`
+	WebFetches  int64 `json:"wf,omitempty"`
+	Fast        bool  `json:"f,omitempty"` // usage.speed "fast"
 }
 
 // Cost prices one request in US dollars. known is false when the table

@@ -141,3 +141,8 @@ func (t *Table) Lookup(model string) (Model, bool) {
 	}
 	return m, ok
 }
+
+// Default is the built-in table, parsed once and shared by every parser
+// that was given no table of its own. It reports unknown models nowhere;
+// the bridge gives its parsers a Load-ed table that logs them.
+var Default = sync.OnceValue(Embedded)
