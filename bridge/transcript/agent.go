@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/price"
 )
 
 // Parser is the Claude Code format behind the engine's agent.Parser seam.
@@ -19,6 +20,14 @@ func NewParser(saved json.RawMessage) (*Parser, error) {
 	}
 	if err := json.Unmarshal(saved, &p.State); err != nil {
 		return &Parser{}, fmt.Errorf("resume claude parser: %w", err)
+	}
+	if t := p.State.Turn; t != nil && len(t.Usage) > 0 {
+		// A journal from before Sum: its usage by response, at the
+		// turn's model (1-hour writes and subagents were not kept).
+		for key, u := range t.Usage {
+			t.Sum.add(&p.State.Recent, Response{Key: key, Req: price.Request{Model: t.Model, Usage: u}}, p.table())
+		}
+		t.Usage = nil
 	}
 	return p, nil
 }

@@ -74,8 +74,16 @@ func describe(evs []event.Event) string {
 		case event.ToolResult:
 			fmt.Fprintf(&b, "%s%s %s error=%v %q truncated=%v\n", e.Type, side, e.Name, e.IsError, e.Output, e.TruncOut)
 		case event.TurnComplete:
-			fmt.Fprintf(&b, "%s in=%d out=%d cache_write=%d cache_read=%d cost=%.6f duration_ms=%d model=%s\n", e.Type,
-				e.Usage.InputTokens, e.Usage.OutputTokens, e.Usage.CacheCreationTokens, e.Usage.CacheReadTokens, e.CostUSD, e.DurationMS, e.Model)
+			cost := fmt.Sprintf("%.6f", e.CostUSD)
+			if !e.CostKnown {
+				cost = "null"
+			}
+			fmt.Fprintf(&b, "%s in=%d out=%d cache_write=%d cache_read=%d cost=%s duration_ms=%d model=%s", e.Type,
+				e.Usage.InputTokens, e.Usage.OutputTokens, e.Usage.CacheCreationTokens, e.Usage.CacheReadTokens, cost, e.DurationMS, e.Model)
+			if e.SubagentUsage != (event.Usage{}) {
+				fmt.Fprintf(&b, " subagent_in=%d subagent_out=%d subagent_cost=%.6f", e.SubagentUsage.InputTokens, e.SubagentUsage.OutputTokens, e.SubagentCostUSD)
+			}
+			b.WriteByte('\n')
 		default:
 			fmt.Fprintf(&b, "%s\n", e.Type)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/price"
 )
 
 // ErrNotJSON marks a line that is not a JSON object. The caller counts and
@@ -29,6 +30,27 @@ var ErrNotJSON = errors.New("transcript line is not a JSON object")
 // A Parser is not safe for concurrent use.
 type Parser struct {
 	State State
+	// prices prices each response (nil: price.Default); sink, when set,
+	// receives the usage this parser reads instead of its own turn: a
+	// subagent file's parser counts into its session's parser.
+	prices *price.Table
+	sink   *Parser
+}
+
+// SetPrices makes the parser price with t rather than the built-in table.
+func (p *Parser) SetPrices(t *price.Table) { p.prices = t }
+
+// CountInto sends the usage p reads to main's open turn, as a subagent's:
+// the session's turn then includes what its subagents spent, and a
+// response seen both in a progress record and in the subagent's file is
+// counted once.
+func (p *Parser) CountInto(main *Parser) { p.sink = main }
+
+func (p *Parser) table() *price.Table {
+	if p.prices != nil {
+		return p.prices
+	}
+	return price.Default()
 }
 
 // parsers are shared by every Parser: fastjson keeps buffers as large as
@@ -42,12 +64,14 @@ type State struct {
 	SessionID string            `json:"session_id,omitempty"`
 	Tools     map[string]string `json:"tools,omitempty"` // unanswered tool_use id → tool name
 	Turn      *Turn             `json:"turn,omitempty"`  // the open turn, if any
-	// CostTotal is the session's last cost-state total. Claude Code 2.1
-	// writes cost-state only when the process exits, so it prices a turn
-	// only if one lands inside it; otherwise the price table does.
-	CostTotal float64 `json:"cost_total,omitempty"`
-	HasCost   bool    `json:"has_cost,omitempty"`
-	LastText  string  `json:"last_text,omitempty"` // start of the last assistant text, for notifications
+	// Recent are the last responses counted, so that each is counted once
+	// however many lines repeat it (bounded: recentMax).
+	Recent []counted `json:"recent,omitempty"`
+	// Carry is usage read while no turn was open (a background subagent,
+	// the last lines of a response whose turn already ended): the next
+	// turn includes it.
+	Carry    *Totals `json:"carry,omitempty"`
+	LastText string  `json:"last_text,omitempty"` // start of the last assistant text, for notifications
 	Version   string  `json:"version,omitempty"`   // the Claude Code version writing the transcript
 	// Ended is the id of the response that ended the last turn: more
 	// lines of it (read after the turn was flushed) add content, not a turn.
@@ -58,21 +82,17 @@ type State struct {
 type Turn struct {
 	Start time.Time              `json:"start"`
 	Last  time.Time              `json:"last"`
-	Model string                 `json:"model,omitempty"`
-	Usage map[string]event.Usage `json:"usage,omitempty"` // the open responses' usage, by message.id+requestId
-	// Open orders Usage's keys, oldest first; Done sums the responses
-	// folded out of Usage. The state is journaled with every batch, so it
-	// must not grow with the turn: a turn of 1000 tool calls would
-	// otherwise rewrite 1000 usages each time.
-	Open []string    `json:"open,omitempty"`
-	Done event.Usage `json:"done,omitzero"`
+	Model string `json:"model,omitempty"`
+	Sum   Totals `json:"sum"`
+	// Usage is what journals before Sum held: usage by response, folded
+	// into Sum when such a journal is resumed.
+	Usage map[string]event.Usage `json:"usage,omitempty"`
 	// EndMsg is the message id of a response that ended the turn; the
 	// turn_complete waits until no further line of that message follows.
 	EndMsg string `json:"end_msg,omitempty"`
 	// Unsure is set while the newest response's end is unknown: before 2.1
 	// most lines say stop_reason null, so the end is inferred.
-	Unsure    bool    `json:"unsure,omitempty"`
-	CostStart float64 `json:"cost_start,omitempty"`
+	Unsure bool `json:"unsure,omitempty"`
 }
 
 // Line parses one transcript line and appends its events to out. Events
@@ -112,8 +132,10 @@ func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
 		out = p.user(v, ts, out)
 	case "attachment":
 		out = p.attachment(v, ts, out)
-	case "cost-state":
-		p.costState(v)
+	case "progress":
+		if r, ok := responseOf(v); ok {
+			p.count(r)
+		}
 	case "system":
 		// A stop hook summary follows the response that ended a turn.
 		if string(v.GetStringBytes("subtype")) == "stop_hook_summary" && p.State.Turn != nil && p.State.Turn.EndMsg != "" {
@@ -157,50 +179,42 @@ func (p *Parser) EndTurn(out []event.Event) []event.Event {
 func (p *Parser) InTurn() bool { return p.State.Turn != nil }
 
 func (p *Parser) startTurn(ts time.Time) {
-	p.State.Turn = &Turn{Start: ts, Last: ts, CostStart: p.State.CostTotal}
+	p.State.Turn = &Turn{Start: ts, Last: ts}
+	p.State.Turn.Sum.merge(p.State.Carry)
+	p.State.Carry = nil
 }
 
-// openResponses is how many responses keep their own usage: a response's
-// lines come together, so only the newest few can still grow. Older ones
-// are folded into Done.
-const openResponses = 4
-
-// open makes room in Usage for a new response's key. Keys a journal saved
-// before Open existed have no order: they are folded first.
-func (t *Turn) open(key string) {
-	if len(t.Usage) > len(t.Open) {
-		for k, u := range t.Usage {
-			if !slices.Contains(t.Open, k) {
-				t.Done = t.Done.Add(u)
-				delete(t.Usage, k)
-			}
-		}
+// count adds one line's usage to the open turn (or to Carry), or to the
+// session parser's when this parser reads a subagent file.
+func (p *Parser) count(r Response) {
+	if p.sink != nil {
+		r.Side = true
+		p.sink.count(r)
+		return
 	}
-	for len(t.Open) >= openResponses {
-		t.Done = t.Done.Add(t.Usage[t.Open[0]])
-		delete(t.Usage, t.Open[0])
-		t.Open = slices.Delete(t.Open, 0, 1)
+	t := p.State.Carry
+	if p.State.Turn != nil {
+		t = &p.State.Turn.Sum
+	} else if t == nil {
+		t = &Totals{}
+		p.State.Carry = t
 	}
-	t.Open = append(t.Open, key)
+	t.add(&p.State.Recent, r, p.table())
 }
 
 func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
 	t := p.State.Turn
 	p.State.Turn = nil
 	p.State.Ended = t.EndMsg
-	u := t.Done
-	for _, mu := range t.Usage {
-		u = u.Add(mu)
+	s := t.Sum
+	e := event.Event{Type: event.TurnComplete, TS: ts, SessionID: p.State.SessionID, Model: t.Model,
+		Usage: s.Usage, CostUSD: s.Cost, CostKnown: len(s.Unknown) == 0,
+		SubagentUsage: s.SubUsage, SubagentCostUSD: s.SubCost}
+	if !e.CostKnown && (e.Model == "" || !slices.Contains(s.Unknown, e.Model)) {
+		e.Model = s.Unknown[0] // the tooltip names the model that has no price
 	}
-	e := event.Event{Type: event.TurnComplete, TS: ts, SessionID: p.State.SessionID, Usage: u, Model: t.Model}
 	if !t.Start.IsZero() && !ts.IsZero() && ts.After(t.Start) {
 		e.DurationMS = ts.Sub(t.Start).Milliseconds()
-	}
-	if p.State.HasCost && p.State.CostTotal > t.CostStart {
-		e.CostUSD, e.CostKnown = p.State.CostTotal-t.CostStart, true
-	} else {
-		_, e.CostKnown = PriceOf(t.Model)
-		e.CostUSD = Cost(t.Model, u)
 	}
 	return append(out, e)
 }
@@ -210,12 +224,17 @@ func (p *Parser) assistant(v *fastjson.Value, ts time.Time, out []event.Event) [
 	if msg == nil {
 		return out
 	}
-	side := v.GetBool("isSidechain")
+	side := v.GetBool("isSidechain") || p.sink != nil
 	msgID := string(msg.GetStringBytes("id"))
+	r, hasUsage := responseOf(v)
 	if p.State.Turn == nil {
 		if side || (msgID != "" && msgID == p.State.Ended) {
 			// A subagent's line outside a main turn, or the rest of the
-			// response that ended the last turn, belongs to no new turn.
+			// response that ended the last turn, belongs to no new turn;
+			// what it used goes to the next one.
+			if hasUsage {
+				p.count(r)
+			}
 			return p.blocks(msg, ts, side, out)
 		}
 		p.startTurn(ts) // a response with no prompt seen: we joined mid-session
@@ -228,25 +247,11 @@ func (p *Parser) assistant(v *fastjson.Value, ts time.Time, out []event.Event) [
 		if m := msg.GetStringBytes("model"); len(m) > 0 && string(m) != "<synthetic>" {
 			t.Model = string(m)
 		}
-		if u := msg.Get("usage"); u != nil {
-			if t.Usage == nil {
-				t.Usage = make(map[string]event.Usage)
-			}
-			// Every line of one response repeats its usage. Old versions
-			// write early lines before the final counts are known (output
-			// 1), so the largest value seen per field is the response's.
-			key := msgID + "|" + string(v.GetStringBytes("requestId"))
-			prev, seen := t.Usage[key]
-			if !seen {
-				t.open(key)
-			}
-			t.Usage[key] = event.Usage{
-				InputTokens:         max(prev.InputTokens, u.GetInt64("input_tokens")),
-				OutputTokens:        max(prev.OutputTokens, u.GetInt64("output_tokens")),
-				CacheCreationTokens: max(prev.CacheCreationTokens, u.GetInt64("cache_creation_input_tokens")),
-				CacheReadTokens:     max(prev.CacheReadTokens, u.GetInt64("cache_read_input_tokens")),
-			}
-		}
+	}
+	if hasUsage {
+		// Every line of one response repeats its usage: count hands it
+		// to the turn once (Totals.add).
+		p.count(r)
 	}
 	out = p.blocks(msg, ts, side, out)
 	if side {
@@ -399,22 +404,6 @@ func (p *Parser) toolResult(base event.Event, b *fastjson.Value, out []event.Eve
 		p.State.Turn.Last = base.TS
 	}
 	return append(out, e)
-}
-
-// costState records the session's running cost, which newer versions write.
-func (p *Parser) costState(v *fastjson.Value) {
-	total := v.Get("totalCostUSD")
-	if total == nil {
-		total = v.Get("costState", "totalCostUSD")
-	}
-	if total == nil {
-		return
-	}
-	f, err := total.Float64()
-	if err != nil {
-		return
-	}
-	p.State.CostTotal, p.State.HasCost = f, true
 }
 
 func parseTime(b []byte) time.Time {

@@ -1,0 +1,43 @@
+package price
+
+import "conductorbridge/bridge/event"
+
+// Request is what one model response used: the unit prices apply to,
+// since a request's tier (long context) depends on that request alone.
+type Request struct {
+	Model string      `json:"m,omitempty"`
+	Usage event.Usage `json:"u"` // Cache1hTokens is the part of CacheCreationTokens written at the 1-hour rate
+	// Server tools the API ran itself (usage.server_tool_use).
+	WebSearches int64 `json:"ws,omitempty"`
+	WebFetches  int64 `json:"wf,omitempty"`
+	Fast        bool  `json:"f,omitempty"` // usage.speed "fast"
+}
+
+// Cost prices one request in US dollars. known is false when the table
+// has no price for the model; usd is then 0 and must not be shown as a
+// price.
+func (t *Table) Cost(r Request) (usd float64, known bool) {
+	m, ok := t.Lookup(r.Model)
+	if !ok {
+		return 0, false
+	}
+	u := r.Usage
+	rates := m.Rates
+	switch {
+	case r.Fast && m.Fast != nil:
+		rates = *m.Fast
+	case m.LongContext != nil && t.LongContextThreshold > 0 &&
+		u.InputTokens+u.CacheCreationTokens+u.CacheReadTokens > t.LongContextThreshold:
+		rates = *m.LongContext
+	}
+	write1h := min(max(u.Cache1hTokens, 0), u.CacheCreationTokens)
+	write5m := u.CacheCreationTokens - write1h
+	usd = (float64(u.InputTokens)*rates.Input +
+		float64(u.OutputTokens)*rates.Output +
+		float64(write5m)*rates.CacheWrite5m +
+		float64(write1h)*rates.CacheWrite1h +
+		float64(u.CacheReadTokens)*rates.CacheRead) / 1e6
+	usd += float64(r.WebSearches)*t.ServerTools["web_search_requests"] +
+		float64(r.WebFetches)*t.ServerTools["web_fetch_requests"]
+	return usd, true
+}

@@ -1,0 +1,139 @@
+package price
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"conductorbridge/bridge/event"
+)
+
+func TestNormalize(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"claude-opus-4-6", "claude-opus-4-6"},
+		{"claude-opus-4.6", "claude-opus-4-6"},
+		{"Claude-Haiku-4.5", "claude-haiku-4-5"},
+		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5"},
+		{"claude-opus-4-6[1m]", "claude-opus-4-6"},
+		{"claude-sonnet-4-5-1m", "claude-sonnet-4-5"},
+		{"claude-3-7-sonnet-latest", "claude-3-7-sonnet"},
+		{"anthropic/claude-opus-4.5", "claude-opus-4-5"},
+		{"us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5"},
+		{"anthropic.claude-3-5-sonnet-20240620-v1:0", "claude-3-5-sonnet"},
+		{"claude-opus-4-5@20251101", "claude-opus-4-5"},
+		{"deepseek-v4-pro", "deepseek-v4-pro"},
+		{"<synthetic>", "<synthetic>"},
+	} {
+		if got := Normalize(tt.in); got != tt.want {
+			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestCost prices requests worked out by hand from prices.json's rates
+// (USD per million tokens).
+func TestCost(t *testing.T) {
+	tab := Embedded()
+	for _, tt := range []struct {
+		name  string
+		req   Request
+		want  float64
+		known bool
+	}{
+		// 1000 in × $5 + 500 out × $25 + 2000 5m-writes × $6.25 + 10000 reads × $0.50
+		// = 0.005 + 0.0125 + 0.0125 + 0.005 = $0.035
+		{"opus 4.6 short", Request{Model: "claude-opus-4-6", Usage: event.Usage{InputTokens: 1000, OutputTokens: 500, CacheCreationTokens: 2000, CacheReadTokens: 10000}}, 0.035, true},
+		// 3000 writes of which 1000 at 1h: 2000 × $3.75 + 1000 × $6 = 0.0075 + 0.006 = $0.0135
+		{"sonnet 1h writes", Request{Model: "claude-sonnet-4-5-20250929", Usage: event.Usage{CacheCreationTokens: 3000, Cache1hTokens: 1000}}, 0.0135, true},
+		// input 10 + writes 0 + reads 250000 > 200k: long tier. 10 × $6 + 100 out × $22.50 + 250000 × $0.60
+		// = 0.00006 + 0.00225 + 0.15 = $0.15231
+		{"sonnet long context", Request{Model: "claude-sonnet-4-5", Usage: event.Usage{InputTokens: 10, OutputTokens: 100, CacheReadTokens: 250000}}, 0.15231, true},
+		// exactly 200000 is not above the threshold: 200000 reads × $0.30 = $0.06
+		{"sonnet at threshold", Request{Model: "claude-sonnet-4-5", Usage: event.Usage{CacheReadTokens: 200000}}, 0.06, true},
+		// haiku 4.5 has no long tier: 300000 reads × $0.10 = $0.03
+		{"haiku no long tier", Request{Model: "claude-haiku-4.5", Usage: event.Usage{CacheReadTokens: 300000}}, 0.03, true},
+		// 2 web searches × $0.01 + 100 in × $1 = 0.02 + 0.0001
+		{"web search", Request{Model: "claude-haiku-4-5", Usage: event.Usage{InputTokens: 100}, WebSearches: 2}, 0.0201, true},
+		// fast: 1000 in × $30 + 1000 out × $150 = 0.03 + 0.15
+		{"opus fast", Request{Model: "claude-opus-4-6", Usage: event.Usage{InputTokens: 1000, OutputTokens: 1000}, Fast: true}, 0.18, true},
+		// Bedrock id of opus 4.1: 1000 out × $75
+		{"bedrock", Request{Model: "us.anthropic.claude-opus-4-1-20250805-v1:0", Usage: event.Usage{OutputTokens: 1000}}, 0.075, true},
+		// claude-opus-4-0 is an alias of claude-opus-4: 1000 in × $15
+		{"alias", Request{Model: "claude-opus-4-0", Usage: event.Usage{InputTokens: 1000}}, 0.015, true},
+		// deepseek: 1e6 in × $0.28 + 1e6 out × $0.42
+		{"deepseek", Request{Model: "deepseek-reasoner", Usage: event.Usage{InputTokens: 1e6, OutputTokens: 1e6}}, 0.70, true},
+		{"synthetic", Request{Model: "<synthetic>", Usage: event.Usage{InputTokens: 5}}, 0, true},
+		{"unknown newer", Request{Model: "claude-opus-5", Usage: event.Usage{InputTokens: 5}}, 0, false},
+		{"unknown vendor", Request{Model: "deepseek-v4-pro", Usage: event.Usage{InputTokens: 5}}, 0, false},
+	} {
+		got, known := tab.Cost(tt.req)
+		if known != tt.known || math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: Cost = %v, %v; want %v, %v", tt.name, got, known, tt.want, tt.known)
+		}
+	}
+}
+
+func TestUnknownIsReportedOnce(t *testing.T) {
+	tab := Embedded()
+	var heard []string
+	tab.OnUnknown = func(m string) { heard = append(heard, m) }
+	for _, m := range []string{"claude-opus-5", "claude-opus-5", "Claude-Opus-5", "claude-opus-4-6", "gpt-x"} {
+		tab.Lookup(m)
+	}
+	if len(heard) != 2 || heard[0] != "claude-opus-5" || heard[1] != "gpt-x" {
+		t.Errorf("heard %q, want each unknown model once", heard)
+	}
+}
+
+func TestTableHasSourceDateAndEveryRate(t *testing.T) {
+	tab := Embedded()
+	if tab.Source == "" || len(tab.Date) != len("2006-01-02") || tab.LongContextThreshold != 200000 {
+		t.Errorf("table lacks source/date/threshold: %q %q %d", tab.Source, tab.Date, tab.LongContextThreshold)
+	}
+	for name, m := range tab.Models {
+		if name != Normalize(name) {
+			t.Errorf("key %q is not normalised", name)
+		}
+		if name == "<synthetic>" {
+			continue
+		}
+		if m.Input <= 0 || m.Output <= 0 || m.CacheWrite5m <= 0 || m.CacheWrite1h <= 0 || m.CacheRead <= 0 {
+			t.Errorf("%s lacks a rate: %+v", name, m.Rates)
+		}
+	}
+	for from, to := range tab.Aliases {
+		if _, ok := tab.Models[to]; !ok {
+			t.Errorf("alias %s → %s: no such model", from, to)
+		}
+	}
+}
+
+func TestOverride(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(`{"date":"2030-01-01",
+		"models":{"claude-opus-5":{"input":7,"output":30,"cache_write_5m":8,"cache_write_1h":14,"cache_read":0.7},
+		          "claude-haiku-4.5":{"input":2,"output":10,"cache_write_5m":2.5,"cache_write_1h":4,"cache_read":0.2}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a new model: 1000 in × $7 = $0.007; a replaced one: 1000 in × $2 = $0.002; others stay
+	for model, want := range map[string]float64{"claude-opus-5": 0.007, "claude-haiku-4-5": 0.002, "claude-opus-4-6": 0.005} {
+		if got, ok := tab.Cost(Request{Model: model, Usage: event.Usage{InputTokens: 1000}}); !ok || math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s: %v %v, want %v", model, got, ok, want)
+		}
+	}
+	if tab.Date != "2030-01-01" || tab.Source == "" {
+		t.Errorf("date %q source %q", tab.Date, tab.Source)
+	}
+	if _, err := Load(t.TempDir()); err != nil {
+		t.Errorf("no override file: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, FileName), []byte("{nope"), 0o600)
+	if tab, err := Load(dir); err == nil || tab == nil {
+		t.Errorf("a broken override: want an error and the built-in table, got %v, %v", tab, err)
+	}
+}

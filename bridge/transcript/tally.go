@@ -1,0 +1,90 @@
+package transcript
+
+import (
+	"slices"
+
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/price"
+)
+
+// recentMax bounds the responses a parser remembers to count each once.
+// Lines of one response are written together; the window also covers a
+// subagent's response seen first in a progress record of the main file
+// and again in its own file. It keeps the saved state O(1) in turn length.
+const recentMax = 64
+
+// unknownMax bounds the unpriced model names a turn remembers.
+const unknownMax = 4
+
+// Totals is what a turn (or usage not yet in a turn) spent: tokens and
+// dollars including subagents, the subagents' part, and the models that
+// could not be priced.
+type Totals struct {
+	Usage    event.Usage `json:"usage"`
+	Cost     float64     `json:"cost,omitempty"`
+	SubUsage event.Usage `json:"sub_usage,omitzero"`
+	SubCost  float64     `json:"sub_cost,omitempty"`
+	Unknown  []string    `json:"unknown,omitempty"`
+}
+
+// counted is a response already counted: its key and the usage counted.
+type counted struct {
+	Key  string        `json:"k"`
+	Req  price.Request `json:"r"`
+	Side bool          `json:"s,omitempty"`
+}
+
+// add counts what one line adds: the response's usage the first time its
+// key is seen, and only what a later line of it raises afterwards.
+func (t *Totals) add(recent *[]counted, r Response, tab *price.Table) {
+	prev, merged := price.Request{}, r.Req
+	i := -1
+	if r.Key != "" {
+		i = slices.IndexFunc(*recent, func(c counted) bool { return c.Key == r.Key })
+	}
+	if i >= 0 {
+		c := (*recent)[i]
+		prev, merged = c.Req, Merge(c.Req, r.Req)
+		r.Side = c.Side
+		(*recent)[i].Req = merged
+	} else if r.Key != "" {
+		if len(*recent) >= recentMax {
+			*recent = append((*recent)[:0], (*recent)[1:]...)
+		}
+		*recent = append(*recent, counted{Key: r.Key, Req: merged, Side: r.Side})
+	}
+	du := sub(merged.Usage, prev.Usage)
+	if du == (event.Usage{}) && i >= 0 && merged.WebSearches == prev.WebSearches {
+		return // a repeated line: nothing new
+	}
+	now, known := tab.Cost(merged)
+	was := 0.0
+	if i >= 0 {
+		was, _ = tab.Cost(prev)
+	}
+	if !known {
+		if m := merged.Model; !slices.Contains(t.Unknown, m) && len(t.Unknown) < unknownMax {
+			t.Unknown = append(t.Unknown, m)
+		}
+	}
+	t.Usage = t.Usage.Add(du)
+	t.Cost += now - was
+	if r.Side {
+		t.SubUsage = t.SubUsage.Add(du)
+		t.SubCost += now - was
+	}
+}
+
+// merge adds o to t.
+func (t *Totals) merge(o *Totals) {
+	if o == nil {
+		return
+	}
+	t.Usage, t.Cost = t.Usage.Add(o.Usage), t.Cost+o.Cost
+	t.SubUsage, t.SubCost = t.SubUsage.Add(o.SubUsage), t.SubCost+o.SubCost
+	for _, m := range o.Unknown {
+		if !slices.Contains(t.Unknown, m) && len(t.Unknown) < unknownMax {
+			t.Unknown = append(t.Unknown, m)
+		}
+	}
+}
