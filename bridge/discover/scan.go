@@ -34,6 +34,21 @@ type Scanner struct {
 	transcripts *transcriptCache
 	reported    map[string]string     // source → the last problem logged for it
 	known       map[string]dbIdentity // directory → what the last good database read said of it
+	lastGood    map[string][]Workspace // source → its last successful scan, kept while it fails
+}
+
+// keep returns ws when a source's scan succeeded, remembering it, else
+// the source's last good picture: a transient failure ("too many open
+// files") must not make its workspaces vanish and end their streams.
+func (s *Scanner) keep(source string, ws []Workspace, err error) []Workspace {
+	if s.lastGood == nil {
+		s.lastGood = make(map[string][]Workspace)
+	}
+	if err != nil {
+		return s.lastGood[source]
+	}
+	s.lastGood[source] = ws
+	return ws
 }
 
 // dbIdentity is what Conductor's database decides about a workspace and its
@@ -93,7 +108,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 	if s.ConductorRoot != "" {
 		ws, err := ScanConductorFolders(s.ConductorRoot)
 		s.reportErr("conductor-folders", err)
-		fromFolders = ws
+		fromFolders = s.keep("conductor-folders", ws, err)
 	}
 	if s.Registry != nil {
 		fromRegistry = ScanRegistered(s.Registry.List())
@@ -101,7 +116,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 	if s.ClaudeProjects != "" {
 		ws, err := s.transcripts.scanProjects(s.ClaudeProjects)
 		s.reportErr("claude-projects", err)
-		fromClaude = ws
+		fromClaude = s.keep("claude-projects", ws, err)
 	}
 	procs := s.Processes
 	if procs == nil {
