@@ -14,7 +14,7 @@ import (
 func TestFailedScanKeepsLastGoodPicture(t *testing.T) {
 	tests := []struct {
 		name   string
-		broken func(h *fakeHome) string // the folder whose listing fails
+		broken func(h *fakeHome) string   // the folder whose listing fails
 		only   func(h *fakeHome) *Scanner // a scanner of that source alone
 	}{
 		{"claude projects", func(h *fakeHome) string { return h.projects },

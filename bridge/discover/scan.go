@@ -32,8 +32,8 @@ type Scanner struct {
 
 	mu          sync.Mutex
 	transcripts *transcriptCache
-	reported    map[string]string     // source → the last problem logged for it
-	known       map[string]dbIdentity // directory → what the last good database read said of it
+	reported    map[string]string      // source → the last problem logged for it
+	known       map[string]dbIdentity  // directory → what the last good database read said of it
 	lastGood    map[string][]Workspace // source → its last successful scan, kept while it fails
 }
 
