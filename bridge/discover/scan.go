@@ -84,7 +84,8 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 
 	var fromDB, fromFolders, fromRegistry, fromClaude []Workspace
 	if s.ConductorDB != "" {
-		ws, missing, err := ReadConductorDB(ctx, s.ConductorDB, s.ConductorRoot)
+		read, err := ReadConductor(ctx, s.ConductorDB, s.ConductorRoot, s.ClaudeProjects)
+		ws, missing := read.Workspaces, read.Missing
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
