@@ -130,9 +130,11 @@ func (d *doctorRun) port(ctx context.Context) finding {
 }
 
 // conductor: the database, and which of its features this version lacks.
-func (d *doctorRun) conductor(ctx context.Context) finding {
-	f := finding{ID: "conductor", Title: "Conductor"}
-	ws, missing, err := discover.ReadConductorDB(ctx, d.c.ConductorDB, filepath.Join(d.c.ConductorRoot, "workspaces"))
+func (d *doctorRun) conductor(ctx context.Context) (f finding) {
+	f = finding{ID: "conductor", Title: "Conductor"}
+	read, err := discover.ReadConductor(ctx, d.c.ConductorDB, d.c.ConductorRoot, d.c.ClaudeProjects)
+	ws, missing := read.Workspaces, read.Missing
+	defer func() { d.notLocal(&f, read) }()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if _, serr := os.Stat(d.c.ConductorRoot); serr == nil {
@@ -152,6 +154,38 @@ func (d *doctorRun) conductor(ctx context.Context) finding {
 		f.Status, f.Detail = statusOK, fmt.Sprintf("database readable: %d workspaces", len(ws))
 	}
 	return f
+}
+
+// notLocal names the database rows that are not local workspaces (cloud,
+// directory gone, archived), and warns when the database lists no local
+// workspace although Conductor's folders or transcripts are not empty (an
+// organisation or cloud install whose local tables stay empty).
+func (d *doctorRun) notLocal(f *finding, read discover.ConductorRead) {
+	if f.Status == statusFail {
+		return
+	}
+	counts := map[string]int{}
+	for _, n := range read.NotLocal {
+		counts[n.Why]++
+		f.Items = append(f.Items, fmt.Sprintf("not local (%s): %s [%s]", n.Why, n.Name, n.ID))
+	}
+	if len(read.NotLocal) > 0 {
+		f.Detail += fmt.Sprintf("; %d rows are not local workspaces (%d cloud, %d directory gone, %d archived)",
+			len(read.NotLocal), counts[discover.NotLocalCloud], counts[discover.NotLocalNoDirectory], counts[discover.NotLocalArchived])
+	}
+	if f.Status != statusOK || len(read.Workspaces) > 0 {
+		return
+	}
+	if nonEmpty(filepath.Join(d.c.ConductorRoot, "workspaces")) || nonEmpty(d.c.ClaudeProjects) {
+		f.Status = statusWarn
+		f.Detail += "; but the database lists no local workspace while Conductor's folders or Claude Code's transcripts are not empty"
+		f.Fix = "an organisation or cloud install can keep its local tables empty: workspaces are found from the folders and transcripts instead"
+	}
+}
+
+func nonEmpty(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) > 0
 }
 
 // projects: where Claude Code keeps its transcripts.

@@ -149,6 +149,16 @@ func TestDoctorConductorDatabaseProblems(t *testing.T) {
 				CREATE TABLE workspaces (id TEXT, repository_id TEXT, directory_name TEXT);`,
 				`INSERT INTO repos VALUES ('r1', 'shop'); INSERT INTO workspaces VALUES ('w1', 'r1', 'tokyo');`, "tokyo")
 		}, statusWarn, "lacks"},
+		{"rows that are not local", func(t *testing.T) string {
+			return conductorHome(t, fullSchema+`ALTER TABLE workspaces ADD COLUMN sandbox_provider TEXT;`,
+				`INSERT INTO repos VALUES ('r1', 'shop', '/src/shop', 'main');
+				INSERT INTO workspaces VALUES ('w1', 'r1', 'tokyo', 'b', 'ready', NULL, NULL, NULL),
+					('w2', 'r1', 'lima', 'b', 'ready', NULL, NULL, 'modal'), ('w3', 'r1', 'oslo', 'b', 'ready', NULL, NULL, NULL),
+					('w4', 'r1', 'paris', 'b', 'archived', NULL, NULL, NULL);`, "tokyo")
+		}, statusOK, "3 rows are not local workspaces (1 cloud, 1 directory gone, 1 archived)"},
+		{"empty database beside folders", func(t *testing.T) string {
+			return conductorHome(t, fullSchema, "SELECT 1", "tokyo")
+		}, statusWarn, "lists no local workspace"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -24,43 +25,72 @@ import (
 // or directory_name), a file that is not a database, or one that cannot be
 // read is an error; an absent file is an error wrapping fs.ErrNotExist.
 func ReadConductorDB(ctx context.Context, path, conductorRoot string) ([]Workspace, []string, error) {
+	r, err := ReadConductor(ctx, path, conductorRoot, "")
+	return r.Workspaces, r.Missing, err
+}
+
+// Why a database row is not a local workspace (NotLocal.Why).
+const (
+	NotLocalCloud       = "cloud"
+	NotLocalNoDirectory = "no directory on disk"
+	NotLocalArchived    = "archived"
+)
+
+// NotLocal is a workspaces row that is not a local workspace to follow:
+// doctor counts and names them.
+type NotLocal struct{ ID, Name, Why string }
+
+// ConductorRead is what one read of Conductor's database found.
+type ConductorRead struct {
+	Workspaces []Workspace // local ones (archived ones included, Archived set)
+	NotLocal   []NotLocal  // cloud rows, rows whose directory is gone, archived rows
+	Missing    []string    // features this schema lacks, for a human
+}
+
+// ReadConductor is ReadConductorDB with the rows that are not local
+// workspaces, and each workspace's sessions (chat tabs) confirmed against
+// the transcripts under claudeProjects ("" skips the confirmation).
+func ReadConductor(ctx context.Context, path, conductorRoot, claudeProjects string) (ConductorRead, error) {
 	if conductorRoot == "" {
-		return nil, nil, fmt.Errorf("read conductor db: no conductor root to place workspaces in")
+		return ConductorRead{}, fmt.Errorf("read conductor db: no conductor root to place workspaces in")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open conductor db: %w", err)
+		return ConductorRead{}, fmt.Errorf("open conductor db: %w", err)
 	}
 	// SQLite's mode=ro already refuses to create a missing file; checking
 	// first gives callers an fs.ErrNotExist to tell "no Conductor" from
 	// "broken Conductor".
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open conductor db: %w", err)
+		return ConductorRead{}, fmt.Errorf("open conductor db: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("open conductor db %s: not a regular file", abs)
+		return ConductorRead{}, fmt.Errorf("open conductor db %s: not a regular file", abs)
 	}
 
 	db, err := sql.Open("sqlite", conductorDSN(abs))
 	if err != nil {
-		return nil, nil, fmt.Errorf("open conductor db %s: %w", abs, err)
+		return ConductorRead{}, fmt.Errorf("open conductor db %s: %w", abs, err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 
 	q, missing, err := buildConductorQuery(ctx, db)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read conductor db %s: %w", abs, err)
+		return ConductorRead{}, fmt.Errorf("read conductor db %s: %w", abs, err)
 	}
-	ws, skipped, err := queryWorkspaces(ctx, db, q, conductorRoot)
+	ws, nl, skipped, err := queryWorkspaces(ctx, db, q, conductorRoot)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read conductor db %s: %w", abs, err)
+		return ConductorRead{}, fmt.Errorf("read conductor db %s: %w", abs, err)
 	}
 	if skipped > 0 {
 		missing = append(missing, fmt.Sprintf("%d workspace rows skipped: no id, directory name or repository name to place them", skipped))
 	}
-	return ws, missing, nil
+	if err := readSessions(ctx, db, ws, claudeProjects); err != nil {
+		return ConductorRead{}, fmt.Errorf("read conductor db %s: %w", abs, err)
+	}
+	return ConductorRead{Workspaces: ws, NotLocal: nl, Missing: missing}, nil
 }
 
 // conductorDSN is a SQLite URI opening path read-only. immutable is not set:
@@ -149,6 +179,17 @@ func buildConductorQuery(ctx context.Context, db *sql.DB) (conductorQuery, []str
 			col(sessions["claude_session_id"], "s.claude_session_id", "sessions.claude_session_id: session id taken from workspaces.active_session_id"))
 		from += " LEFT JOIN sessions s ON s.id = w.active_session_id"
 	}
+	// Newer columns, each optional and silently NULL when absent (older
+	// builds): the relocated path, the names a person sees, the workflow
+	// group, and the marks of a cloud workspace.
+	opt := func(c string) string {
+		if ws[c] {
+			return "w." + c
+		}
+		return "NULL"
+	}
+	sel = append(sel, opt("workspace_path"), opt("workspace_name"), opt("pr_title"), opt("manual_status"),
+		opt("sandbox_provider"), opt("hosting_server_url"))
 	return conductorQuery("SELECT " + strings.Join(sel, ", ") + " " + from), missing, nil
 }
 
@@ -175,10 +216,10 @@ func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]boo
 
 // queryWorkspaces runs q and turns its rows into workspaces. Rows that
 // cannot be placed on disk are counted, not returned.
-func queryWorkspaces(ctx context.Context, db *sql.DB, q conductorQuery, conductorRoot string) ([]Workspace, int, error) {
+func queryWorkspaces(ctx context.Context, db *sql.DB, q conductorQuery, conductorRoot string) ([]Workspace, []NotLocal, int, error) {
 	rows, err := db.QueryContext(ctx, string(q))
 	if err != nil {
-		return nil, 0, fmt.Errorf("query workspaces: %w", err)
+		return nil, nil, 0, fmt.Errorf("query workspaces: %w", err)
 	}
 	defer rows.Close()
 
@@ -187,12 +228,15 @@ func queryWorkspaces(ctx context.Context, db *sql.DB, q conductorQuery, conducto
 		out     []Workspace
 		skipped int
 		r       = resolver{}
+		nl      []NotLocal
 	)
 	for rows.Next() {
 		// NullString accepts TEXT, INTEGER and BLOB alike: ids may be either.
 		var id, dirName, branch, state, derived, active, repoName, rootPath, status, claudeID sql.NullString
-		if err := rows.Scan(&id, &dirName, &branch, &state, &derived, &active, &repoName, &rootPath, &status, &claudeID); err != nil {
-			return nil, 0, fmt.Errorf("query workspaces: %w", err)
+		var wsPath, wsName, prTitle, manual, sandbox, hosting sql.NullString
+		if err := rows.Scan(&id, &dirName, &branch, &state, &derived, &active, &repoName, &rootPath, &status, &claudeID,
+			&wsPath, &wsName, &prTitle, &manual, &sandbox, &hosting); err != nil {
+			return nil, nil, 0, fmt.Errorf("query workspaces: %w", err)
 		}
 		// Without repos.name, the folder on disk is the better witness;
 		// root_path's base name is a last guess (a clone may be renamed).
@@ -203,6 +247,11 @@ func queryWorkspaces(ctx context.Context, db *sql.DB, q conductorQuery, conducto
 		if repo == "" && rootPath.String != "" {
 			repo = filepath.Base(filepath.Clean(rootPath.String))
 		}
+		if sandbox.String != "" || hosting.String != "" {
+			// A cloud workspace: no local directory to follow.
+			nl = append(nl, NotLocal{ID: id.String, Name: cmp.Or(wsName.String, dirName.String), Why: NotLocalCloud})
+			continue
+		}
 		if id.String == "" || !pathElement(dirName.String) || !pathElement(repo) {
 			skipped++
 			continue
@@ -212,26 +261,29 @@ func queryWorkspaces(ctx context.Context, db *sql.DB, q conductorQuery, conducto
 			Name:             dirName.String,
 			Repo:             repo,
 			Branch:           branch.String,
-			Directory:        r.resolve(filepath.Join(wsRoot, repo, dirName.String)),
+			Directory:        r.resolve(directoryOf(wsPath.String, filepath.Join(wsRoot, repo, dirName.String), rootPath.String, dirName.String)),
+			DisplayName:      cmp.Or(wsName.String, prTitle.String, branch.String, dirName.String),
+			Workflow:         cmp.Or(manual.String, derived.String),
 			Source:           SourceConductorDB,
 			Archived:         state.String == "archived",
 			ConductorStatus:  status.String,
 			ConductorSession: active.String,
 		}
-		// derived_status is Conductor's own summary of the workspace; it
-		// stands in when the active session's status cannot be read.
-		if w.ConductorStatus == "" {
-			w.ConductorStatus = derived.String
+		// derived_status is the sidebar's workflow group, never the
+		// agent's status: it is exposed as Workflow only.
+		if !w.Archived && !isDir(w.Directory) {
+			nl = append(nl, NotLocal{ID: w.ID, Name: w.DisplayName, Why: NotLocalNoDirectory})
+			continue
 		}
-		if claudeID.String != "" {
-			w.ConductorSession = claudeID.String
+		if w.Archived {
+			nl = append(nl, NotLocal{ID: w.ID, Name: w.DisplayName, Why: NotLocalArchived})
 		}
 		out = append(out, w)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("query workspaces: %w", err)
+		return nil, nil, 0, fmt.Errorf("query workspaces: %w", err)
 	}
-	return out, skipped, nil
+	return out, nl, skipped, nil
 }
 
 // guessRepo finds the repository folder holding a workspace when the

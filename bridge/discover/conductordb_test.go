@@ -2,6 +2,7 @@ package discover
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -36,8 +37,8 @@ func TestReadConductorDB(t *testing.T) {
 		schema: conductorSchema,
 		rows:   conductorRows,
 		want: []Workspace{
-			{ID: "w1", Name: "tokyo", Repo: "webapp", Branch: "me/tokyo", ConductorStatus: "working", ConductorSession: "c1"},
-			{ID: "w2", Name: "paris", Repo: "webapp", Branch: "me/paris", Archived: true, ConductorStatus: "idle"},
+			{ID: "w1", Name: "tokyo", Repo: "webapp", Branch: "me/tokyo", ConductorStatus: "working", ConductorSession: "s1", Workflow: "working"},
+			{ID: "w2", Name: "paris", Repo: "webapp", Branch: "me/paris", Archived: true, Workflow: "idle"},
 			{ID: "w3", Name: "lima", Repo: "api", Branch: "me/lima", ConductorStatus: "idle", ConductorSession: "s3"},
 		},
 	}, {
@@ -61,7 +62,7 @@ func TestReadConductorDB(t *testing.T) {
 		rows: `INSERT INTO repos VALUES ('r1', 'webapp');
 			INSERT INTO workspaces VALUES ('w1', 'r1', 'tokyo', 'b', 'ready', 'working', 's1');`,
 		want: []Workspace{
-			{ID: "w1", Name: "tokyo", Repo: "webapp", Branch: "b", ConductorStatus: "working", ConductorSession: "s1"},
+			{ID: "w1", Name: "tokyo", Repo: "webapp", Branch: "b", ConductorSession: "s1", Workflow: "working"},
 		},
 		wantMissing: []string{"sessions table"},
 	}, {
@@ -94,13 +95,16 @@ func TestReadConductorDB(t *testing.T) {
 		rows: `INSERT INTO repos VALUES (1, 'webapp'), (2, '..');
 			INSERT INTO workspaces VALUES (7, 1, 'tokyo', 'ready', 9), (8, 1, NULL, 'ready', NULL), (9, 1, '../../etc', 'ready', NULL), (10, 2, 'x', 'ready', NULL), (11, 3, 'orphan', 'ready', NULL);
 			INSERT INTO sessions VALUES (9, 'working', 'abc');`,
-		want:        []Workspace{{ID: "7", Name: "tokyo", Repo: "webapp", ConductorStatus: "working", ConductorSession: "abc"}},
+		want:        []Workspace{{ID: "7", Name: "tokyo", Repo: "webapp", ConductorStatus: "working", ConductorSession: "9"}},
 		wantMissing: []string{"workspaces.branch", "workspaces.derived_status", "4 workspace rows skipped"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newFakeHome(t)
 			createDB(t, h.db, tt.schema, tt.rows)
+			for _, w := range tt.want { // a row whose directory is gone is not local
+				mkdir(t, filepath.Join(h.conductor, "workspaces", w.Repo, w.Name))
+			}
 			for _, f := range tt.folders {
 				mkdir(t, filepath.Join(h.conductor, "workspaces", f[0], f[1]))
 			}
@@ -111,9 +115,13 @@ func TestReadConductorDB(t *testing.T) {
 			for i := range tt.want {
 				w := &tt.want[i]
 				w.Source = SourceConductorDB
+				w.DisplayName = cmp.Or(w.Branch, w.Name)
 				w.Directory = filepath.Join(h.conductor, "workspaces", w.Repo, w.Name)
 			}
 			slices.SortFunc(got, func(a, b Workspace) int { return strings.Compare(a.ID, b.ID) })
+			for i := range got {
+				got[i].Sessions = nil // TestReadConductorFixture covers them
+			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("workspaces:\n got %+v\nwant %+v", got, tt.want)
 			}
@@ -222,6 +230,9 @@ func TestReadConductorDBLeavesFileAlone(t *testing.T) {
 	defer writer.Close()
 	writer.SetMaxOpenConns(1)
 	execAll(t, writer, "PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0", conductorSchema, conductorRows)
+	for _, d := range []string{"webapp/tokyo", "webapp/paris", "api/lima"} {
+		mkdir(t, filepath.Join(h.conductor, "workspaces", d))
+	}
 	if _, err := os.Stat(h.db + "-wal"); err != nil {
 		t.Fatalf("no WAL file: %v", err)
 	}

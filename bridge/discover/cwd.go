@@ -2,6 +2,7 @@ package discover
 
 import (
 	"bytes"
+	"conductorbridge/bridge/transcript"
 	"encoding/json"
 	"io"
 	"os"
@@ -20,7 +21,7 @@ const cwdScanLimit = 64 << 10
 // opens with a huge record). It reads 4 KiB first and doubles only while
 // the cwd is not found: the engine asks on every change of a live file.
 func readCwd(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := transcript.OpenRegular(path) // a FIFO named *.jsonl must not block the scan
 	if err != nil {
 		return "", err
 	}

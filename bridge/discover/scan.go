@@ -32,8 +32,23 @@ type Scanner struct {
 
 	mu          sync.Mutex
 	transcripts *transcriptCache
-	reported    map[string]string     // source → the last problem logged for it
-	known       map[string]dbIdentity // directory → what the last good database read said of it
+	reported    map[string]string      // source → the last problem logged for it
+	known       map[string]dbIdentity  // directory → what the last good database read said of it
+	lastGood    map[string][]Workspace // source → its last successful scan, kept while it fails
+}
+
+// keep returns ws when a source's scan succeeded, remembering it, else
+// the source's last good picture: a transient failure ("too many open
+// files") must not make its workspaces vanish and end their streams.
+func (s *Scanner) keep(source string, ws []Workspace, err error) []Workspace {
+	if s.lastGood == nil {
+		s.lastGood = make(map[string][]Workspace)
+	}
+	if err != nil {
+		return s.lastGood[source]
+	}
+	s.lastGood[source] = ws
+	return ws
 }
 
 // dbIdentity is what Conductor's database decides about a workspace and its
@@ -69,7 +84,8 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 
 	var fromDB, fromFolders, fromRegistry, fromClaude []Workspace
 	if s.ConductorDB != "" {
-		ws, missing, err := ReadConductorDB(ctx, s.ConductorDB, s.ConductorRoot)
+		read, err := ReadConductor(ctx, s.ConductorDB, s.ConductorRoot, s.ClaudeProjects)
+		ws, missing := read.Workspaces, read.Missing
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
@@ -93,7 +109,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 	if s.ConductorRoot != "" {
 		ws, err := ScanConductorFolders(s.ConductorRoot)
 		s.reportErr("conductor-folders", err)
-		fromFolders = ws
+		fromFolders = s.keep("conductor-folders", ws, err)
 	}
 	if s.Registry != nil {
 		fromRegistry = ScanRegistered(s.Registry.List())
@@ -101,7 +117,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 	if s.ClaudeProjects != "" {
 		ws, err := s.transcripts.scanProjects(s.ClaudeProjects)
 		s.reportErr("claude-projects", err)
-		fromClaude = ws
+		fromClaude = s.keep("claude-projects", ws, err)
 	}
 	procs := s.Processes
 	if procs == nil {

@@ -85,10 +85,12 @@ func TestScan(t *testing.T) {
 		{ID: PathID(plain), Name: "plain", Directory: plain, Source: SourceClaude, ProjectDir: pd(plain)},
 		{ID: PathID(lima), Name: "lima", Repo: "api", Branch: "lima-branch", Directory: lima, Source: SourceConductorFolder, ProjectDir: pd(lima)},
 		{ID: PathID(feature), Name: "feature", Repo: "proj", Branch: "feat", Directory: feature, Source: SourceRegistered, ProjectDir: pd(feature)},
-		{ID: "w-oslo", Name: "oslo", Repo: "webapp", Branch: "me/oslo", Directory: oslo, Source: SourceConductorDB, Archived: true, ProjectDir: pd(oslo)},
-		{ID: "w-paris", Name: "paris", Repo: "webapp", Branch: "me/paris", Directory: paris, Source: SourceConductorDB, Archived: true, ProjectDir: pd(paris)},
+		{ID: "w-oslo", Name: "oslo", Repo: "webapp", Branch: "me/oslo", Directory: oslo, Source: SourceConductorDB, Archived: true, ProjectDir: pd(oslo), DisplayName: "me/oslo"},
+		{ID: "w-paris", Name: "paris", Repo: "webapp", Branch: "me/paris", Directory: paris, Source: SourceConductorDB, Archived: true, ProjectDir: pd(paris), DisplayName: "paris"},
 		{ID: "w-tokyo", Name: "tokyo", Repo: "webapp", Branch: "me/tokyo", Directory: tokyo, Source: SourceConductorDB,
-			ConductorStatus: "working", ConductorSession: "s1", ProjectDir: pd(tokyo), PID: 4242},
+			ConductorStatus: "working", ConductorSession: "s1", ProjectDir: pd(tokyo), PID: 4242, DisplayName: "me/tokyo",
+			Sessions: []Session{{ID: "s1", ConductorID: "s1", Agent: AgentClaude, Model: "opus", ConductorStatus: "working", Active: true,
+				Transcript: filepath.Join(pd(tokyo), "s1.jsonl")}}},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d workspaces, want %d:\n%s", len(got), len(want), dump(got))
@@ -156,6 +158,7 @@ func TestScanLogsSchemaGapsOnce(t *testing.T) {
 	h := newFakeHome(t)
 	createDB(t, h.db, `CREATE TABLE repos (id TEXT, name TEXT); CREATE TABLE workspaces (id TEXT, repository_id TEXT, directory_name TEXT);
 		INSERT INTO repos VALUES ('r', 'webapp'); INSERT INTO workspaces VALUES ('w', 'r', 'tokyo');`)
+	mkdir(t, filepath.Join(h.conductor, "workspaces", "webapp", "tokyo"))
 	var logs logLines
 	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Log: logs.log, Processes: noProcs}
 	for range 3 {

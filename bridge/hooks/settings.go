@@ -91,7 +91,7 @@ func Install(path string, s Spec) (bool, error) {
 	if !filepath.IsAbs(s.Binary) || !filepath.IsAbs(s.StateDir) {
 		return false, errors.New("hooks need the absolute paths of the binary and the state dir")
 	}
-	return edit(path, func(h *object) error {
+	changed, err := edit(path, func(h *object) error {
 		want := s.groups()
 		for _, ev := range eventOrder {
 			list, err := withoutOurs(h.get(ev))
@@ -104,11 +104,27 @@ func Install(path string, s Spec) (bool, error) {
 		}
 		return nil
 	})
+	if err != nil {
+		return changed, err
+	}
+	// A workspace's hooks file must not show in git status, Conductor's
+	// diff view or a pull request.
+	if wt := worktreeOf(path); wt != "" && !s.UserScope {
+		if _, err := Exclude(wt); err != nil {
+			return changed, err
+		}
+	}
+	return changed, nil
 }
 
 // Uninstall removes the bridge's hooks from the file at path, and the
 // "hooks" key or the file itself if nothing else is left in them.
 func Uninstall(path string) (bool, error) {
+	if wt := worktreeOf(path); wt != "" {
+		if _, err := Unexclude(wt); err != nil {
+			return false, err
+		}
+	}
 	return edit(path, func(h *object) error {
 		for _, ev := range append([]string(nil), h.keys...) {
 			list, err := withoutOurs(h.get(ev))

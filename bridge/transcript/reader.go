@@ -57,7 +57,7 @@ func (r *Reader) SkipTo(off int64) {
 		return
 	}
 	// Unless the byte before off is a newline we are mid-line: skip it.
-	f, err := os.Open(r.Path)
+	f, err := OpenRegular(r.Path)
 	if err == nil {
 		defer f.Close()
 		var b [1]byte
@@ -73,7 +73,7 @@ func (r *Reader) SkipTo(off int64) {
 // the file offset just past it. fn must not keep line after it returns.
 func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 	var res ReadResult
-	f, err := os.Open(r.Path)
+	f, err := OpenRegular(r.Path) // a FIFO named *.jsonl must not hang the follower
 	if err != nil {
 		return res, fmt.Errorf("open transcript: %w", err)
 	}
