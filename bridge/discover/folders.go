@@ -28,9 +28,8 @@ func ScanConductorFolders(conductorRoot string) ([]Workspace, error) {
 		return nil, fmt.Errorf("scan conductor folders: %w", err)
 	}
 	r := resolver{}
-	reposRoot := r.resolve(filepath.Join(conductorRoot, "repos"))
-
 	var out []Workspace
+	seen := make(map[string]int) // resolved directory → index in out
 	for _, g := range groups {
 		groupDir := filepath.Join(wsRoot, g.Name())
 		entries, err := os.ReadDir(groupDir)
@@ -43,16 +42,19 @@ func ScanConductorFolders(conductorRoot string) ([]Workspace, error) {
 			if err != nil || !co.Linked {
 				continue
 			}
-			if !within(r.resolve(co.GitDir), reposRoot) {
-				continue // a worktree of some other repository: not Conductor's
+			// Repos can live anywhere (repos.root_path), so a worktree
+			// of any repository counts. A branch-named symlink beside
+			// the codename folder is the same workspace: one entry, named
+			// by the folder, not the link.
+			w := Workspace{Name: e.Name(), Repo: g.Name(), Branch: co.Branch, Directory: r.resolve(dir), Source: SourceConductorFolder}
+			if i, ok := seen[w.Directory]; ok {
+				if e.Type()&fs.ModeSymlink == 0 {
+					out[i].Name = w.Name
+				}
+				continue
 			}
-			out = append(out, Workspace{
-				Name:      e.Name(),
-				Repo:      g.Name(),
-				Branch:    co.Branch,
-				Directory: r.resolve(dir),
-				Source:    SourceConductorFolder,
-			})
+			seen[w.Directory] = len(out)
+			out = append(out, w)
 		}
 	}
 	return out, nil

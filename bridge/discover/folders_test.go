@@ -19,9 +19,15 @@ func TestScanConductorFolders(t *testing.T) {
 	rel := filepath.Join(h.conductor, "workspaces", "api", "rel")
 	makeWorktree(t, filepath.Join(h.conductor, "repos", "api"), rel, "rel", "ref: refs/heads/r", true)
 
-	// Not Conductor's: a worktree of a repository elsewhere, a full clone,
+	// A worktree of a repository kept anywhere (repos.root_path) counts;
+	// a branch-named symlink beside tokyo is tokyo, never a second one.
+	foreign := filepath.Join(h.conductor, "workspaces", "webapp", "foreign")
+	makeWorktree(t, filepath.Join(h.root, "elsewhere"), foreign, "foreign", "ref: refs/heads/f", false)
+	if err := os.Symlink(tokyo, filepath.Join(h.conductor, "workspaces", "webapp", "a-branch-name")); err != nil {
+		t.Fatal(err)
+	}
+	// Not Conductor's: a full clone,
 	// a plain folder, a stray file, a .git file pointing nowhere valid.
-	makeWorktree(t, filepath.Join(h.root, "elsewhere"), filepath.Join(h.conductor, "workspaces", "webapp", "foreign"), "foreign", "ref: refs/heads/f", false)
 	writeFile(t, filepath.Join(h.conductor, "workspaces", "webapp", "clone", ".git", "HEAD"), "ref: refs/heads/main\n")
 	mkdir(t, filepath.Join(h.conductor, "workspaces", "webapp", "plain"))
 	writeFile(t, filepath.Join(h.conductor, "workspaces", "webapp", ".DS_Store"), "x")
@@ -37,6 +43,7 @@ func TestScanConductorFolders(t *testing.T) {
 	want := []Workspace{
 		{Name: "lima", Repo: "api", Branch: "lima", Directory: lima, Source: SourceConductorFolder},
 		{Name: "rel", Repo: "api", Branch: "r", Directory: rel, Source: SourceConductorFolder},
+		{Name: "foreign", Repo: "webapp", Branch: "f", Directory: foreign, Source: SourceConductorFolder},
 		{Name: "paris", Repo: "webapp", Branch: "me/paris", Directory: paris, Source: SourceConductorFolder},
 		{Name: "tokyo", Repo: "webapp", Branch: "me/tokyo", Directory: tokyo, Source: SourceConductorFolder},
 	}

@@ -129,6 +129,9 @@ func (e *Engine) NeedsInput(ctx context.Context, ws string, c Call, reason strin
 		if t == nil {
 			return
 		}
+		if reason == "permission_prompt" && launchedWithStdioPrompts(t) {
+			return // Conductor answers it over stdio, often by itself: not by itself a reason to call the person
+		}
 		t.needs = reason
 		w.publish(t.statusChange(w.evs[:0], false))
 	})
@@ -245,4 +248,15 @@ func (e *Engine) Hint(ctx context.Context, cwd, transcriptPath string) (string, 
 	e.mu.Unlock()
 	e.scan(ctx)
 	return e.WorkspaceFor(cwd, transcriptPath)
+}
+
+// launchedWithStdioPrompts reports whether a session's permission requests
+// go to Conductor over stdio (--permission-prompt-tool stdio), where a
+// permission_prompt Notification is weak evidence that the person is
+// needed (REALITY.md). Conductor launches every chat tab so, so a session
+// that is a Conductor tab (its row names it) counts.
+// TODO: confirm from the process's own arguments once the process table
+// reader exposes them; the hook input carries no launch flags.
+func launchedWithStdioPrompts(t *tail) bool {
+	return t.meta.ConductorID != ""
 }

@@ -308,3 +308,42 @@ func TestHookAdoptsANewSession(t *testing.T) {
 		t.Errorf("read a foreign file: %s", s)
 	}
 }
+
+// A permission_prompt Notification in a Conductor tab (launched with
+// --permission-prompt-tool stdio) is not a reason for needs_input; the same
+// in a plain claude run is.
+func TestPermissionPromptInConductorTabIsNotNeedsInput(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		conductor bool
+		want      string
+	}{{"conductor tab", true, event.StateIdle}, {"plain run", false, event.StateNeedsInput}} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHome(t)
+			dir, proj := h.workspace("perm")
+			const a = "aaaaaaaa-2222-4222-8222-0000000000c1"
+			cwdOf[a] = dir
+			pa := filepath.Join(proj, a+".jsonl")
+			h.write(pa, prompt(a, "A"), answer(a, "ma", "A-answer", ""))
+			r, ts := h.startTabs()
+			if tt.conductor {
+				ts.set(dir, discover.Session{ID: a, ConductorID: "tab-1", Agent: discover.AgentClaude, Transcript: pa, Active: true})
+			}
+			id := r.waitWorkspace(t, dir)
+			r.collect(t, id, 0, has(event.Assistant, "A-answer"))
+			if tt.conductor {
+				waitFor(t, "the tab's row", func() bool {
+					in, _ := r.eng.Workspace(id)
+					s, _ := sessionOf(in, a)
+					return s.ConductorID == "tab-1"
+				})
+			}
+			r.eng.TurnEnded(context.Background(), id, Call{SessionID: a, TranscriptPath: pa, Cwd: dir})
+			r.eng.NeedsInput(context.Background(), id, Call{SessionID: a, TranscriptPath: pa, Cwd: dir}, "permission_prompt")
+			in, _ := r.eng.Workspace(id)
+			if s, _ := sessionOf(in, a); s.Status != tt.want {
+				t.Errorf("status %s/%s, want %s", s.Status, s.Reason, tt.want)
+			}
+		})
+	}
+}
