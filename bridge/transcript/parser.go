@@ -72,7 +72,7 @@ type State struct {
 	// turn includes it.
 	Carry    *Totals `json:"carry,omitempty"`
 	LastText string  `json:"last_text,omitempty"` // start of the last assistant text, for notifications
-	Version   string  `json:"version,omitempty"`   // the Claude Code version writing the transcript
+	Version  string  `json:"version,omitempty"`   // the Claude Code version writing the transcript
 	// Ended is the id of the response that ended the last turn: more
 	// lines of it (read after the turn was flushed) add content, not a turn.
 	Ended string `json:"ended,omitempty"`
@@ -80,10 +80,10 @@ type State struct {
 
 // Turn accumulates one turn: from a prompt to the response that ends it.
 type Turn struct {
-	Start time.Time              `json:"start"`
-	Last  time.Time              `json:"last"`
-	Model string `json:"model,omitempty"`
-	Sum   Totals `json:"sum"`
+	Start time.Time `json:"start"`
+	Last  time.Time `json:"last"`
+	Model string    `json:"model,omitempty"`
+	Sum   Totals    `json:"sum"`
 	// Usage is what journals before Sum held: usage by response, folded
 	// into Sum when such a journal is resumed.
 	Usage map[string]event.Usage `json:"usage,omitempty"`
