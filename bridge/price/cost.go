@@ -23,11 +23,15 @@ func (t *Table) Cost(r Request) (usd float64, known bool) {
 	}
 	u := r.Usage
 	rates := m.Rates
+	threshold := t.LongContextThreshold
+	if m.LongContextThreshold > 0 {
+		threshold = m.LongContextThreshold
+	}
 	switch {
 	case r.Fast && m.Fast != nil:
 		rates = *m.Fast
-	case m.LongContext != nil && t.LongContextThreshold > 0 &&
-		u.InputTokens+u.CacheCreationTokens+u.CacheReadTokens > t.LongContextThreshold:
+	case m.LongContext != nil && threshold > 0 &&
+		u.InputTokens+u.CacheCreationTokens+u.CacheReadTokens > threshold:
 		rates = *m.LongContext
 	}
 	write1h := min(max(u.Cache1hTokens, 0), u.CacheCreationTokens)

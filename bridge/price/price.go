@@ -39,6 +39,9 @@ type Model struct {
 	Rates
 	LongContext *Rates `json:"long_context,omitempty"`
 	Fast        *Rates `json:"fast,omitempty"`
+	// LongContextThreshold, when set, is this model's own threshold
+	// (Haiku 5.5 bills prompts over 100k at its higher rates).
+	LongContextThreshold int64 `json:"long_context_threshold,omitempty"`
 }
 
 // Table is a parsed price table. It is safe for concurrent use.

@@ -64,7 +64,17 @@ func TestCost(t *testing.T) {
 		// deepseek: 1e6 in × $0.28 + 1e6 out × $0.42
 		{"deepseek", Request{Model: "deepseek-reasoner", Usage: event.Usage{InputTokens: 1e6, OutputTokens: 1e6}}, 0.70, true},
 		{"synthetic", Request{Model: "<synthetic>", Usage: event.Usage{InputTokens: 5}}, 0, true},
-		{"unknown newer", Request{Model: "claude-opus-5", Usage: event.Usage{InputTokens: 5}}, 0, false},
+		// Claude Code 2.1's default: 1000 in × $4 + 1000 out × $20 + 1000 1h-writes × $8 + 10000 reads × $0.20
+		// = 0.004 + 0.02 + 0.008 + 0.002 = $0.034
+		{"opus 5.5", Request{Model: "claude-opus-5-5", Usage: event.Usage{InputTokens: 1000, OutputTokens: 1000, CacheCreationTokens: 1000, Cache1hTokens: 1000, CacheReadTokens: 10000}}, 0.034, true},
+		// haiku 5.5 at 100000 prompt tokens is the short tier: 100000 reads × $0.01 + 1000 out × $0.50 = 0.001 + 0.0005
+		{"haiku 5.5 short", Request{Model: "claude-haiku-5-5", Usage: event.Usage{CacheReadTokens: 100000, OutputTokens: 1000}}, 0.0015, true},
+		// one token more is its own long tier (100k, not the table's 200k), output included:
+		// 1 in × $0.50 + 100000 reads × $0.05 + 1000 out × $2.50 = 0.0000005 + 0.005 + 0.0025
+		{"haiku 5.5 long", Request{Model: "claude-haiku-5-5", Usage: event.Usage{InputTokens: 1, CacheReadTokens: 100000, OutputTokens: 1000}}, 0.0075005, true},
+		// dotted name: sonnet 5.5 after the 2026-10-07 cut, 1e6 reads × $0.10
+		{"sonnet 5.5 dotted", Request{Model: "claude-sonnet-5.5", Usage: event.Usage{CacheReadTokens: 1e6}}, 0.10, true},
+		{"unknown newer", Request{Model: "claude-opus-9", Usage: event.Usage{InputTokens: 5}}, 0, false},
 		{"unknown vendor", Request{Model: "deepseek-v4-pro", Usage: event.Usage{InputTokens: 5}}, 0, false},
 	} {
 		got, known := tab.Cost(tt.req)
@@ -78,10 +88,10 @@ func TestUnknownIsReportedOnce(t *testing.T) {
 	tab := Embedded()
 	var heard []string
 	tab.OnUnknown = func(m string) { heard = append(heard, m) }
-	for _, m := range []string{"claude-opus-5", "claude-opus-5", "Claude-Opus-5", "claude-opus-4-6", "gpt-x"} {
+	for _, m := range []string{"claude-opus-9", "claude-opus-9", "Claude-Opus-9", "claude-opus-4-6", "gpt-x"} {
 		tab.Lookup(m)
 	}
-	if len(heard) != 2 || heard[0] != "claude-opus-5" || heard[1] != "gpt-x" {
+	if len(heard) != 2 || heard[0] != "claude-opus-9" || heard[1] != "gpt-x" {
 		t.Errorf("heard %q, want each unknown model once", heard)
 	}
 }
