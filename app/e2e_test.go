@@ -100,7 +100,7 @@ func testRealClaude(t *testing.T, version string) {
 		t.Errorf("tool results: %+v", results)
 	}
 	want1 := event.Usage{InputTokens: 1700, OutputTokens: 92, CacheCreationTokens: 300, CacheReadTokens: 4000}
-	if turns[0].Usage != want1 || (turns[0].CostKnown && turns[0].CostUSD <= 0) || turns[0].Model == "" {
+	if turns[0].Usage != want1 || !turns[0].CostKnown || turns[0].CostUSD <= 0 || turns[0].Model == "" {
 		t.Errorf("turn 1: %+v, want usage %+v", turns[0], want1)
 	}
 	if want2 := (event.Usage{InputTokens: 50, OutputTokens: 7}); turns[1].Usage != want2 {
