@@ -27,6 +27,7 @@ import (
 	"conductorbridge/bridge/httplimit"
 	"conductorbridge/bridge/inject"
 	"conductorbridge/bridge/pairing"
+	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/registrar"
 	"conductorbridge/bridge/stream"
 )
@@ -223,7 +224,16 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Log:            func(msg string) { log.Warn().Msg(msg) },
 	}
 	hub := stream.NewHub(filepath.Join(c.StateDir, "streams"), 0)
+	prices, err := price.Load(c.StateDir)
+	if err != nil {
+		// A broken prices.json must not stop the bridge: the built-in table stands.
+		log.Error().Err(err).Msg("your prices.json is unreadable; pricing with the built-in table")
+	}
+	prices.OnUnknown = func(model string) {
+		log.Warn().Str("model", model).Msg("no price for this model: its turns show an unknown cost (add it to prices.json in the state folder)")
+	}
 	eng := engine.New(engine.Config{
+		Prices:  prices,
 		Scanner: newAgentScanner(scanner), Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects,
 		// A change to Conductor's database (its -wal takes every commit)
 		// or a new worktree folder asks for a scan at once.

@@ -18,6 +18,7 @@ import (
 
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/stream"
 )
 
@@ -42,6 +43,9 @@ type Config struct {
 	// WatchDirs watches transcript folders (cheap with inotify) instead of
 	// the live files (kqueue opens every file in a watched folder).
 	WatchDirs *bool
+	// Prices prices every turn (the built-in table overlaid with the
+	// user's prices.json); nil means the built-in table.
+	Prices *price.Table
 	// OnUser sees every user event before it is published and may rewrite
 	// it: the injector recognises its own messages there.
 	OnUser func(workspace string, e *event.Event)

@@ -121,7 +121,7 @@ func (w *workspace) start(id string, wt wanted) *tail {
 			return t
 		}
 	}
-	p, err := newParser(agentName, nil)
+	p, err := w.eng.newParser(agentName, nil)
 	if err != nil {
 		w.warnOnce("parser", "start session", err)
 		return nil

@@ -54,10 +54,14 @@ type tailCursor struct {
 }
 
 // newParser makes the parser for an agent's format, resumed from saved.
-func newParser(agentName string, saved json.RawMessage) (agent.Parser, error) {
+func (e *Engine) newParser(agentName string, saved json.RawMessage) (agent.Parser, error) {
 	switch agentName {
 	default:
-		return transcript.NewParser(saved)
+		p, err := transcript.NewParser(saved)
+		if err == nil && e.cfg.Prices != nil {
+			p.SetPrices(e.cfg.Prices)
+		}
+		return p, err
 	}
 }
 

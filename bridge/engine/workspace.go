@@ -169,7 +169,7 @@ func (w *workspace) restore() {
 // resume makes a tail from its journaled cursor; nil if its parser state
 // cannot be read (the session is then read afresh from its tail).
 func (w *workspace) resume(id string, tc tailCursor) *tail {
-	p, err := newParser(tc.Agent, tc.Parser)
+	p, err := w.eng.newParser(tc.Agent, tc.Parser)
 	if err != nil {
 		w.warnOnce("cursor", "resume session", err)
 		return nil
@@ -255,7 +255,7 @@ func (w *workspace) read(t *tail, evs *[]event.Event) (transcript.ReadResult, er
 	*evs = out
 	if res.Reset {
 		w.eng.log.Info().Str("workspace", w.id).Str("path", t.reader.Path).Msg("transcript shrank or was replaced; reading it again from the start")
-		if p, perr := newParser(t.agent, nil); perr == nil {
+		if p, perr := w.eng.newParser(t.agent, nil); perr == nil {
 			t.parser = p
 		}
 	}
