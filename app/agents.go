@@ -41,6 +41,7 @@ func (a *agentScanner) assign(ws []discover.Workspace) {
 		return
 	}
 	bySession := make(map[string]int)
+	stdio := make(map[string]bool) // session id → its process sends permission prompts over stdio
 	var agents []proc.Process
 	for _, p := range ps {
 		if !discover.IsClaudeCommand(p.Comm, p.Args) {
@@ -49,6 +50,7 @@ func (a *agentScanner) assign(ws []discover.Workspace) {
 		agents = append(agents, p)
 		if id := proc.SessionArg(p.Args); id != "" {
 			keepLowest(bySession, id, p.PID)
+			stdio[id] = stdio[id] || proc.PromptToolStdio(p.Args)
 		}
 	}
 	if len(agents) == 0 {
@@ -59,7 +61,7 @@ func (a *agentScanner) assign(ws []discover.Workspace) {
 		for j := range ws[i].Sessions {
 			s := &ws[i].Sessions[j]
 			if pid := bySession[s.ID]; pid != 0 {
-				s.PID = pid
+				s.PID, s.StdioPrompts = pid, stdio[s.ID]
 				placed[pid] = true
 				if ws[i].PID == 0 || pid < ws[i].PID {
 					ws[i].PID = pid

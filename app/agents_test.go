@@ -55,6 +55,8 @@ func TestAgentPIDsFromTheProcessTable(t *testing.T) {
 	const known = "0a0a0a0a-1111-4222-8333-444444444444"
 	const unknown = "0b0b0b0b-1111-4222-8333-444444444444"
 	resumed := startAgent(t, dirB, "--resume", known) // runs in b, resumes a's session
+	const tab = "0c0c0c0c-1111-4222-8333-444444444444"
+	conductorTab := startAgent(t, dirA, "--permission-prompt-tool", "stdio", "--session-id", tab) // as Conductor starts a tab
 	plain := startAgent(t, dirB)
 	stranger := startAgent(t, dirC, "--session-id", unknown)
 	other := exec.Command("sleep", "60") // not claude, in d
@@ -66,7 +68,7 @@ func TestAgentPIDsFromTheProcessTable(t *testing.T) {
 
 	scan := func(context.Context) ([]discover.Workspace, error) {
 		return []discover.Workspace{
-			{ID: "a", Directory: dirA, Sessions: []discover.Session{{ID: known}, {ID: "never-running"}}},
+			{ID: "a", Directory: dirA, Sessions: []discover.Session{{ID: known}, {ID: "never-running"}, {ID: tab}}},
 			{ID: "b", Directory: dirB},
 			{ID: "c", Directory: dirC},
 			{ID: "d", Directory: dirD},
@@ -87,11 +89,17 @@ func TestAgentPIDsFromTheProcessTable(t *testing.T) {
 		{"session-less agent by cwd", ws[1].PID, plain},
 		{"unknown session by cwd", ws[2].PID, stranger},
 		{"not claude", ws[3].PID, 0},
+		{"a Conductor tab by --session-id", ws[0].Sessions[2].PID, conductorTab},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
 			t.Errorf("%s: pid %d, want %d", tt.what, tt.got, tt.want)
 		}
+	}
+	// Only the tab started with --permission-prompt-tool stdio sends its
+	// permission prompts to Conductor rather than to the person.
+	if !ws[0].Sessions[2].StdioPrompts || ws[0].Sessions[0].StdioPrompts {
+		t.Errorf("stdio prompts: tab %v, resumed session %v; want true, false", ws[0].Sessions[2].StdioPrompts, ws[0].Sessions[0].StdioPrompts)
 	}
 }
 

@@ -60,6 +60,10 @@ type Session struct {
 	Active          bool
 	Unread          int
 
-	PID       int       // a live agent process running this session, 0 if none found
-	UpdatedAt time.Time // sessions.updated_at, else the transcript's mtime
+	PID int // a live agent process running this session, 0 if none found
+	// StdioPrompts: that process was started with --permission-prompt-tool
+	// stdio (as Conductor starts its tabs), so permission requests go to
+	// its parent over stdio rather than to the person.
+	StdioPrompts bool
+	UpdatedAt    time.Time // sessions.updated_at, else the transcript's mtime
 }

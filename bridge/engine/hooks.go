@@ -253,10 +253,10 @@ func (e *Engine) Hint(ctx context.Context, cwd, transcriptPath string) (string, 
 // launchedWithStdioPrompts reports whether a session's permission requests
 // go to Conductor over stdio (--permission-prompt-tool stdio), where a
 // permission_prompt Notification is weak evidence that the person is
-// needed (REALITY.md). Conductor launches every chat tab so, so a session
-// that is a Conductor tab (its row names it) counts.
-// TODO: confirm from the process's own arguments once the process table
-// reader exposes them; the hook input carries no launch flags.
+// needed (REALITY.md). The scan reads it from the session's process
+// arguments (the hook input carries no launch flags); a session whose
+// process was not found is treated as asking the person, since a missed
+// question costs more than a spare note.
 func launchedWithStdioPrompts(t *tail) bool {
-	return t.meta.ConductorID != ""
+	return t.meta.StdioPrompts
 }

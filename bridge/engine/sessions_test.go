@@ -309,15 +309,21 @@ func TestHookAdoptsANewSession(t *testing.T) {
 	}
 }
 
-// A permission_prompt Notification in a Conductor tab (launched with
-// --permission-prompt-tool stdio) is not a reason for needs_input; the same
-// in a plain claude run is.
+// A permission_prompt Notification in a session whose process was started
+// with --permission-prompt-tool stdio (a Conductor tab) is not a reason for
+// needs_input; the same in a tab without that flag, or a plain claude run,
+// is.
 func TestPermissionPromptInConductorTabIsNotNeedsInput(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
 		conductor bool
+		stdio     bool
 		want      string
-	}{{"conductor tab", true, event.StateIdle}, {"plain run", false, event.StateNeedsInput}} {
+	}{
+		{"conductor tab with stdio prompts", true, true, event.StateIdle},
+		{"conductor tab, process not found", true, false, event.StateNeedsInput},
+		{"plain run", false, false, event.StateNeedsInput},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHome(t)
 			dir, proj := h.workspace("perm")
@@ -327,7 +333,7 @@ func TestPermissionPromptInConductorTabIsNotNeedsInput(t *testing.T) {
 			h.write(pa, prompt(a, "A"), answer(a, "ma", "A-answer", ""))
 			r, ts := h.startTabs()
 			if tt.conductor {
-				ts.set(dir, discover.Session{ID: a, ConductorID: "tab-1", Agent: discover.AgentClaude, Transcript: pa, Active: true})
+				ts.set(dir, discover.Session{ID: a, ConductorID: "tab-1", Agent: discover.AgentClaude, Transcript: pa, Active: true, StdioPrompts: tt.stdio})
 			}
 			id := r.waitWorkspace(t, dir)
 			r.collect(t, id, 0, has(event.Assistant, "A-answer"))

@@ -51,3 +51,15 @@ func sessionID(v string) string {
 	}
 	return v
 }
+
+// PromptToolStdio reports whether a Claude Code command line sends its
+// permission requests over stdio (--permission-prompt-tool stdio), as
+// Conductor launches every chat tab.
+func PromptToolStdio(args []string) bool {
+	for i, a := range args {
+		if a == "--permission-prompt-tool=stdio" || (a == "--permission-prompt-tool" && i+1 < len(args) && args[i+1] == "stdio") {
+			return true
+		}
+	}
+	return false
+}

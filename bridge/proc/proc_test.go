@@ -140,3 +140,20 @@ func TestParseProcArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestPromptToolStdio(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"claude", "--permission-prompt-tool", "stdio", "--resume", "x"}, true},
+		{[]string{"claude", "--permission-prompt-tool=stdio"}, true},
+		{[]string{"claude", "--permission-prompt-tool", "mcp__perm__ask"}, false},
+		{[]string{"claude", "--permission-prompt-tool"}, false},
+		{[]string{"claude", "-p", "stdio"}, false},
+	} {
+		if got := PromptToolStdio(tt.args); got != tt.want {
+			t.Errorf("PromptToolStdio(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
