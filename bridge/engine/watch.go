@@ -90,8 +90,23 @@ func (e *Engine) watchProjects() {
 	root := filepath.Clean(e.cfg.ClaudeProjects)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// Claude Code makes the whole chain at once: a folder below the one
+	// just watched may have appeared before the watch took, with its event
+	// lost. So each new watch looks one level down and moves on if it can.
+	for range 64 {
+		up, done := e.watchProjectsLocked(root)
+		if done || !isDir(childToward(root, up)) {
+			return
+		}
+	}
+}
+
+// watchProjectsLocked makes one attempt: it watches the projects folder,
+// or else the nearest folder above it (returned), and reports done when
+// there is nothing more to try.
+func (e *Engine) watchProjectsLocked(root string) (up string, done bool) {
 	if e.watcher == nil || e.watched[root] {
-		return
+		return "", true
 	}
 	old := e.rootWatch
 	drop := func(keep string) { // the watch on the way down it no longer needs
@@ -114,26 +129,37 @@ func (e *Engine) watchProjects() {
 			}
 		}
 		e.askRescan()
-		return
+		return "", true
 	}
 	if !*e.cfg.WatchDirs {
-		return // kqueue would open every file in an ancestor: the sweep retries
+		return "", true // kqueue would open every file in an ancestor: the sweep retries
 	}
 	for up := filepath.Dir(root); up != filepath.Dir(up); up = filepath.Dir(up) {
 		if up == old {
-			return // still the nearest
+			return up, false // still the nearest
 		}
 		if e.watched[up] { // watched for something else already: its events come
 			drop("")
 			e.rootWatch = ""
-			return
+			return up, false
 		}
 		if e.watchLocked(up) {
 			drop(up)
 			e.rootWatch = up
-			return
+			return up, false
 		}
 	}
+	return "", true
+}
+
+// childToward is the folder right below up on the way to target.
+func childToward(target, up string) string {
+	rel, err := filepath.Rel(up, target)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	first, _, _ := strings.Cut(rel, string(filepath.Separator))
+	return filepath.Join(up, first)
 }
 
 // projectsPending reports whether the projects folder is not watched yet.
