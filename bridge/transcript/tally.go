@@ -1,7 +1,9 @@
 package transcript
 
 import (
+	"hash/fnv"
 	"slices"
+	"strconv"
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
@@ -27,11 +29,26 @@ type Totals struct {
 	Unknown  []string    `json:"unknown,omitempty"`
 }
 
-// counted is a response already counted: its key and the usage counted.
+// fullMax is how many of the newest responses keep their usage: a
+// response's lines come together, so only they can still raise their
+// counts. Older ones keep a short hash of their key, enough to know a
+// repeat (a subagent's response seen again in its own file) and skip it,
+// so the state journaled with every batch stays small.
+const fullMax = 8
+
+// counted is a response already counted: its key and the usage counted,
+// or, once it is old, only a hash of the key.
 type counted struct {
-	Key  string        `json:"k"`
-	Req  price.Request `json:"r"`
-	Side bool          `json:"s,omitempty"`
+	Key  string         `json:"k"`
+	Req  *price.Request `json:"r,omitempty"`
+	Side bool           `json:"s,omitempty"`
+}
+
+// shortKey is the hash an old response is remembered by.
+func shortKey(k string) string {
+	h := fnv.New64a()
+	h.Write([]byte(k))
+	return "#" + strconv.FormatUint(h.Sum64(), 36)
 }
 
 // add counts what one line adds: the response's usage the first time its
@@ -40,18 +57,26 @@ func (t *Totals) add(recent *[]counted, r Response, tab *price.Table) {
 	prev, merged := price.Request{}, r.Req
 	i := -1
 	if r.Key != "" {
-		i = slices.IndexFunc(*recent, func(c counted) bool { return c.Key == r.Key })
+		short := shortKey(r.Key)
+		i = slices.IndexFunc(*recent, func(c counted) bool { return c.Key == r.Key || c.Key == short })
 	}
 	if i >= 0 {
 		c := (*recent)[i]
-		prev, merged = c.Req, Merge(c.Req, r.Req)
+		if c.Req == nil {
+			return // an old response seen again: counted already
+		}
+		prev, merged = *c.Req, Merge(*c.Req, r.Req)
 		r.Side = c.Side
-		(*recent)[i].Req = merged
+		(*recent)[i].Req = &merged
 	} else if r.Key != "" {
 		if len(*recent) >= recentMax {
 			*recent = append((*recent)[:0], (*recent)[1:]...)
 		}
-		*recent = append(*recent, counted{Key: r.Key, Req: merged, Side: r.Side})
+		m := merged
+		*recent = append(*recent, counted{Key: r.Key, Req: &m, Side: r.Side})
+		if n := len(*recent) - fullMax - 1; n >= 0 && (*recent)[n].Req != nil {
+			(*recent)[n] = counted{Key: shortKey((*recent)[n].Key), Side: (*recent)[n].Side}
+		}
 	}
 	du := sub(merged.Usage, prev.Usage)
 	if du == (event.Usage{}) && i >= 0 && merged.WebSearches == prev.WebSearches {
