@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,8 +96,8 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
 		{ID: "thread-1", ConductorID: "s-codex", Agent: AgentCodex, Title: "Codex", Model: "gpt-5.5", ConductorStatus: "working"},
 	}
 	gotS := byID["w-tokyo"].Sessions
-	slices.SortFunc(gotS, func(a, b Session) int { return cmpStr(a.ConductorID, b.ConductorID) })
-	slices.SortFunc(wantSessions, func(a, b Session) int { return cmpStr(a.ConductorID, b.ConductorID) })
+	slices.SortFunc(gotS, func(a, b Session) int { return strings.Compare(a.ConductorID, b.ConductorID) })
+	slices.SortFunc(wantSessions, func(a, b Session) int { return strings.Compare(a.ConductorID, b.ConductorID) })
 	if !reflect.DeepEqual(gotS, wantSessions) {
 		t.Errorf("sessions:\n got %+v\nwant %+v", gotS, wantSessions)
 	}
@@ -113,14 +114,4 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
 			t.Errorf("%s listed as a local workspace", id)
 		}
 	}
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -361,20 +362,10 @@ func (w *workspace) snapshot() bool {
 		if c := b.LastActivity.Compare(a.LastActivity); c != 0 {
 			return c
 		}
-		return compareStrings(a.SessionID, b.SessionID)
+		return strings.Compare(a.SessionID, b.SessionID)
 	})
 	old := w.snap.Swap(s)
 	return old == nil || !sameView(old, s)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func latest(a, b time.Time) time.Time {
