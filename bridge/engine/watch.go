@@ -17,7 +17,7 @@ import (
 // route pokes the workspaces a file event concerns.
 func (e *Engine) route(ev fsnotify.Event) {
 	dir := filepath.Dir(ev.Name)
-	if e.projectsPending() && ev.Has(fsnotify.Create) && within(e.cfg.ClaudeProjects, ev.Name) {
+	if ev.Has(fsnotify.Create) && within(e.cfg.ClaudeProjects, ev.Name) && e.projectsPending() {
 		e.watchProjects() // a folder on the way to the projects folder was made
 		return
 	}
