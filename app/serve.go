@@ -220,6 +220,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		ConductorDB:    c.ConductorDB,
 		ConductorRoot:  c.ConductorRoot,
 		ClaudeProjects: c.ClaudeProjects,
+		CodexHome:      c.CodexHome,
 		Registry:       reg,
 		Log:            func(msg string) { log.Warn().Msg(msg) },
 	}
@@ -234,7 +235,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	}
 	eng := engine.New(engine.Config{
 		Prices:  prices,
-		Scanner: newAgentScanner(scanner), Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects,
+		Scanner: newAgentScanner(scanner), Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome,
 		// A change to Conductor's database (its -wal takes every commit)
 		// or a new worktree folder asks for a scan at once.
 		RescanOn: []string{c.ConductorDB, c.ConductorDB + "-wal", filepath.Join(c.ConductorRoot, "workspaces")},
