@@ -51,6 +51,9 @@ type Server struct {
 	HookSecret *auth.Secret  // what hook calls present instead
 	Queue      *inject.Queue // messages for agents
 	Hooks      Hooks
+	// Codex says how a message reaches a Codex session, or why it cannot
+	// (nil: no Codex session takes messages).
+	Codex CodexRouter
 	Registrar  Registrar
 	HooksSeen  *inject.Seen   // when each workspace's hooks last called in
 	Pairing    *pairing.Store // which workspaces a browser sees
