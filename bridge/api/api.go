@@ -53,12 +53,12 @@ type Server struct {
 	Hooks      Hooks
 	// Codex says how a message reaches a Codex session, or why it cannot
 	// (nil: no Codex session takes messages).
-	Codex CodexRouter
-	Registrar  Registrar
-	HooksSeen  *inject.Seen   // when each workspace's hooks last called in
-	Pairing    *pairing.Store // which workspaces a browser sees
-	Sessions   *auth.Sessions // browser session cookies and page keys
-	Links      *auth.Links    // one-time viewer links
+	Codex     CodexRouter
+	Registrar Registrar
+	HooksSeen *inject.Seen   // when each workspace's hooks last called in
+	Pairing   *pairing.Store // which workspaces a browser sees
+	Sessions  *auth.Sessions // browser session cookies and page keys
+	Links     *auth.Links    // one-time viewer links
 	// Viewer holds the built-in viewer's files (index.html at its root).
 	Viewer fs.FS
 	Log    zerolog.Logger
