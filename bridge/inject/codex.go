@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -48,16 +49,16 @@ type CodexDelivery struct {
 	mu      sync.Mutex
 	running map[string]bool      // thread → a resume of ours is running
 	backoff map[string]time.Time // thread → not before
-	exited  map[int]bool         // pids of resumes of ours that ended (the last few)
 }
 
 // Route says how a message reaches a Codex session now, or why it cannot
 // (a *codex.DeliverError, which the API answers with 409).
 func (d *CodexDelivery) Route(si engine.SessionInfo) (codex.Route, error) {
-	d.mu.Lock()
-	gone := d.exited[si.PID] // a resume of ours that ended: the scan has not seen it go yet
-	d.mu.Unlock()
-	busy := (si.PID != 0 && !gone) || si.Status == event.StateWorking || si.Status == event.StateNeedsInput
+	// The pid is from the last scan, which may be a while ago: a process
+	// that has exited since (a finished `codex exec`, a resume of ours)
+	// holds nothing.
+	held := si.PID != 0 && alive(si.PID)
+	busy := held || si.Status == event.StateWorking || si.Status == event.StateNeedsInput
 	hooked := d.Hooked != nil && d.Hooked()
 	route, err := codex.RouteFor(si.Version, busy, hooked)
 	if err == nil && route == codex.RouteResume && d.Bin == "" {
@@ -163,14 +164,7 @@ func (d *CodexDelivery) deliver(ctx context.Context, ws, dir, thread string) {
 		return
 	}
 	log.Info().Int("pid", r.PID()).Msg("message handed to codex exec resume")
-	err = r.Wait()
-	d.mu.Lock()
-	if d.exited == nil || len(d.exited) > 64 {
-		d.exited = make(map[int]bool)
-	}
-	d.exited[r.PID()] = true
-	d.mu.Unlock()
-	if err != nil {
+	if err := r.Wait(); err != nil {
 		if ctx.Err() != nil {
 			return // shutting down: requeueLost puts it back if it never arrived
 		}
@@ -203,6 +197,13 @@ func (d *CodexDelivery) kick() {
 
 // ViaCodexResume is the Via of a message `codex exec resume` carried.
 const ViaCodexResume = "codex_exec_resume"
+
+// alive reports whether a process exists (signal 0; EPERM means it does,
+// under another user).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
 
 func cmpDuration(d, def time.Duration) time.Duration {
 	if d > 0 {
