@@ -166,7 +166,7 @@ func TestCodexThreadArg(t *testing.T) {
 	}{
 		{[]string{"codex", "resume", id}, id},
 		{[]string{"codex", "exec", "--json", "resume", id, "hi"}, id},
-		{[]string{"codex", "resume", "--last"}, ""},               // no id: the newest
+		{[]string{"codex", "resume", "--last"}, ""},        // no id: the newest
 		{[]string{"codex", "resume", "-c", "x=1", id}, ""}, // an option's value ends the search: no guess
 		{[]string{"codex", "exec", "fix the resume flow"}, ""},
 		{[]string{"codex", "resume", "fix it"}, ""}, // a prompt
