@@ -46,6 +46,8 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	apiCalls := fs.Int("api-calls", 50, "/api/workspaces calls timed after the cold start")
 	backlogMB := fs.Int("backlog-mb", 114, "MB of backlog caught up after a restart (0 skips)")
 	calls := fs.Int("turn-calls", 1000, "tool calls in the long turn whose journal is measured (0 skips)")
+	codexWS := fs.Int("codex-sessions", 200, "plain Codex sessions for the Codex line → event run, 10 prompts/s each (0 skips)")
+	codexLines := fs.Int("codex-lines", 50, "prompts each Codex session appends")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,6 +69,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		run  func() error
 	}{
 		{"parse", *parseMB <= 0, func() error { return benchParse(r, *parseMB) }},
+		{"codex parse", *parseMB <= 0, func() error { return benchCodexParse(r, *parseMB) }},
 		{"live", *live <= 0, func() error {
 			return runBenchLive(ctx, r, *exe, filepath.Join(tmp, "live"), benchLive{
 				workspaces: *live, idle: *idle, pacedLines: *paced,
@@ -75,6 +78,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}},
 		{"cold start", *coldWS <= 0, func() error {
 			return runBenchScale(ctx, r, *exe, filepath.Join(tmp, "cold"), *coldWS, max(1, *coldSessions), *coldMB, max(1, *apiCalls))
+		}},
+		{"codex", *codexWS <= 0 || *codexLines <= 0, func() error {
+			return runBenchCodex(ctx, r, *exe, filepath.Join(tmp, "codex"), *codexWS, *codexLines)
 		}},
 		{"backlog", *backlogMB <= 0, func() error { return runBenchBacklog(ctx, r, *exe, filepath.Join(tmp, "backlog"), *backlogMB) }},
 		{"journal", *calls <= 0, func() error { return runBenchJournal(ctx, r, *exe, filepath.Join(tmp, "journal"), *calls) }},

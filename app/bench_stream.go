@@ -81,6 +81,22 @@ type streamLoad struct {
 	workspaces, subs, lines int
 	every                   time.Duration
 	fanOut                  bool
+	// prompter appends a prompt to workspace i's session; nil writes
+	// Claude Code lines (synth) to h.files[i][0].
+	prompter func(i int) (prompt func(text string), done func(), err error)
+}
+
+// claudePrompter appends Claude Code prompt lines to the first session of
+// each workspace of h.
+func claudePrompter(h *benchHome) func(i int) (func(string), func(), error) {
+	return func(i int) (func(string), func(), error) {
+		f, err := os.OpenFile(h.files[i][0], os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		s := synth.New(f, filepath.Base(h.files[i][0])[:36], h.dirs[i], uint64(i)+1000)
+		return func(text string) { s.Prompt(text) }, func() { f.Close() }, nil
+	}
 }
 
 type streamResult struct {
@@ -153,18 +169,21 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 			break
 		}
 		wg.Go(func() {
-			f, err := os.OpenFile(h.files[i][0], os.O_APPEND|os.O_WRONLY, 0)
+			prompter := load.prompter
+			if prompter == nil {
+				prompter = claudePrompter(h)
+			}
+			prompt, closeIt, err := prompter(i)
 			if err != nil {
 				return
 			}
-			defer f.Close()
-			s := synth.New(f, filepath.Base(h.files[i][0])[:36], h.dirs[i], uint64(i)+1000)
+			defer closeIt()
 			// Writers start spread over one interval, as independent
 			// agents would, and keep to their schedule.
 			next := start.Add(time.Duration(i) * load.every / time.Duration(load.workspaces))
 			for range load.lines {
 				time.Sleep(time.Until(next))
-				s.Prompt("bench@" + strconv.FormatInt(time.Now().UnixNano(), 10))
+				prompt("bench@" + strconv.FormatInt(time.Now().UnixNano(), 10))
 				next = next.Add(load.every)
 			}
 		})
