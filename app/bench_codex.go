@@ -80,12 +80,14 @@ func (c *codexRollout) turn(i int) error {
 		{"response_item", map[string]any{"type": "message", "role": "assistant", "content": []map[string]any{{"type": "output_text", "text": "All tests pass."}}}},
 		{"event_msg", map[string]any{"type": "task_complete", "turn_id": id, "last_agent_message": "All tests pass.", "duration_ms": 900}},
 	}
-	if err := c.prompt("fix the failing test " + strconv.Itoa(i)); err != nil {
-		return err
-	}
-	for _, s := range steps {
+	for j, s := range steps {
 		if err := c.line(s.typ, s.payload); err != nil {
 			return err
+		}
+		if j == 1 { // after task_started and turn_context, as Codex writes them
+			if err := c.prompt("fix the failing test " + strconv.Itoa(i)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
