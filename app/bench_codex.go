@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"conductorbridge/bridge/codex"
-	"conductorbridge/bridge/event"
 )
 
 // The Codex benchmarks: the rollout parser's throughput, and line →
@@ -105,23 +104,9 @@ func benchCodexParse(r *benchReport, mb int) error {
 			return err
 		}
 	}
-	data := buf.Bytes()
-	size := len(data)
+	size := buf.Len()
 	p, _ := codex.NewParser(nil)
-	var out []event.Event
-	events, bad := 0, 0
-	start := time.Now()
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		var err error
-		out, err = p.Line(data[:i], out[:0])
-		if err != nil {
-			bad++
-		}
-		events += len(out)
-		data = data[i+1:]
-	}
-	el := time.Since(start)
+	events, bad, el := parseAll(buf.Bytes(), p.Line)
 	cond := fmt.Sprintf("%d MB of Codex 0.169-shaped rollout, %d events, %d bad lines, one core", size>>20, events, bad)
 	r.add("Codex parse throughput", float64(size)/(1<<20)/el.Seconds(), "MB/s", cond)
 	return nil

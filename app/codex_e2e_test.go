@@ -109,15 +109,7 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
 		t.Fatal(err)
 	}
 
-	turns := func(evs []event.Event) map[string]int {
-		n := map[string]int{}
-		for _, ev := range evs {
-			if ev.Type == event.TurnComplete {
-				n[ev.SessionID]++
-			}
-		}
-		return n
-	}
+	turns := turnsBySession
 	sse := openStream(t, e.p, ws.ID, 0)
 	evs := sse.until(t, 60*time.Second, func(evs []event.Event) bool {
 		n := turns(evs)

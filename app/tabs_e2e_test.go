@@ -83,15 +83,7 @@ func TestTwoTabsOfRealClaudeCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := e.workspace()
-	turns := func(evs []event.Event) map[string]int {
-		n := map[string]int{}
-		for _, ev := range evs {
-			if ev.Type == event.TurnComplete {
-				n[ev.SessionID]++
-			}
-		}
-		return n
-	}
+	turns := turnsBySession
 	evs := openStream(t, e.p, ws.ID, 0).until(t, 30*time.Second, func(evs []event.Event) bool {
 		n := turns(evs)
 		return n[a] == 1 && n[b] == 1
@@ -176,6 +168,17 @@ func TestTwoTabsOfRealClaudeCode(t *testing.T) {
 	if m.Session != a {
 		t.Errorf("delivered to session %q", m.Session)
 	}
+}
+
+// turnsBySession counts the turn_complete events of each session.
+func turnsBySession(evs []event.Event) map[string]int {
+	n := map[string]int{}
+	for _, ev := range evs {
+		if ev.Type == event.TurnComplete {
+			n[ev.SessionID]++
+		}
+	}
+	return n
 }
 
 func mustPort(t *testing.T, base string) int {
