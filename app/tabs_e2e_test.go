@@ -70,10 +70,18 @@ func TestTwoTabsOfRealClaudeCode(t *testing.T) {
 		{fakemodel.Reply(fakemodel.Bash("echo tab-a")), fakemodel.Reply(fakemodel.Text("A is done."))},
 		{fakemodel.Reply(fakemodel.Text("B is done.")), fakemodel.Reply(fakemodel.Text("B got the message."))},
 	})
+	a, b := e.ids[0], e.ids[1]
+	// Conductor's database (schema.sql) holds both tabs with their ids.
+	conductorDB(t, e.home, `
+INSERT INTO repos (id, name, root_path) VALUES ('r1', 'demo', '`+e.dir+`');
+INSERT INTO workspaces (id, repository_id, directory_name, workspace_path, branch, state, active_session_id)
+	VALUES ('w-demo', 'r1', 'demo', '`+e.dir+`', 'me/demo', 'ready', 's-a');
+INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_session_id, is_hidden) VALUES
+	('s-a', 'w-demo', 'idle', 'claude', 'Tab A', '`+a+`', 0),
+	('s-b', 'w-demo', 'idle', NULL, 'Tab B', '`+b+`', 0);`)
 	e.start(0)
 	e.open(0)
 	e.open(1)
-	a, b := e.ids[0], e.ids[1]
 	e.tabs[0].Send("work in tab A")
 	if _, err := e.tabs[0].WaitResult(e.ctx); err != nil {
 		t.Fatal(err)
@@ -83,6 +91,9 @@ func TestTwoTabsOfRealClaudeCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := e.workspace()
+	if ws.ID != "w-demo" {
+		t.Errorf("the workspace is %q, not Conductor's row", ws.ID)
+	}
 	turns := turnsBySession
 	evs := openStream(t, e.p, ws.ID, 0).until(t, 30*time.Second, func(evs []event.Event) bool {
 		n := turns(evs)
@@ -115,7 +126,8 @@ func TestTwoTabsOfRealClaudeCode(t *testing.T) {
 		t.Errorf("session starts %v, want one per tab", starts)
 	}
 	sess := e.sessionsOf(ws.ID)
-	if len(sess) != 2 || sess[a]["agent"] != "claude" || sess[b]["status"] != "idle" {
+	if len(sess) != 2 || sess[a]["agent"] != "claude" || sess[b]["status"] != "idle" ||
+		sess[a]["conductor_session_id"] != "s-a" || sess[b]["title"] != "Tab B" || sess[a]["active"] != true {
 		t.Errorf("sessions listed: %v", sess)
 	}
 

@@ -34,7 +34,9 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 	if w.tabOf == nil {
 		w.tabOf = make(map[string]string)
 	}
+	known := make(map[string]discover.Session, len(w.ws.Sessions)) // by agent session id
 	for _, m := range w.ws.Sessions {
+		known[m.ID] = m
 		if m.ConductorID != "" {
 			tabOf[m.ConductorID] = m.ID
 			w.tabOf[m.ID] = m.ConductorID
@@ -63,7 +65,9 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 		}
 		for _, tr := range list {
 			if _, ok := want[tr.ID]; !ok && !moved(tr.ID) {
-				want[tr.ID] = wanted{path: tr.Path}
+				// A tab whose transcript appeared after the scan that
+				// listed it: still that tab (its title, its status).
+				want[tr.ID] = wanted{path: tr.Path, meta: known[tr.ID]}
 			}
 		}
 	}
@@ -73,7 +77,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 			continue
 		}
 		if _, ok := want[id]; !ok {
-			want[id] = wanted{path: p}
+			want[id] = wanted{path: p, meta: known[id]}
 		}
 	}
 

@@ -353,3 +353,28 @@ func TestPermissionPromptInConductorTabIsNotNeedsInput(t *testing.T) {
 		})
 	}
 }
+
+// A Conductor tab listed before Claude Code wrote its transcript (the
+// scan had no file to confirm it) is still that tab once the file appears
+// and the folder's listing finds it, without waiting for another scan.
+func TestTabWhoseTranscriptAppearsAfterTheScan(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("late")
+	const other, late = "bbbbbbbb-1111-4111-8111-0000000000b1", "bbbbbbbb-1111-4111-8111-0000000000b2"
+	cwdOf[other], cwdOf[late] = dir, dir
+	h.write(filepath.Join(proj, other+".jsonl"), prompt(other, "first"))
+	r, ts := h.startTabs()
+	ts.set(dir, discover.Session{ID: late, ConductorID: "tab-late", Title: "Late tab", Agent: discover.AgentClaude, Active: true})
+	r.eng.Rescan(context.Background())
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.User, "first"))
+
+	h.write(filepath.Join(proj, late+".jsonl"), prompt(late, "hello"))
+	r.collect(t, id, 0, has(event.User, "hello"))
+	var last Info
+	waitFor(t, "the late tab listed as Conductor's", func() bool {
+		last, _ = r.eng.Workspace(id)
+		s, ok := sessionOf(last, late)
+		return ok && s.ConductorID == "tab-late" && s.Title == "Late tab" && s.Active
+	}, func() { t.Logf("sessions: %+v", last.Sessions) })
+}
