@@ -102,13 +102,17 @@ func (c *codexSessions) recent(since time.Time) ([]Workspace, error) {
 }
 
 // mergeSessions adds to dst the sessions of src it does not have, by id:
-// a Conductor Codex tab also listed as a recent run stays one session.
+// a Conductor Codex tab also listed as a recent run stays one session, and
+// takes the run's file if it had none.
 func mergeSessions(dst []Session, src []Session) []Session {
 	for _, s := range src {
 		found := false
-		for _, d := range dst {
-			if d.ID == s.ID && d.Agent == s.Agent {
+		for i := range dst {
+			if d := &dst[i]; d.ID == s.ID && d.Agent == s.Agent {
 				found = true
+				if d.Transcript == "" {
+					d.Transcript = s.Transcript
+				}
 				break
 			}
 		}
