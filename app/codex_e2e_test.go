@@ -147,9 +147,19 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
 	if !failed {
 		t.Error("the failing command's result is not is_error")
 	}
-	sess := (&tabsEnv{agentEnv: e}).sessionsOf(ws.ID)
-	if c := sess[thread]; c == nil || c["agent"] != "codex" || c["conductor_session_id"] != "s-codex" || c["status"] != "idle" {
-		t.Errorf("Codex tab listed as %v (all: %v)", c, sess)
+	// The tab's row reaches the listing with the scan its write asks for.
+	var sess map[string]map[string]any
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		sess = (&tabsEnv{agentEnv: e}).sessionsOf(ws.ID)
+		c := sess[thread]
+		if c != nil && c["agent"] == "codex" && c["conductor_session_id"] == "s-codex" && c["status"] == "idle" && c["title"] == "Codex tab" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Codex tab listed as %v (all: %v)", c, sess)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 
 	// A message for the idle Codex tab: 202, then the model's next request.
