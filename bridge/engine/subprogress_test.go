@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/event"
+)
+
+// corpus21 is the real 2.1.328 session of the transcript corpus: its
+// main transcript and its one subagent's file.
+const (
+	corpus21    = "../transcript/testdata/corpus/2.1.328"
+	corpus21SID = "cdde5e9d-5ddb-4c57-9334-6b05a2e72297"
+	corpus21Sub = "agent-aaa4a3eec90c91381.jsonl"
+	corpus21Cwd = "/tmp/cbhome-2.1.328/work/demo"
+)
+
+// readLines returns a corpus file's lines with its recorded workspace
+// path replaced by dir.
+func readLines(t *testing.T, path, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.ReplaceAll(b, []byte(corpus21Cwd), []byte(dir))
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// progressOf wraps a subagent's assistant line the way 2.1 releases
+// before 2.1.328 relayed it into the main transcript while the subagent
+// ran: a progress record whose data.message is the whole line.
+func progressOf(t *testing.T, line string) (string, bool) {
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(line), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec["type"] != "assistant" {
+		return "", false
+	}
+	p := map[string]any{"type": "progress", "parentToolUseID": "toolu_fake0007_1", "sessionId": rec["sessionId"],
+		"timestamp": rec["timestamp"], "cwd": rec["cwd"],
+		"data": map[string]any{"type": "agent_progress", "agentId": rec["agentId"], "message": rec}}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), true
+}
+
+// TestSubagentSeenTwiceCountsOnce: a subagent's responses reach the engine
+// both as progress records in the main transcript and in the subagent's
+// own file, in either order. The turn counts them once. Built from the
+// real 2.1.328 corpus session; the progress records wrap its subagent's
+// real lines.
+func TestSubagentSeenTwiceCountsOnce(t *testing.T) {
+	for _, fileFirst := range []bool{false, true} {
+		name := "progress first"
+		if fileFirst {
+			name = "file first"
+		}
+		t.Run(name, func(t *testing.T) {
+			h := newHome(t)
+			dir, proj := h.workspace("twice")
+			main := readLines(t, filepath.Join(corpus21, corpus21SID+".jsonl"), dir)
+			sub := readLines(t, filepath.Join(corpus21, corpus21SID, "subagents", corpus21Sub), dir)
+			var progress []string
+			for _, l := range sub {
+				if p, ok := progressOf(t, l); ok {
+					progress = append(progress, p)
+				}
+			}
+			if len(progress) != 2 {
+				t.Fatalf("the corpus subagent has %d responses, want 2", len(progress))
+			}
+			// Line 50 is the Agent call's tool_result: the subagent ran
+			// before it.
+			if !strings.Contains(main[50], `"tool_use_id":"toolu_fake0007_1"`) {
+				t.Fatalf("line 50 is not the Agent result: %.200s", main[50])
+			}
+			mainPath := filepath.Join(proj, corpus21SID+".jsonl")
+			subPath := filepath.Join(proj, corpus21SID, "subagents", corpus21Sub)
+			os.MkdirAll(filepath.Dir(subPath), 0o755)
+			h.write(mainPath, main[:50]...)
+			r := h.startWith(func(c *Config) { c.TailBytes = 1 << 20 })
+			id := r.waitWorkspace(t, dir)
+			r.collect(t, id, 0, has(event.ToolUse, "")) // the main transcript is being read
+			if fileFirst {
+				h.write(subPath, sub...)
+				r.collect(t, id, 0, has(event.Assistant, "The workspace holds greeting.txt."))
+				h.write(mainPath, progress...)
+			} else {
+				h.write(mainPath, progress...)
+				time.Sleep(100 * time.Millisecond) // read alone: nothing shows for a progress record
+				h.write(subPath, sub...)
+				r.collect(t, id, 0, has(event.Assistant, "The workspace holds greeting.txt."))
+			}
+			h.write(mainPath, main[50:]...)
+			evs := r.collect(t, id, 0, func(evs []event.Event) bool {
+				n := 0
+				for _, e := range evs {
+					if e.Type == event.TurnComplete {
+						n++
+					}
+				}
+				return n == 2
+			})
+			var turns []event.Event
+			for _, e := range evs {
+				if e.Type == event.TurnComplete {
+					turns = append(turns, e)
+				}
+			}
+			// By hand, Opus 5.5 at $4 in, $20 out, $5 5-minute write, $0.20 read:
+			// turn 1's main responses: 7 of 100 in and 20 out, and one of 1200 in,
+			// 300 written, 4000 read, 42 out; its subagent's: 2 of 100 in and 20 out.
+			// Subagent: 200 × $4 + 40 × $20 = 800 + 800 µ$ = $0.0016.
+			// Turn: 2100 × $4 + 222 × $20 + 300 × $5 + 4000 × $0.20
+			//     = 8400 + 4440 + 1500 + 800 µ$ = $0.01514.
+			// Turn 2: 2 of 100 in and 20 out, no subagent: 800 + 800 µ$ = $0.0016.
+			want := []struct {
+				u, sub     event.Usage
+				usd, subUS float64
+			}{
+				{event.Usage{InputTokens: 2100, OutputTokens: 222, CacheCreationTokens: 300, CacheReadTokens: 4000},
+					event.Usage{InputTokens: 200, OutputTokens: 40}, 0.01514, 0.0016},
+				{event.Usage{InputTokens: 200, OutputTokens: 40}, event.Usage{}, 0.0016, 0},
+			}
+			for i, w := range want {
+				tc := turns[i]
+				if tc.Usage != w.u || tc.SubagentUsage != w.sub || !tc.CostKnown ||
+					math.Abs(tc.CostUSD-w.usd) > 1e-9 || math.Abs(tc.SubagentCostUSD-w.subUS) > 1e-9 {
+					t.Errorf("turn %d: %+v sub %+v $%v (sub $%v); want %+v sub %+v $%v (sub $%v)", i+1,
+						tc.Usage, tc.SubagentUsage, tc.CostUSD, tc.SubagentCostUSD, w.u, w.sub, w.usd, w.subUS)
+				}
+			}
+		})
+	}
+}
