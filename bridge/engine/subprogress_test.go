@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,17 +21,23 @@ const (
 	corpus21SID = "cdde5e9d-5ddb-4c57-9334-6b05a2e72297"
 	corpus21Sub = "agent-aaa4a3eec90c91381.jsonl"
 	corpus21Cwd = "/tmp/cbhome-2.1.328/work/demo"
+
+	corpus20    = "../transcript/testdata/corpus/2.0.77"
+	corpus20SID = "8ea2c1d2-6c13-41e7-8a87-123726d6bb7c"
+	corpus20Cwd = "/tmp/cbhome-2.0.77/work/demo"
 )
 
 // readLines returns a corpus file's lines with its recorded workspace
-// path replaced by dir.
+// path (/tmp/cbhome-<version>/work/demo) replaced by dir.
 func readLines(t *testing.T, path, dir string) []string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = bytes.ReplaceAll(b, []byte(corpus21Cwd), []byte(dir))
+	for _, cwd := range []string{corpus21Cwd, corpus20Cwd} {
+		b = bytes.ReplaceAll(b, []byte(cwd), []byte(dir))
+	}
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
@@ -142,5 +149,81 @@ func TestSubagentSeenTwiceCountsOnce(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFinishedSessionReadFromTheStart: the engine first sees a finished
+// 2.0.77 session (the real corpus one: two turns, a subagent and three
+// warm-ups in agent-*.jsonl beside it) and reads it from the start. Its
+// agent files are read after its transcript, so their responses belong to
+// turns already reported: they must not land in the session's next turn.
+// That turn, live, counts its own response only, and not an agent file of
+// another session in the same folder.
+func TestFinishedSessionReadFromTheStart(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("replay")
+	files, _ := filepath.Glob(filepath.Join(corpus20, "*.jsonl"))
+	if len(files) != 5 {
+		t.Fatalf("corpus: %v", files)
+	}
+	for _, f := range files {
+		h.write(filepath.Join(proj, filepath.Base(f)), readLines(t, f, dir)...)
+	}
+	r := h.startWith(func(c *Config) { c.TailBytes = 1 << 20 })
+	id := r.waitWorkspace(t, dir)
+	turns := func(n int) func([]event.Event) bool {
+		return func(evs []event.Event) bool {
+			c := 0
+			for _, e := range evs {
+				if e.Type == event.TurnComplete {
+					c++
+				}
+			}
+			return c >= n
+		}
+	}
+	evs := r.collect(t, id, 0, turns(2))
+	// The replayed turns keep their own responses. Turn 2 (2 of 100 in, 20
+	// out) ran no subagent; turn 1's subagent is not in turn 1 either (read
+	// too late, the limit of a first read from the start).
+	var replayed []event.Usage
+	for _, e := range evs {
+		if e.Type == event.TurnComplete {
+			replayed = append(replayed, e.Usage, e.SubagentUsage)
+		}
+	}
+	wantReplay := []event.Usage{{InputTokens: 1900, OutputTokens: 182, CacheCreationTokens: 300, CacheReadTokens: 4000}, {},
+		{InputTokens: 200, OutputTokens: 40}, {}}
+	if !slices.Equal(replayed, wantReplay) {
+		t.Errorf("replayed turns (usage, subagents): %+v, want %+v", replayed, wantReplay)
+	}
+	last := evs[len(evs)-1].ID
+	cwdOf[corpus20SID] = dir
+	h.write(filepath.Join(proj, corpus20SID+".jsonl"), prompt(corpus20SID, "one more"))
+	r.collect(t, id, last, has(event.User, "one more"))
+	// Another session's subagent and this session's, in the same folder,
+	// while this turn runs; the second one's event shows both were seen.
+	other := strings.ReplaceAll(sideLine(dir, "not ours"), `"sessionId":"s9"`, `"sessionId":"99999999-0000-4000-8000-0000000000ff"`)
+	h.write(filepath.Join(proj, "agent-other01.jsonl"), other)
+	ours := strings.ReplaceAll(sideLine(dir, "ours"), `"sessionId":"s9"`, `"sessionId":"`+corpus20SID+`"`)
+	h.write(filepath.Join(proj, "agent-ours01.jsonl"), ours)
+	evs = r.collect(t, id, last, has(event.Assistant, "ours"))
+	if has(event.Assistant, "not ours")(evs) {
+		t.Errorf("another session's subagent shown in this one: %s", summary(evs))
+	}
+	h.write(filepath.Join(proj, corpus20SID+".jsonl"), answer(corpus20SID, "m-more", "done", "end_turn"), prompt(corpus20SID, "bye"))
+	evs = r.collect(t, id, last, has(event.TurnComplete, ""))
+	var tc event.Event
+	for _, e := range evs {
+		if e.Type == event.TurnComplete {
+			tc = e
+		}
+	}
+	// By hand: its response, 10 in × $3 + 5 out × $15 (Sonnet 4.5) = 30 + 75 µ$,
+	// and its subagent's, 1 in × $1 + 1 out × $5 (Haiku 4.5) = 6 µ$.
+	want, wantSub := event.Usage{InputTokens: 11, OutputTokens: 6}, event.Usage{InputTokens: 1, OutputTokens: 1}
+	if tc.Usage != want || tc.SubagentUsage != wantSub || math.Abs(tc.CostUSD-0.000111) > 1e-12 || math.Abs(tc.SubagentCostUSD-0.000006) > 1e-12 {
+		t.Errorf("the live turn: %+v (subagents %+v) $%v (subagents $%v); want %+v (subagents %+v) $0.000111 (subagents $0.000006)",
+			tc.Usage, tc.SubagentUsage, tc.CostUSD, tc.SubagentCostUSD, want, wantSub)
 	}
 }
