@@ -106,18 +106,24 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 			s.remember(ws)
 		}
 	}
+	if s.ClaudeProjects != "" {
+		ws, err := s.transcripts.scanProjects(s.ClaudeProjects)
+		s.reportErr("claude-projects", err)
+		fromClaude = s.keep("claude-projects", ws, err)
+	}
 	if s.ConductorRoot != "" {
-		ws, err := ScanConductorFolders(s.ConductorRoot)
+		// A transcript's cwd in a <repo>/.conductor/ folder names a repo
+		// whose legacy workspaces the folders alone cannot find.
+		cwds := make([]string, len(fromClaude))
+		for i, w := range fromClaude {
+			cwds[i] = w.Directory
+		}
+		ws, err := ScanConductorFolders(s.ConductorRoot, cwds...)
 		s.reportErr("conductor-folders", err)
 		fromFolders = s.keep("conductor-folders", ws, err)
 	}
 	if s.Registry != nil {
 		fromRegistry = ScanRegistered(s.Registry.List())
-	}
-	if s.ClaudeProjects != "" {
-		ws, err := s.transcripts.scanProjects(s.ClaudeProjects)
-		s.reportErr("claude-projects", err)
-		fromClaude = s.keep("claude-projects", ws, err)
 	}
 	procs := s.Processes
 	if procs == nil {
