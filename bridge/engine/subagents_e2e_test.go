@@ -44,6 +44,9 @@ func subagentScript(version string) []fakemodel.Turn {
 		turns[i].Delay = 300 * time.Millisecond
 		turns[i].ChunkDelay = 10 * time.Millisecond
 	}
+	// The subagent's last line is on disk well before the answer that ends
+	// the turn, as with a real model: a loaded machine still reads it first.
+	turns[2].Delay = time.Second
 	return turns
 }
 
