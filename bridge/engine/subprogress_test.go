@@ -44,13 +44,16 @@ func readLines(t *testing.T, path, dir string) []string {
 // progressOf wraps a subagent's assistant line the way 2.1 releases
 // before 2.1.328 relayed it into the main transcript while the subagent
 // ran: a progress record whose data.message is the whole line.
-func progressOf(t *testing.T, line string) (string, bool) {
+func progressOf(t *testing.T, line string, withRequestID bool) (string, bool) {
 	var rec map[string]any
 	if err := json.Unmarshal([]byte(line), &rec); err != nil {
 		t.Fatal(err)
 	}
 	if rec["type"] != "assistant" {
 		return "", false
+	}
+	if !withRequestID {
+		delete(rec, "requestId")
 	}
 	p := map[string]any{"type": "progress", "parentToolUseID": "toolu_fake0007_1", "sessionId": rec["sessionId"],
 		"timestamp": rec["timestamp"], "cwd": rec["cwd"],
@@ -64,23 +67,28 @@ func progressOf(t *testing.T, line string) (string, bool) {
 
 // TestSubagentSeenTwiceCountsOnce: a subagent's responses reach the engine
 // both as progress records in the main transcript and in the subagent's
-// own file, in either order. The turn counts them once. Built from the
-// real 2.1.328 corpus session; the progress records wrap its subagent's
-// real lines.
+// own file, in either order, with or without the requestId in the
+// relayed copy. The turn counts them once. Built from the real 2.1.328
+// corpus session; the progress records wrap its subagent's real lines.
 func TestSubagentSeenTwiceCountsOnce(t *testing.T) {
-	for _, fileFirst := range []bool{false, true} {
-		name := "progress first"
-		if fileFirst {
-			name = "file first"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, c := range []struct {
+		name                 string
+		fileFirst, requestID bool
+	}{
+		{"progress first", false, true},
+		{"file first", true, true},
+		{"progress first, no requestId", false, false},
+		{"file first, no requestId", true, false},
+	} {
+		fileFirst := c.fileFirst
+		t.Run(c.name, func(t *testing.T) {
 			h := newHome(t)
 			dir, proj := h.workspace("twice")
 			main := readLines(t, filepath.Join(corpus21, corpus21SID+".jsonl"), dir)
 			sub := readLines(t, filepath.Join(corpus21, corpus21SID, "subagents", corpus21Sub), dir)
 			var progress []string
 			for _, l := range sub {
-				if p, ok := progressOf(t, l); ok {
+				if p, ok := progressOf(t, l, c.requestID); ok {
 					progress = append(progress, p)
 				}
 			}
