@@ -8,12 +8,12 @@ import (
 	"conductorbridge/bridge/proc"
 )
 
-// agentScanner is the workspace scan with each agent's pid from the
-// process table, read in-process (bridge/proc): nothing forks, however
-// often it runs. A session's pid comes first from its process's own
-// arguments (--resume <id>, --session-id <id>); only a Claude process
-// that names no session the scan knows is placed by its working
-// directory. Environments are never read.
+// agentScanner is the workspace scan with each agent's pid (Claude Code
+// or Codex) from the process table, read in-process (bridge/proc):
+// nothing forks, however often it runs. A session's pid comes first from
+// its process's own arguments (--resume <id>, --session-id <id>, Codex's
+// resume <thread>); only a process that names no session the scan knows
+// is placed by its working directory. Environments are never read.
 type agentScanner struct {
 	scan  func(context.Context) ([]discover.Workspace, error)
 	procs func() ([]proc.Process, error) // proc.List in production
@@ -43,14 +43,21 @@ func (a *agentScanner) assign(ws []discover.Workspace) {
 	bySession := make(map[string]int)
 	stdio := make(map[string]bool) // session id → its process sends permission prompts over stdio
 	var agents []proc.Process
+	codexes := make(map[int]bool) // pids of Codex processes among agents
 	for _, p := range ps {
-		if !discover.IsClaudeCommand(p.Comm, p.Args) {
-			continue
-		}
-		agents = append(agents, p)
-		if id := proc.SessionArg(p.Args); id != "" {
-			keepLowest(bySession, id, p.PID)
-			stdio[id] = stdio[id] || proc.PromptToolStdio(p.Args)
+		switch {
+		case discover.IsClaudeCommand(p.Comm, p.Args):
+			agents = append(agents, p)
+			if id := proc.SessionArg(p.Args); id != "" {
+				keepLowest(bySession, id, p.PID)
+				stdio[id] = stdio[id] || proc.PromptToolStdio(p.Args)
+			}
+		case discover.IsCodexCommand(p.Comm, p.Args):
+			agents = append(agents, p)
+			codexes[p.PID] = true
+			if id := proc.CodexThreadArg(p.Args); id != "" {
+				keepLowest(bySession, id, p.PID)
+			}
 		}
 	}
 	if len(agents) == 0 {
@@ -70,6 +77,7 @@ func (a *agentScanner) assign(ws []discover.Workspace) {
 		}
 	}
 	byDir := make(map[string]int)
+	codexDir := make(map[string]int) // cwd → a Codex process that names no thread
 	for _, p := range agents {
 		if placed[p.PID] {
 			continue
@@ -82,10 +90,25 @@ func (a *agentScanner) assign(ws []discover.Workspace) {
 			cwd = r
 		}
 		keepLowest(byDir, cwd, p.PID)
+		if codexes[p.PID] {
+			keepLowest(codexDir, cwd, p.PID)
+		}
 	}
 	for i := range ws {
 		if ws[i].PID == 0 {
 			ws[i].PID = byDir[ws[i].Directory]
+		}
+		// A Codex run that names no thread (a new `codex` session) holds
+		// one of the directory's Codex sessions, which one the process
+		// table cannot say: each counts as held, so no message is
+		// resumed into a thread a process is writing (0.47 would
+		// interleave the two).
+		if pid := codexDir[ws[i].Directory]; pid != 0 {
+			for j := range ws[i].Sessions {
+				if s := &ws[i].Sessions[j]; s.Agent == discover.AgentCodex && s.PID == 0 {
+					s.PID = pid
+				}
+			}
 		}
 	}
 }

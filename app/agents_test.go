@@ -19,11 +19,17 @@ import (
 // arguments, in dir. It sleeps in a child so that it stays a shell.
 func startAgent(t *testing.T, dir string, args ...string) int {
 	t.Helper()
+	return startNamed(t, "claude", dir, args...)
+}
+
+// startNamed is startAgent with another program name (argv[0]).
+func startNamed(t *testing.T, name, dir string, args ...string) int {
+	t.Helper()
 	sh, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
 	}
-	cmd := exec.Command(sh, append([]string{"-c", `exec -a claude "$0" -c 'sleep 60; :' "$@"`, sh}, args...)...)
+	cmd := exec.Command(sh, append([]string{"-c", `exec -a ` + name + ` "$0" -c 'sleep 60; :' "$@"`, sh}, args...)...)
 	cmd.Dir = dir
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -32,11 +38,11 @@ func startAgent(t *testing.T, dir string, args ...string) int {
 	// Wait for the exec: until then the process is the outer shell.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		if a, err := proc.Args(cmd.Process.Pid); err == nil && len(a) > 0 && a[0] == "claude" {
+		if a, err := proc.Args(cmd.Process.Pid); err == nil && len(a) > 0 && a[0] == name {
 			return cmd.Process.Pid
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("process %d never became claude", cmd.Process.Pid)
+			t.Fatalf("process %d never became %s", cmd.Process.Pid, name)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -110,4 +116,44 @@ func mkdirs(t *testing.T, root, name string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// TestCodexPIDsFromTheProcessTable places real processes named codex: a
+// thread by its `resume <id>` argument, and a Codex run naming no thread
+// by its directory, where it holds every Codex session that has no
+// process of its own (which one it writes cannot be told) but no Claude
+// session.
+func TestCodexPIDsFromTheProcessTable(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirA, dirB := mkdirs(t, root, "a"), mkdirs(t, root, "b")
+	const thread, idle = "019a0000-1111-7222-8333-444444444444", "019a0000-1111-7222-8333-555555555555"
+	resumed := startNamed(t, "codex", dirB, "exec", "resume", thread, "go on")
+	fresh := startNamed(t, "codex", dirB)
+	scan := func(context.Context) ([]discover.Workspace, error) {
+		return []discover.Workspace{
+			{ID: "a", Directory: dirA, Sessions: []discover.Session{{ID: thread, Agent: discover.AgentCodex}}},
+			{ID: "b", Directory: dirB, Sessions: []discover.Session{{ID: idle, Agent: discover.AgentCodex}, {ID: "claude-tab", Agent: discover.AgentClaude}}},
+		}, nil
+	}
+	a := &agentScanner{scan: scan, procs: proc.List, cwd: proc.Cwd}
+	ws, err := a.Scan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		what      string
+		got, want int
+	}{
+		{"thread by resume <id>", ws[0].Sessions[0].PID, resumed},
+		{"a Codex session of the fresh run's folder", ws[1].Sessions[0].PID, fresh},
+		{"a Claude session there", ws[1].Sessions[1].PID, 0},
+		{"the fresh run's workspace", ws[1].PID, fresh},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s: pid %d, want %d", tt.what, tt.got, tt.want)
+		}
+	}
 }

@@ -215,16 +215,20 @@ func unregister(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // hooksCmd installs, removes or shows the bridge's hooks.
 func hooksCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: conductor-bridge hooks install|uninstall|status [<workspace>|--all] [--user]")
+		return errors.New("usage: conductor-bridge hooks install|uninstall|status [<workspace>|--all] [--user] [--codex]")
 	}
 	verb := args[0]
-	var all, user *bool
+	var all, user, withCodex *bool
 	c, fs, err := clientFlags("hooks", args[1:], stderr, func(fs *flag.FlagSet) {
 		all = fs.Bool("all", false, "every workspace")
 		user = fs.Bool("user", false, "the user's ~/.claude/settings.json instead of a workspace")
+		withCodex = fs.Bool("codex", false, "Codex's config.toml ($CODEX_HOME) instead of a workspace: its Stop hook and notify program")
 	})
 	if err != nil {
 		return err
+	}
+	if *withCodex {
+		return codexHooksCmd(c, verb, stdout)
 	}
 	var files []string
 	switch {

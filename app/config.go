@@ -47,6 +47,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", DefaultAddr, "listen address (loopback only)")
 	fs.StringVar(&c.Home, "home", "", "home directory (default $HOME)")
 	fs.StringVar(&c.ClaudeProjects, "claude-projects", "", "Claude Code transcripts (default ~/.claude/projects or $CLAUDE_CONFIG_DIR/projects)")
+	fs.StringVar(&c.CodexHome, "codex-home", "", "Codex's home: rollouts and config.toml (default $CODEX_HOME or ~/.codex)")
 	fs.StringVar(&c.ConductorDB, "conductor-db", "", "Conductor's database")
 	fs.StringVar(&c.ConductorRoot, "conductor-root", "", "Conductor's folder (default ~/conductor)")
 	fs.StringVar(&c.StateDir, "state-dir", "", "the bridge's own state")
@@ -75,6 +76,7 @@ func (c *config) resolve() error {
 	c.Home = home
 	set(&c.ClaudeProjects, def.ClaudeProjects)
 	set(&c.ClaudeSettings, def.ClaudeSettings)
+	set(&c.CodexHome, def.CodexHome)
 	set(&c.ConductorDB, def.ConductorDB)
 	set(&c.ConductorRoot, def.ConductorRoot)
 	set(&c.StateDir, def.StateDir)

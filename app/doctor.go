@@ -102,6 +102,7 @@ func (d *doctorRun) run(ctx context.Context) []finding {
 	} else {
 		out = append(out, d.hooks(list)...)
 	}
+	out = append(out, d.codex())
 	out = append(out, d.tray(), d.notifications(), d.loginItem(), d.state())
 	return out
 }

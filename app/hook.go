@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/auth"
+	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/inject"
 )
 
@@ -60,7 +62,13 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	in, err := io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
+	var in []byte
+	var err error
+	if event == inject.HookCodexNotify {
+		in, err = codexNotifyInput(fs.Args())
+	} else {
+		in, err = io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
+	}
 	if err != nil || len(in) > maxHookInput || !json.Valid(in) {
 		return 0
 	}
@@ -104,6 +112,23 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	io.WriteString(stdout, ans.Stdout)
 	io.WriteString(stderr, ans.Stderr)
 	return ans.Exit
+}
+
+// codexNotifyInput turns Codex's notify argument (its last argument, a
+// JSON object) into a hook input: the thread is the session. Only a turn's
+// end is relayed.
+func codexNotifyInput(args []string) ([]byte, error) {
+	if len(args) == 0 {
+		return nil, errors.New("codex notify: no argument")
+	}
+	n, err := codex.ParseNotify(args[len(args)-1])
+	if err != nil {
+		return nil, err
+	}
+	if n.Type != codex.NotifyTurnComplete {
+		return nil, fmt.Errorf("codex notify: %s is not a turn's end", n.Type)
+	}
+	return json.Marshal(inject.HookInput{SessionID: n.ThreadID, Cwd: n.Cwd, HookEventName: inject.HookCodexNotify})
 }
 
 // waitRewake long-polls the bridge for a message to wake the agent with.

@@ -1,6 +1,6 @@
 // Command conductor-bridge is the Conductor Bridge: it finds every Claude
-// Code agent workspace on this machine and serves each live session on
-// loopback for the Chrome side panel and any other client.
+// Code and Codex agent workspace on this machine and serves each live
+// session on loopback for the Chrome side panel and any other client.
 //
 //	conductor-bridge                 run the bridge, with its menu-bar icon
 //	conductor-bridge serve [flags]   run the bridge
@@ -109,8 +109,8 @@ commands:
   workspaces   list workspaces (from the running bridge, else a direct scan)
   tail <ws>    follow a workspace's live session (id, name or directory)
   send <ws> <message>      queue a message for the agent (--wait: until Claude has it)
-  hooks install|uninstall|status [<ws>|--all] [--user]
-                           manage the hooks that deliver messages
+  hooks install|uninstall|status [<ws>|--all] [--user] [--codex]
+                           manage the hooks that deliver messages (--codex: in Codex's config.toml)
   register <dir> | register --repo <repo>
                            adopt a git worktree (or create a detached one)
   unregister <ws>          let a registered workspace go

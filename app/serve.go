@@ -220,6 +220,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		ConductorDB:    c.ConductorDB,
 		ConductorRoot:  c.ConductorRoot,
 		ClaudeProjects: c.ClaudeProjects,
+		CodexHome:      c.CodexHome,
 		Registry:       reg,
 		Log:            func(msg string) { log.Warn().Msg(msg) },
 	}
@@ -234,7 +235,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	}
 	eng := engine.New(engine.Config{
 		Prices:  prices,
-		Scanner: newAgentScanner(scanner), Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects,
+		Scanner: newAgentScanner(scanner), Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome,
 		// A change to Conductor's database (its -wal takes every commit)
 		// or a new worktree folder asks for a scan at once.
 		RescanOn: []string{c.ConductorDB, c.ConductorDB + "-wal", filepath.Join(c.ConductorRoot, "workspaces")},
@@ -256,11 +257,14 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		}
 	}()
 	go requeueLost(ctx, eng, queue, log)
+	codexes := newCodexDelivery(c, queue, eng, log)
+	go codexes.Run(ctx)
 	b.api = &api.Server{
 		Engine: eng, Version: version(), Started: time.Now(),
 		Origins: c.origins(), Done: ctx,
 		Token: token, HookSecret: hookSecret, Queue: queue,
 		Hooks:     &inject.Hooks{Queue: queue, Engine: eng, Log: log, Seen: seen},
+		Codex:     codexes,
 		HooksSeen: seen,
 		Registrar: &registrar.Registrar{Registry: reg, Engine: eng, Worktrees: filepath.Join(c.StateDir, "worktrees")},
 		Pairing:   pairs, Sessions: &auth.Sessions{Token: token}, Links: &auth.Links{},

@@ -70,6 +70,18 @@ var tabsEvents = []map[string]any{
 type fakeBridge struct {
 	mu   sync.Mutex
 	sent []map[string]any // message bodies posted
+	// moveOn, when closed, makes the open tab streams say the Codex tab
+	// went idle (a new one for each page).
+	moveOn chan struct{}
+}
+
+// codexIdle is what the streams send once moveOn closes.
+var codexIdle = map[string]any{"id": 11, "type": "status", "session_id": codexTab, "agent": "codex", "state": "idle"}
+
+func (f *fakeBridge) later() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.moveOn
 }
 
 func (f *fakeBridge) posted() []map[string]any {
@@ -79,12 +91,26 @@ func (f *fakeBridge) posted() []map[string]any {
 }
 
 func sse(w http.ResponseWriter, r *http.Request, evs []map[string]any) {
+	sseLater(w, r, evs, nil)
+}
+
+// sseLater sends evs, and then the events of then once later closes.
+func sseLater(w http.ResponseWriter, r *http.Request, evs []map[string]any, later <-chan struct{}, then ...map[string]any) {
 	w.Header().Set("Content-Type", "text/event-stream")
-	for _, e := range evs {
-		b, _ := json.Marshal(e)
-		fmt.Fprintf(w, "id: %v\nevent: %s\ndata: %s\n\n", e["id"], e["type"], b)
+	write := func(evs []map[string]any) {
+		for _, e := range evs {
+			b, _ := json.Marshal(e)
+			fmt.Fprintf(w, "id: %v\nevent: %s\ndata: %s\n\n", e["id"], e["type"], b)
+		}
+		w.(http.Flusher).Flush()
 	}
-	w.(http.Flusher).Flush()
+	write(evs)
+	select {
+	case <-later:
+		write(then)
+	case <-r.Context().Done():
+		return
+	}
 	<-r.Context().Done()
 }
 
@@ -117,13 +143,15 @@ func (f *fakeBridge) handler(t *testing.T) http.Handler {
 		}
 		js(w, 200, tabsWorkspace)
 	})
-	mux.HandleFunc("GET /workspace/w1/session/stream", func(w http.ResponseWriter, r *http.Request) { sse(w, r, tabsEvents) })
+	mux.HandleFunc("GET /workspace/w1/session/stream", func(w http.ResponseWriter, r *http.Request) {
+		sseLater(w, r, tabsEvents, f.later(), codexIdle)
+	})
 	mux.HandleFunc("GET /workspace/w2/session/stream", func(w http.ResponseWriter, r *http.Request) {
 		sse(w, r, []map[string]any{{"id": 1, "type": "assistant", "session_id": "bbbbbbbb-2222", "content": "alone here"}})
 	})
 	mux.HandleFunc("GET /session/stream", func(w http.ResponseWriter, r *http.Request) {
 		evs := append([]map[string]any{{"id": 0, "type": "session", "reason": "follow", "workspace": "w1", "paired": true}}, tabsEvents...)
-		sse(w, r, evs)
+		sseLater(w, r, evs, f.later(), codexIdle)
 	})
 	mux.HandleFunc("GET /workspace/{id}/session/messages", func(w http.ResponseWriter, r *http.Request) {
 		// Every message accepted so far has been handed to its agent.
@@ -169,6 +197,9 @@ func TestTabsInTheViewerAndThePanel(t *testing.T) {
 		{"viewer", srv.URL + "/?ws=w1"},
 		{"panel", fmt.Sprintf("chrome-extension://%s/panel.html?port=%d", ExtensionID, port)},
 	} {
+		f.mu.Lock()
+		f.moveOn = make(chan struct{})
+		f.mu.Unlock()
 		t.Run(page.name, func(t *testing.T) {
 			ctx := browsertest.New(t, chrome,
 				chromedp.Flag("disable-extensions", false),
@@ -298,6 +329,18 @@ func checkTabs(t *testing.T, ctx context.Context, f *fakeBridge) {
 	f.mu.Unlock()
 	if len(got) != 2 || got[0]["session_id"] != claudeTab || got[0]["message"] != "also check the mobile view" || got[1]["session_id"] != codexTab {
 		t.Errorf("posted %v", got)
+	}
+
+	// The Codex tab goes idle: its refusal may have been for then only,
+	// so its box offers to send again.
+	pick(t, ctx, codexTab)
+	if !browsertest.Eval[bool](t, ctx, `document.querySelector('#target').classList.contains('blocked')`) {
+		t.Error("the refusal did not last until the tab moved on")
+	}
+	close(f.moveOn)
+	poll(t, ctx, "the refusal lifted", `!document.querySelector('#target').classList.contains('blocked') && !document.querySelector('#send').disabled`)
+	if to := browsertest.Eval[string](t, ctx, `document.querySelector('#target').textContent`); to != "To: 019a4f2e · Codex" {
+		t.Errorf("target after the tab went idle %q", to)
 	}
 }
 

@@ -131,7 +131,7 @@ func buildMenu(v view) []Item {
 	}
 	if len(others) > 0 {
 		sort.Slice(others, func(i, j int) bool { return others[i].StatusSince.After(others[j].StatusSince) })
-		sub := Item{Title: fmt.Sprintf("Other Claude Code projects (%d)", len(others))}
+		sub := Item{Title: fmt.Sprintf("Other projects (%d)", len(others))}
 		for i, w := range others {
 			if i == maxOthers {
 				sub.Children = append(sub.Children, Item{Title: fmt.Sprintf("and %d more (see: conductor-bridge workspaces)", len(others)-i), Disabled: true})
@@ -168,10 +168,11 @@ func buildMenu(v view) []Item {
 }
 
 // inUse decides who gets a line of their own: Conductor's and registered
-// workspaces, and plain projects with a live agent, a pairing or a recent
-// session.
+// workspaces, and plain projects (a folder only a Claude Code or Codex run
+// found) with a live agent, a pairing or a recent session.
 func inUse(v view, w engine.Info) bool {
-	return w.Source != discover.SourceClaude || w.Active || v.paired[w.ID] ||
+	plain := w.Source == discover.SourceClaude || w.Source == discover.SourceCodex
+	return !plain || w.Active || v.paired[w.ID] ||
 		w.Status == event.StateWorking || w.Status == event.StateNeedsInput ||
 		(!w.StatusSince.IsZero() && v.now.Sub(w.StatusSince) < 24*time.Hour)
 }

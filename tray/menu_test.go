@@ -221,7 +221,7 @@ func TestMenuIsBuiltFromState(t *testing.T) {
 		t.Error("a registered worktree offers Open in Conductor")
 	}
 	// A Claude project nobody used for weeks is tucked away.
-	others, ok := find(items, "Other Claude Code projects (1)")
+	others, ok := find(items, "Other projects (1)")
 	if !ok || len(others.Children) != 1 {
 		t.Errorf("others: %+v", others)
 	}

@@ -184,6 +184,9 @@ export function createTabs(renderer) {
       if (e.type === 'status') {
         states.set(sid, { state: e.state, reason: e.reason });
         showHeaderState();
+        // A refusal can be for now only (a busy Codex session takes
+        // messages again once idle): the agent moved on, so try again.
+        if (blocked.delete(sid)) showTarget();
       }
       if (changed) draw();
     },

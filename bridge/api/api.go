@@ -51,11 +51,14 @@ type Server struct {
 	HookSecret *auth.Secret  // what hook calls present instead
 	Queue      *inject.Queue // messages for agents
 	Hooks      Hooks
-	Registrar  Registrar
-	HooksSeen  *inject.Seen   // when each workspace's hooks last called in
-	Pairing    *pairing.Store // which workspaces a browser sees
-	Sessions   *auth.Sessions // browser session cookies and page keys
-	Links      *auth.Links    // one-time viewer links
+	// Codex says how a message reaches a Codex session, or why it cannot
+	// (nil: no Codex session takes messages).
+	Codex     CodexRouter
+	Registrar Registrar
+	HooksSeen *inject.Seen   // when each workspace's hooks last called in
+	Pairing   *pairing.Store // which workspaces a browser sees
+	Sessions  *auth.Sessions // browser session cookies and page keys
+	Links     *auth.Links    // one-time viewer links
 	// Viewer holds the built-in viewer's files (index.html at its root).
 	Viewer fs.FS
 	Log    zerolog.Logger

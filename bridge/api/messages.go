@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"conductorbridge/bridge/codex"
+	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/inject"
 )
@@ -28,7 +30,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `body must be {"message": "…", "session_id": "…" (optional)}`)
 		return
 	}
-	target, code, why := messageTarget(in, body.SessionID)
+	target, code, why := s.messageTarget(in, body.SessionID)
 	if code != 0 {
 		writeError(w, code, why)
 		return
@@ -53,7 +55,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 // active session (Conductor's tab on screen, else the most recently
 // active). A session the bridge cannot deliver to is a 409 with the
 // reason, so the side panel says so instead of pretending.
-func messageTarget(in engine.Info, asked string) (string, int, string) {
+func (s *Server) messageTarget(in engine.Info, asked string) (string, int, string) {
 	if asked == "" {
 		if len(in.Sessions) == 0 {
 			return "", 0, "" // no session yet: the first one to call in takes it
@@ -67,7 +69,7 @@ func messageTarget(in engine.Info, asked string) (string, int, string) {
 		if !si.Streamed {
 			return "", http.StatusConflict, fmt.Sprintf("messages cannot reach this session: the bridge does not read %s sessions", cmp.Or(si.Agent, "these"))
 		}
-		if why := undeliverable(si); why != "" {
+		if why := s.undeliverable(si); why != "" {
 			return "", http.StatusConflict, why
 		}
 		return si.SessionID, 0, ""
@@ -75,9 +77,30 @@ func messageTarget(in engine.Info, asked string) (string, int, string) {
 	return "", http.StatusNotFound, "unknown session: " + asked
 }
 
+// CodexRouter picks how a message reaches a Codex session
+// (inject.CodexDelivery); an error says why none can now.
+type CodexRouter interface {
+	Route(si engine.SessionInfo) (codex.Route, error)
+}
+
 // undeliverable says why messages cannot reach a session the bridge reads,
-// "" when they can.
-func undeliverable(si engine.SessionInfo) string {
+// "" when they can. Claude's hooks take a message in every state; a Codex
+// session has a route only while idle (resume) or, busy, with the Stop
+// hook on a release that runs hooks.
+func (s *Server) undeliverable(si engine.SessionInfo) string {
+	if si.Agent != discover.AgentCodex {
+		return ""
+	}
+	if s.Codex == nil {
+		return "messages cannot reach Codex sessions: this bridge has no Codex route set up"
+	}
+	if _, err := s.Codex.Route(si); err != nil {
+		var de *codex.DeliverError
+		if errors.As(err, &de) {
+			return "messages cannot reach this Codex session now: " + de.Reason
+		}
+		return err.Error()
+	}
 	return ""
 }
 

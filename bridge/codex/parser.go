@@ -40,7 +40,10 @@ type PriceFunc func(model string, u event.Usage) (usd float64, known bool)
 // silently free until a real price table is injected.
 func noPrice(string, event.Usage) (float64, bool) { return 0, false }
 
-var _ agent.Parser = (*Parser)(nil)
+var (
+	_ agent.Parser = (*Parser)(nil)
+	_ agent.Waiter = (*Parser)(nil)
+)
 
 // parsers are shared by every Parser: fastjson keeps buffers as large as
 // the largest line it parsed, which many sessions should not each hold.
@@ -155,6 +158,9 @@ func (p *Parser) Unsure() bool { return p.state.Turn != nil && !p.state.Exact }
 func (p *Parser) NeedsInput() (reason string, waiting bool) {
 	return p.state.Waiting, p.state.Waiting != ""
 }
+
+// Waiting is NeedsInput's reason alone, for the engine (agent.Waiter).
+func (p *Parser) Waiting() string { return p.state.Waiting }
 
 // LastText is the start of the last agent message, for notifications.
 func (p *Parser) LastText() string { return p.state.LastText }

@@ -45,7 +45,12 @@ func TestCorpusTurnDollars(t *testing.T) {
 				t.Fatal(err)
 			}
 			p, _ := NewParser(nil)
-			p.Price = TablePrice(price.Embedded())
+			// As the engine prices Codex turns: the parser's usage is in the
+			// table's terms already (usageOf), output including reasoning.
+			tab := price.Embedded()
+			p.Price = func(model string, u event.Usage) (float64, bool) {
+				return tab.Cost(price.Request{Model: model, Usage: u})
+			}
 			var evs []event.Event
 			for _, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
 				if evs, err = p.Line(line, evs); err != nil {

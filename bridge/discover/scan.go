@@ -24,7 +24,12 @@ type Scanner struct {
 	ConductorRoot  string    // ~/conductor: workspaces/, repos/
 	ClaudeProjects string    // Claude Code's projects folder
 	Registry       *Registry // directories the bridge was asked to adopt
-	Log            func(msg string)
+	CodexHome      string    // Codex's home ($CODEX_HOME): its sessions/ rollouts
+	// CodexWindow is how recently a plain Codex run must have written its
+	// rollout to be a live session (default 10 min, the engine's active
+	// window). Conductor's Codex tabs are found by thread id, however old.
+	CodexWindow time.Duration
+	Log         func(msg string)
 
 	// Processes lists live claude processes (cwd → pid); nil means
 	// ClaudeProcesses. Tests replace it.
@@ -35,6 +40,7 @@ type Scanner struct {
 	reported    map[string]string      // source → the last problem logged for it
 	known       map[string]dbIdentity  // directory → what the last good database read said of it
 	lastGood    map[string][]Workspace // source → its last successful scan, kept while it fails
+	codex       *codexSessions
 }
 
 // keep returns ws when a source's scan succeeded, remembering it, else
@@ -65,8 +71,8 @@ type dbIdentity struct {
 // only ever the context's.
 //
 // When one directory is found by several sources the more knowing one wins
-// (database > folders > registered > transcripts) and the others fill in
-// the fields it left empty. ID is Conductor's id for a database workspace,
+// (database > folders > registered > Claude transcripts > Codex runs); the
+// others fill in the fields it left empty and add the sessions it lacks. ID is Conductor's id for a database workspace,
 // else PathID(Directory). ProjectDir is where the transcripts of Directory
 // were found, else where Claude Code would write them.
 //
@@ -82,7 +88,11 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 		s.transcripts = newTranscriptCache()
 	}
 
-	var fromDB, fromFolders, fromRegistry, fromClaude []Workspace
+	if s.codex == nil && s.CodexHome != "" {
+		s.codex = &codexSessions{home: s.CodexHome}
+	}
+
+	var fromDB, fromFolders, fromRegistry, fromClaude, fromCodex []Workspace
 	if s.ConductorDB != "" {
 		read, err := ReadConductor(ctx, s.ConductorDB, s.ConductorRoot, s.ClaudeProjects)
 		ws, missing := read.Workspaces, read.Missing
@@ -102,6 +112,9 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 			} else {
 				s.report("conductor-db-schema", "", "")
 			}
+			if s.codex != nil {
+				s.codex.fillTabs(ws)
+			}
 			fromDB = ws
 			s.remember(ws)
 		}
@@ -111,12 +124,21 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 		s.reportErr("claude-projects", err)
 		fromClaude = s.keep("claude-projects", ws, err)
 	}
+	if s.codex != nil {
+		window := s.CodexWindow
+		if window <= 0 {
+			window = 10 * time.Minute
+		}
+		ws, err := s.codex.recent(time.Now().Add(-window))
+		s.reportErr("codex-sessions", err)
+		fromCodex = s.keep("codex-sessions", ws, err)
+	}
 	if s.ConductorRoot != "" {
 		// A transcript's cwd in a <repo>/.conductor/ folder names a repo
 		// whose legacy workspaces the folders alone cannot find.
-		cwds := make([]string, len(fromClaude))
-		for i, w := range fromClaude {
-			cwds[i] = w.Directory
+		cwds := make([]string, 0, len(fromClaude)+len(fromCodex))
+		for _, w := range slices.Concat(fromClaude, fromCodex) {
+			cwds = append(cwds, w.Directory)
 		}
 		ws, err := ScanConductorFolders(s.ConductorRoot, cwds...)
 		s.reportErr("conductor-folders", err)
@@ -132,7 +154,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 	pids, err := procs()
 	s.reportErr("processes", err)
 
-	out := merge(fromDB, fromFolders, fromRegistry, fromClaude)
+	out := merge(fromDB, fromFolders, fromRegistry, fromClaude, fromCodex)
 	now := time.Now()
 	for i := range out {
 		w := &out[i]
@@ -198,6 +220,7 @@ func merge(sources ...[]Workspace) []Workspace {
 				continue
 			}
 			fillEmpty(cur, w)
+			cur.Sessions = mergeSessions(cur.Sessions, w.Sessions)
 		}
 	}
 	return out

@@ -33,6 +33,7 @@ type Config struct {
 	Hub            *stream.Hub
 	Log            zerolog.Logger
 	ClaudeProjects string // watched for new project folders
+	CodexHome      string // Codex's home: its sessions folder is watched for new rollouts
 
 	ScanEvery    time.Duration // rescan for workspaces (default 3 s)
 	ScanTimeout  time.Duration // give up on one scan after this (default 10 s): a locked database never stalls the engine
@@ -114,6 +115,7 @@ type Engine struct {
 	rescan    chan struct{}
 	nudge     chan struct{} // a hook said an agent is at work: sweep at the base rate
 	rootWatch string        // where the projects folder is watched from while it does not exist
+	codexUp   string        // Codex's home, watched only until its sessions folder exists
 	scanned   chan struct{} // closed after the first scan
 	firstScan sync.Once
 	started   time.Time
@@ -157,6 +159,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		defer w.Close()
 		fsEvents, fsErrors = w.Events, w.Errors
 		e.watchProjects()
+		e.watchCodex()
 		e.rescanOn = make(map[string]bool)
 		for _, p := range e.cfg.RescanOn {
 			p = filepath.Clean(p)
@@ -338,6 +341,7 @@ func (e *Engine) scan(ctx context.Context) bool {
 		}
 	}
 	e.mu.Unlock()
+	e.watchCodex() // a new day folder, if the day turned
 	e.firstScan.Do(func() { close(e.scanned) })
 	if changed {
 		e.changed()

@@ -92,6 +92,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 			continue
 		}
 		w.tails[id] = t
+		w.watchTail(t)
 		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(), SessionID: id, Agent: agentTag(t.agent), Path: t.reader.Path, Reason: SessionStart})
 	}
 	for _, id := range sortedKeys(w.tails) {
@@ -113,7 +114,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 // start makes the tail of a session seen for the first time, resuming it
 // where it was left if it was followed before.
 func (w *workspace) start(id string, wt wanted) *tail {
-	agentName := cmpOr(wt.meta.Agent, discover.AgentClaude)
+	agentName := cmpOr(wt.meta.Agent, agentOf(wt.path))
 	if tc, ok := w.retired[wt.path]; ok {
 		delete(w.retired, wt.path)
 		if t := w.resume(id, tc); t != nil {

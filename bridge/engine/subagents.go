@@ -53,7 +53,7 @@ func subagentDir(path string) string {
 // only when its modification time changed: a new subagent adds a file, an
 // existing one only grows.
 func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event.Event {
-	if t.reader.Path == "" || !readable(t.agent) {
+	if t.reader.Path == "" || !t.claude() {
 		return evs
 	}
 	f := t

@@ -3,11 +3,15 @@ package engine
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/transcript"
 )
 
@@ -55,8 +59,23 @@ type tailCursor struct {
 }
 
 // newParser makes the parser for an agent's format, resumed from saved.
+// Both price their turns with the one table (Config.Prices), so Codex's
+// dollars and Claude's come from the same rates and the same override.
 func (e *Engine) newParser(agentName string, saved json.RawMessage) (agent.Parser, error) {
 	switch agentName {
+	case discover.AgentCodex:
+		p, err := codex.NewParser(saved)
+		if err != nil {
+			return nil, err
+		}
+		prices := e.cfg.Prices
+		if prices == nil {
+			prices = price.Embedded()
+		}
+		p.Price = func(model string, u event.Usage) (float64, bool) {
+			return prices.Cost(price.Request{Model: model, Usage: u})
+		}
+		return p, nil
 	default:
 		p, err := transcript.NewParser(saved)
 		if err == nil && e.cfg.Prices != nil {
@@ -68,7 +87,17 @@ func (e *Engine) newParser(agentName string, saved json.RawMessage) (agent.Parse
 
 // readable reports whether the bridge has a parser for an agent's record.
 func readable(agentName string) bool {
-	return agentName == "" || agentName == discover.AgentClaude
+	return agentName == "" || agentName == discover.AgentClaude || agentName == discover.AgentCodex
+}
+
+// agentOf is the agent of a session known only by its record's path (a
+// hook named it before any scan did): Codex names its rollouts
+// rollout-<time>-<thread>.jsonl, Claude Code <session>.jsonl.
+func agentOf(path string) string {
+	if strings.HasPrefix(filepath.Base(path), "rollout-") {
+		return discover.AgentCodex
+	}
+	return discover.AgentClaude
 }
 
 func (t *tail) cursor() tailCursor {
@@ -142,3 +171,7 @@ func (t *tail) statFile() {
 		t.liveMod, t.liveSize = info.ModTime(), info.Size()
 	}
 }
+
+// claude reports whether the session is Claude Code's: only its sessions
+// have subagent files and Claude's hooks.
+func (t *tail) claude() bool { return t.agent == "" || t.agent == discover.AgentClaude }

@@ -16,6 +16,9 @@ import (
 
 // route pokes the workspaces a file event concerns.
 func (e *Engine) route(ev fsnotify.Event) {
+	if e.routeCodex(ev) {
+		return
+	}
 	dir := filepath.Dir(ev.Name)
 	if ev.Has(fsnotify.Create) && within(e.cfg.ClaudeProjects, ev.Name) && e.projectsPending() {
 		e.watchProjects() // a folder on the way to the projects folder was made
@@ -330,6 +333,14 @@ func (s *sweeper) sweep() time.Duration {
 	}
 	watchDirs := *s.e.cfg.WatchDirs
 	seen := make(map[string]bool, len(s.stamps))
+	if !watchDirs {
+		if day := s.e.codexDay(); day != "" {
+			seen[day] = true
+			if s.changed(day) {
+				s.e.askRescan() // where folders are not watched: a new Codex session
+			}
+		}
+	}
 	busy := false
 	for _, w := range ws {
 		snap := w.snap.Load()

@@ -163,6 +163,7 @@ func (w *workspace) restore() {
 	for id, tc := range c.Sessions {
 		if t := w.resume(id, tc); t != nil {
 			w.tails[id] = t
+			w.watchTail(t)
 		}
 	}
 }
@@ -443,4 +444,13 @@ func fileSize(path string) int64 {
 		return info.Size()
 	}
 	return -1
+}
+
+// watchTail watches a Codex rollout being followed: it lives in a day
+// folder of Codex's, not in the workspace's transcript folder (which the
+// engine watches for Claude's).
+func (w *workspace) watchTail(t *tail) {
+	if t.agent == discover.AgentCodex {
+		w.eng.watchCodexFile(t.reader.Path)
+	}
 }

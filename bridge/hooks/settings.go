@@ -48,15 +48,19 @@ type group struct {
 // before Claude Code stops it (a new one starts after the next turn).
 const rewakeTimeout = 24 * 60 * 60
 
+// Command is the shell command of the bridge's hook for event, quoted
+// for a shell (Codex's Stop hook takes the same one).
+func (s Spec) Command(event string) string {
+	c := quote(s.Binary) + " hook " + event + " --state-dir " + quote(s.StateDir)
+	if s.UserScope {
+		c += " --scope user"
+	}
+	return c
+}
+
 // groups returns the bridge's hooks by Claude Code event.
 func (s Spec) groups() map[string]group {
-	cmd := func(event string) string {
-		c := quote(s.Binary) + " hook " + event + " --state-dir " + quote(s.StateDir)
-		if s.UserScope {
-			c += " --scope user"
-		}
-		return c
-	}
+	cmd := s.Command
 	short := func(event string) hook { return hook{Type: "command", Command: cmd(event), Timeout: 10} }
 	return map[string]group{
 		"Stop": {Hooks: []hook{

@@ -21,10 +21,14 @@ const (
 	HookSessionStart     = "session-start"      // follow a new session at once
 	HookSessionEnd       = "session-end"        //
 	HookUserPromptSubmit = "user-prompt-submit" // the agent is busy again
+	// HookCodexNotify is Codex's notify program: it runs after every turn
+	// (all releases), the exact turn end 0.47's files do not write.
+	HookCodexNotify = "codex-notify"
 )
 
-// Events lists every hook event the bridge answers.
-var Events = []string{HookStop, HookRewake, HookPostToolUse, HookNotification, HookSessionStart, HookSessionEnd, HookUserPromptSubmit}
+// Events lists every hook event the bridge answers. Codex's Stop hook
+// (0.169) is HookStop: its input has the same fields.
+var Events = []string{HookStop, HookRewake, HookPostToolUse, HookNotification, HookSessionStart, HookSessionEnd, HookUserPromptSubmit, HookCodexNotify}
 
 // Engine is what answering hooks needs from the engine. Every call names
 // the session it comes from (engine.Call), so a workspace with several
@@ -119,6 +123,8 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 		}
 	case HookUserPromptSubmit:
 		h.cancelWaiter(ws, in.SessionID)
+	case HookCodexNotify:
+		h.Engine.TurnEnded(ctx, ws, call)
 	case HookNotification:
 		reason := in.NotificationType
 		if reason == "" {

@@ -384,3 +384,51 @@ func newID() string {
 	rand.Read(b[:])
 	return "m-" + hex.EncodeToString(b[:])
 }
+
+// Return puts a delivered message back in the queue: the route that took
+// it could not hand it over (a Codex resume that failed to start, or found
+// the thread held). A confirmed message stays confirmed.
+func (q *Queue) Return(workspace, id string) (Message, error) {
+	m, err := q.update(workspace, id, func(m *Message) error {
+		if m.State != Delivered {
+			return ErrNotQueued
+		}
+		m.State, m.Via, m.Session, m.Delivered = Queued, "", "", time.Time{}
+		return nil
+	})
+	if err == nil {
+		q.mu.Lock()
+		q.wakeLocked()
+		q.mu.Unlock()
+	}
+	return m, err
+}
+
+// wakeLocked wakes everyone waiting on the queue.
+func (q *Queue) wakeLocked() {
+	close(q.changed)
+	q.changed = make(chan struct{})
+}
+
+// Changed returns a channel closed at the next change to the queue (a
+// message queued or put back): a deliverer that pushes messages, rather
+// than waiting for a hook to pull them, waits on it.
+func (q *Queue) Changed() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.changed
+}
+
+// Waiting lists the sessions of workspace that have a message queued for
+// them by id ("" for a message any session may take).
+func (q *Queue) Waiting(workspace string) map[string]bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make(map[string]bool)
+	for _, m := range q.ws[workspace] {
+		if m.State == Queued {
+			out[m.Target] = true
+		}
+	}
+	return out
+}

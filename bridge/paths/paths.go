@@ -1,5 +1,5 @@
 // Package paths derives every location the bridge reads or writes from the
-// user's home directory (and CLAUDE_CONFIG_DIR), so that HOME=<dir> runs the
+// user's home directory (and CLAUDE_CONFIG_DIR, CODEX_HOME), so that HOME=<dir> runs the
 // whole bridge on a fake home and each root can be overridden by a flag.
 package paths
 
@@ -13,6 +13,7 @@ type Roots struct {
 	Home           string // the user's home
 	ClaudeProjects string // Claude Code transcripts: $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects
 	ClaudeSettings string // ~/.claude/settings.json (user-scope hooks)
+	CodexHome      string // Codex's home: $CODEX_HOME or ~/.codex (sessions/, config.toml)
 	ConductorDB    string // Conductor's SQLite database (same path on every OS)
 	ConductorRoot  string // ~/conductor: workspaces/, repos/, archived-contexts/
 	StateDir       string // the bridge's own state: token, registrations, event journals
@@ -31,10 +32,15 @@ func Default(home string, goos string, env Env) (Roots, error) {
 	if d := env("CLAUDE_CONFIG_DIR"); d != "" {
 		claudeDir = d
 	}
+	codexHome := filepath.Join(home, ".codex")
+	if d := env("CODEX_HOME"); d != "" && filepath.IsAbs(d) {
+		codexHome = d
+	}
 	r := Roots{
 		Home:           home,
 		ClaudeProjects: filepath.Join(claudeDir, "projects"),
 		ClaudeSettings: filepath.Join(claudeDir, "settings.json"),
+		CodexHome:      codexHome,
 		ConductorDB:    filepath.Join(home, "Library", "Application Support", "com.conductor.app", "conductor.db"),
 		ConductorRoot:  filepath.Join(home, "conductor"),
 	}

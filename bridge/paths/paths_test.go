@@ -28,6 +28,17 @@ func TestDefault(t *testing.T) {
 			}
 		})
 	}
+	for env, want := range map[string]string{"": "/h/.codex", "/cx": "/cx", "relative": "/h/.codex"} {
+		r, _ := Default("/h", "linux", func(k string) string {
+			if k == "CODEX_HOME" {
+				return env
+			}
+			return ""
+		})
+		if r.CodexHome != want {
+			t.Errorf("CODEX_HOME=%q: codex home %q, want %q", env, r.CodexHome, want)
+		}
+	}
 	if _, err := Default("", "linux", func(string) string { return "" }); err == nil {
 		t.Error("empty home: want error")
 	}

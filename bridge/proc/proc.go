@@ -63,3 +63,20 @@ func PromptToolStdio(args []string) bool {
 	}
 	return false
 }
+
+// CodexThreadArg returns the thread a Codex command line resumes
+// (`codex resume <id>`, `codex exec … resume <id> …`), "" when it names
+// none (a new session, `--last`).
+func CodexThreadArg(args []string) string {
+	for i, a := range args {
+		if a == "resume" && i+1 < len(args) {
+			for _, next := range args[i+1:] {
+				if strings.HasPrefix(next, "-") {
+					continue // an option of resume's
+				}
+				return sessionID(next)
+			}
+		}
+	}
+	return ""
+}

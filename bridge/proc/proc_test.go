@@ -157,3 +157,25 @@ func TestPromptToolStdio(t *testing.T) {
 		}
 	}
 }
+
+func TestCodexThreadArg(t *testing.T) {
+	const id = "019ae0b2-5b54-7821-8aa7-6fec34fa80df"
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"codex", "resume", id}, id},
+		{[]string{"codex", "exec", "--json", "resume", id, "hi"}, id},
+		{[]string{"codex", "resume", "--last"}, ""},        // no id: the newest
+		{[]string{"codex", "resume", "-c", "x=1", id}, ""}, // an option's value ends the search: no guess
+		{[]string{"codex", "exec", "fix the resume flow"}, ""},
+		{[]string{"codex", "resume", "fix it"}, ""}, // a prompt
+		{[]string{"codex"}, ""},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		if got := CodexThreadArg(tt.args); got != tt.want {
+			t.Errorf("CodexThreadArg(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}

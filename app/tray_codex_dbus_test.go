@@ -1,0 +1,73 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/codextest"
+	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/tray/dbustest"
+)
+
+// TestCodexTabInTheMenuBar: a real Codex run beside a Claude Code session
+// in one folder is a second tab of that workspace in the menu, with its
+// state, and its finished turn brings exactly one notification over a
+// private D-Bus, named by workspace and tab, with its cost.
+func TestCodexTabInTheMenuBar(t *testing.T) {
+	codexBin := codextest.Find(t, codextest.Latest)
+	bus := dbustest.Start(t)
+	watcher := bus.Watcher(t)
+	notes := bus.Notifications(t)
+	home := t.TempDir()
+	tokyo := newTranscript(t, home, "tokyo")
+	tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "Claude is idle here."})
+	// Every turn is worth a note here: the Codex turn takes a second.
+	state := filepath.Join(home, ".local", "state", "conductor-bridge")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(state, "tray.json"), []byte(`{"notifications":"on","min_turn_seconds":0}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	p.waitFor(func(w apiWorkspace) bool { return w.Directory == tokyo.cwd && w.LastEventID > 0 })
+
+	oai := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("Codex checked the login page.")))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	co := codextest.Options{Bin: codexBin, BaseURL: oai.URL(), Home: home, Dir: tokyo.cwd, Prompt: "check the login page"}
+	if _, err := codextest.Run(ctx, co); err != nil {
+		t.Fatal(err)
+	}
+	thread := codextest.ThreadID(codextest.Rollouts(t, co.CodexHome())[0])
+
+	n, err := notes.Wait(ctx, func(n dbustest.Notification) bool { return strings.Contains(n.Summary, "finished") })
+	if err != nil {
+		t.Fatalf("no notification: %v (got %+v)\n%s", err, notes.All(), p.log)
+	}
+	if n.Summary != "tokyo · Codex "+thread[:8]+" finished" || !strings.Contains(n.Body, "Codex checked the login page") || !strings.Contains(n.Body, "$") {
+		t.Errorf("notification: %+v", n)
+	}
+	item, err := watcher.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("no tray icon: %v\n%s", err, p.log)
+	}
+	conn := bus.Conn(t)
+	if _, err := dbustest.WaitMenu(ctx, conn, item, func(root dbustest.MenuItem) bool {
+		labels := strings.Join(root.Labels(), "\n")
+		return strings.Contains(labels, "2 tabs") && strings.Contains(labels, thread[:8]+" · Codex — idle") && strings.Contains(labels, " · Claude")
+	}); err != nil {
+		root, _ := dbustest.ReadMenu(conn, item)
+		t.Fatalf("the menu never listed the Codex tab: %v\n%s", err, strings.Join(root.Labels(), "\n"))
+	}
+	time.Sleep(3500 * time.Millisecond) // a coalescing window and then some
+	if all := notes.All(); len(all) != 1 {
+		t.Errorf("%d notifications for one turn: %+v", len(all), all)
+	}
+}
