@@ -119,14 +119,6 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 			s.remember(ws)
 		}
 	}
-	if s.ConductorRoot != "" {
-		ws, err := ScanConductorFolders(s.ConductorRoot)
-		s.reportErr("conductor-folders", err)
-		fromFolders = s.keep("conductor-folders", ws, err)
-	}
-	if s.Registry != nil {
-		fromRegistry = ScanRegistered(s.Registry.List())
-	}
 	if s.ClaudeProjects != "" {
 		ws, err := s.transcripts.scanProjects(s.ClaudeProjects)
 		s.reportErr("claude-projects", err)
@@ -140,6 +132,20 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 		ws, err := s.codex.recent(time.Now().Add(-window))
 		s.reportErr("codex-sessions", err)
 		fromCodex = s.keep("codex-sessions", ws, err)
+	}
+	if s.ConductorRoot != "" {
+		// A transcript's cwd in a <repo>/.conductor/ folder names a repo
+		// whose legacy workspaces the folders alone cannot find.
+		cwds := make([]string, 0, len(fromClaude)+len(fromCodex))
+		for _, w := range slices.Concat(fromClaude, fromCodex) {
+			cwds = append(cwds, w.Directory)
+		}
+		ws, err := ScanConductorFolders(s.ConductorRoot, cwds...)
+		s.reportErr("conductor-folders", err)
+		fromFolders = s.keep("conductor-folders", ws, err)
+	}
+	if s.Registry != nil {
+		fromRegistry = ScanRegistered(s.Registry.List())
 	}
 	procs := s.Processes
 	if procs == nil {

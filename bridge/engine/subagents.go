@@ -12,16 +12,22 @@ import (
 )
 
 // Claude Code 2.1 writes each subagent's (Task/Agent) transcript to
-// <project>/<session id>/subagents/agent-*.jsonl rather than into the
-// session's own file. The follower tails those of the live session too, so
-// the stream shows what subagents do, marked as sidechain events. Only
-// Claude sessions have them.
+// <project>/<session id>/subagents/agent-*.jsonl, and 2.0 to
+// <project>/agent-*.jsonl beside the session's own file (each line names
+// its session in sessionId); 1.0 wrote them inline (isSidechain). The
+// follower tails those of the live session too, so the stream shows what
+// subagents do, marked as sidechain events, and the session's turn counts
+// what they spent: the person paid for it. Only Claude sessions have them.
 
 // subTail follows one subagent transcript.
 type subTail struct {
 	reader transcript.Reader
 	parser transcript.Parser
 	grew   time.Time // when a read last found more of it
+	// uncounted is set for a file first seen on a cold start: what its
+	// tail says was spent in turns long over, and must not land in the
+	// next one. Its events still show; it counts from its next read on.
+	uncounted bool
 }
 
 // subIdle is how long a subagent's file stays unchanged, with no tool
@@ -42,9 +48,10 @@ func subagentDir(path string) string {
 	return filepath.Join(filepath.Dir(path), sessionID(path), "subagents")
 }
 
-// readSubagents appends the events of the live session's subagents. The
-// folder is listed only when its modification time changed: a new
-// subagent adds a file, an existing one only grows.
+// readSubagents appends the events of the live session's subagents and
+// counts what they spent into the session's open turn. A folder is listed
+// only when its modification time changed: a new subagent adds a file, an
+// existing one only grows.
 func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event.Event {
 	if t.reader.Path == "" || !t.claude() {
 		return evs
@@ -59,24 +66,13 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 		w.eng.watchSubagents(dir)
 		names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 		for _, p := range names {
-			if _, ok := f.subs[p]; ok {
-				continue
+			if _, ok := f.subs[p]; !ok {
+				f.addSub(w, p, cold)
 			}
-			st := &subTail{reader: transcript.Reader{Path: p}, grew: time.Now()}
-			if info, err := os.Stat(p); err == nil {
-				switch {
-				case !f.subsDone.IsZero() && !info.ModTime().After(f.subsDone):
-					st.reader.SkipTo(info.Size()) // read before the restart, journaled as done
-				case cold && info.Size() > w.eng.cfg.TailBytes:
-					st.reader.SkipTo(info.Size() - w.eng.cfg.TailBytes)
-				}
-			}
-			if f.subs == nil {
-				f.subs = make(map[string]*subTail)
-			}
-			f.subs[p] = st
 		}
 	}
+	f.findBeside(w, cold)
+	main, _ := f.parser.(*transcript.Parser)
 	paths := make([]string, 0, len(f.subs))
 	for p := range f.subs {
 		paths = append(paths, p)
@@ -84,6 +80,15 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 	sort.Strings(paths) // a stable order for events read in one batch
 	for _, p := range paths {
 		st := f.subs[p]
+		switch {
+		case st.uncounted || main == nil:
+			st.parser.CountInto(&transcript.Parser{}) // read, but counted nowhere
+			st.uncounted = false
+		default:
+			// Set before every read: the session's parser is replaced
+			// when its transcript is read again from the start.
+			st.parser.CountInto(main)
+		}
 		n := len(evs)
 		res, err := st.reader.Read(func(line []byte, _ int64) {
 			evs, _ = st.parser.Line(line, evs)
@@ -107,9 +112,26 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 			}
 		}
 		evs = kept
-		st.parser.State.Turn = nil
+		st.parser.State.Turn, st.parser.State.Carry, st.parser.State.Recent = nil, nil, nil
 	}
 	return evs
+}
+
+// addSub starts following the subagent file p of the session.
+func (f *tail) addSub(w *workspace, p string, cold bool) {
+	st := &subTail{reader: transcript.Reader{Path: p}, grew: time.Now(), uncounted: cold}
+	if info, err := os.Stat(p); err == nil {
+		switch {
+		case !f.subsDone.IsZero() && !info.ModTime().After(f.subsDone):
+			st.reader.SkipTo(info.Size()) // read before the restart, journaled as done
+		case cold && info.Size() > w.eng.cfg.TailBytes:
+			st.reader.SkipTo(info.Size() - w.eng.cfg.TailBytes)
+		}
+	}
+	if f.subs == nil {
+		f.subs = make(map[string]*subTail)
+	}
+	f.subs[p] = st
 }
 
 // subCursors returns the subagent resume points for the journal: those
@@ -146,7 +168,7 @@ func (f *tail) subCursors() (map[string]subCursor, time.Time) {
 func (f *tail) restoreSubs(cs map[string]subCursor, done time.Time) {
 	f.subsDone = done
 	for p, c := range cs {
-		if !strings.HasPrefix(p, subagentDir(f.reader.Path)) {
+		if !strings.HasPrefix(p, subagentDir(f.reader.Path)) && !isBeside(f.reader.Path, p) {
 			continue
 		}
 		if f.subs == nil {

@@ -54,8 +54,11 @@ func TestSubagentCursorsStaySmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(raw) > 2048 {
-		t.Errorf("cursor of a session with %d subagents: %d bytes", n, len(raw))
+	// The session's parser state holds what the subagents spent, bounded
+	// by its count-once window whatever their number; the rest of the
+	// cursor must not grow with them.
+	if len(raw)-len(tc.Parser) > 2048 || len(tc.Parser) > 4096 {
+		t.Errorf("cursor of a session with %d subagents: %d bytes, %d of them the parser's", n, len(raw), len(tc.Parser))
 	}
 	if b, _ := json.Marshal(tl.cursor()); string(b) != string(raw) {
 		t.Errorf("the cursor changed with nothing read:\n%s\n%s", raw, b)

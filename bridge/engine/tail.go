@@ -28,6 +28,7 @@ type tail struct {
 	subDirMod time.Time
 	coldSubs  bool      // first sight of a large session: read its subagents' tails only
 	subsDone  time.Time // from the journal: subagent files last changed before it were read
+	beside    *besideAgents
 
 	status, reason string
 	since          time.Time

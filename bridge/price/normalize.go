@@ -6,16 +6,20 @@ import (
 
 // Normalize turns a model name as transcripts and providers write it into
 // the table's spelling: lower case; no provider prefix ("anthropic/",
-// Bedrock's "us.anthropic." and "-v1:0", Vertex's "@20251101"); dots in
-// versions as dashes ("claude-opus-4.6" → "claude-opus-4-6"); no "[1m]"
-// or "-1m" context suffix, no "-latest", no release date.
+// "openai/", Bedrock's "us.anthropic." / "global.openai." and "-v1:0",
+// Vertex's "@20251101"); dots in versions as dashes ("claude-opus-4.6" →
+// "claude-opus-4-6", "gpt-5.5" → "gpt-5-5"); no "[1m]" or "-1m" context
+// suffix, no "-latest", no release date (Anthropic's "-20250514",
+// OpenAI's "-2025-08-07").
 func Normalize(model string) string {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
 	}
-	if i := strings.Index(m, "anthropic."); i >= 0 && !strings.Contains(m[:i], "-") {
-		m = m[i+len("anthropic."):] // Bedrock: [region.]anthropic.<model>
+	for _, vendor := range []string{"anthropic.", "openai."} {
+		if i := strings.Index(m, vendor); i >= 0 && !strings.Contains(m[:i], "-") {
+			m = m[i+len(vendor):] // Bedrock: [region.]<vendor>.<model>
+		}
 	}
 	if i := strings.IndexByte(m, '@'); i > 0 {
 		m = m[:i] // Vertex: <model>@<date>
@@ -28,6 +32,7 @@ func Normalize(model string) string {
 		m = strings.TrimSuffix(m, "-latest")
 		m = strings.TrimSuffix(m, "-1m")
 		m = trimDate(m)
+		m = trimDashedDate(m)
 		if m == before {
 			return m
 		}
@@ -64,6 +69,21 @@ func trimDate(m string) string {
 		}
 	}
 	return m[:i]
+}
+
+// trimDashedDate drops OpenAI's "-2025-08-07" snapshot date.
+func trimDashedDate(m string) string {
+	const form = "-dddd-dd-dd"
+	if len(m) <= len(form) {
+		return m
+	}
+	tail := m[len(m)-len(form):]
+	for i := range len(form) {
+		if (form[i] == 'd') != isDigit(tail[i]) || (form[i] == '-' && tail[i] != '-') {
+			return m
+		}
+	}
+	return m[:len(m)-len(form)]
 }
 
 // dotsToDashes spells a version's dot as a dash: only a dot between two

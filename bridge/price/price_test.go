@@ -23,6 +23,14 @@ func TestNormalize(t *testing.T) {
 		{"anthropic.claude-3-5-sonnet-20240620-v1:0", "claude-3-5-sonnet"},
 		{"claude-opus-4-5@20251101", "claude-opus-4-5"},
 		{"deepseek-v4-pro", "deepseek-v4-pro"},
+		{"gpt-5.5", "gpt-5-5"},
+		{"gpt-5-2025-08-07", "gpt-5"},
+		{"openai/gpt-5.1-codex-mini", "gpt-5-1-codex-mini"},
+		{"gpt-4.1-mini-2025-04-14", "gpt-4-1-mini"},
+		{"o4-mini-2025-04-16", "o4-mini"},
+		{"codex-mini-latest", "codex-mini"},
+		{"global.openai.gpt-5.6-terra", "gpt-5-6-terra"},
+		{"gpt-5-codex", "gpt-5-codex"},
 		{"<synthetic>", "<synthetic>"},
 	} {
 		if got := Normalize(tt.in); got != tt.want {
@@ -74,6 +82,27 @@ func TestCost(t *testing.T) {
 		{"haiku 5.5 long", Request{Model: "claude-haiku-5-5", Usage: event.Usage{InputTokens: 1, CacheReadTokens: 100000, OutputTokens: 1000}}, 0.0075005, true},
 		// dotted name: sonnet 5.5 after the 2026-10-07 cut, 1e6 reads × $0.10
 		{"sonnet 5.5 dotted", Request{Model: "claude-sonnet-5.5", Usage: event.Usage{CacheReadTokens: 1e6}}, 0.10, true},
+		// OpenAI, as the Codex parser reports a response: InputTokens fresh (input − cached),
+		// CacheReadTokens cached, OutputTokens including reasoning (ReasoningOutputTokens is
+		// a part of it, never added again).
+		// gpt-5.5: 400 fresh × $5 + 800 cached × $0.50 + 300 out × $30 = 0.002 + 0.0004 + 0.009
+		{"gpt-5.5", Request{Model: "gpt-5.5", Usage: event.Usage{InputTokens: 400, CacheReadTokens: 800, OutputTokens: 300, ReasoningOutputTokens: 120}}, 0.0114, true},
+		// gpt-5-codex with a date and a prefix: 1e6 fresh × $1.25 + 1e6 cached × $0.125 + 1e6 out × $10
+		{"gpt-5-codex dated", Request{Model: "openai/gpt-5-codex-2025-09-15", Usage: event.Usage{InputTokens: 1e6, CacheReadTokens: 1e6, OutputTokens: 1e6}}, 11.375, true},
+		// gpt-5.5 bills no cache write: 1000 written tokens cost input, 1000 × $5
+		{"gpt-5.5 write is input", Request{Model: "gpt-5.5", Usage: event.Usage{CacheCreationTokens: 1000}}, 0.005, true},
+		// gpt-6.1-terra bills its 30-minute write: 1000 × $1.25
+		{"gpt-6.1-terra write", Request{Model: "gpt-6.1-terra", Usage: event.Usage{CacheCreationTokens: 1000}}, 0.00125, true},
+		// gpt-5.5 above 272K input: 2000 fresh + 271000 cached = 273000 > 272000, long tier:
+		// 2000 × $10 + 271000 × $1 + 1000 out × $45 = 0.02 + 0.271 + 0.045
+		{"gpt-5.5 long", Request{Model: "gpt-5.5", Usage: event.Usage{InputTokens: 2000, CacheReadTokens: 271000, OutputTokens: 1000}}, 0.336, true},
+		// at 272000 it is the standard tier: 272000 cached × $0.50
+		{"gpt-5.5 at threshold", Request{Model: "gpt-5.5", Usage: event.Usage{CacheReadTokens: 272000}}, 0.136, true},
+		// o4-mini: 1e6 fresh × $1.10 + 1e6 out × $4.40
+		{"o4-mini", Request{Model: "o4-mini", Usage: event.Usage{InputTokens: 1e6, OutputTokens: 1e6}}, 5.5, true},
+		// gpt-4.1: 1e6 cached × $0.50
+		{"gpt-4.1", Request{Model: "gpt-4.1-2025-04-14", Usage: event.Usage{CacheReadTokens: 1e6}}, 0.5, true},
+		{"unknown openai", Request{Model: "gpt-7", Usage: event.Usage{InputTokens: 5}}, 0, false},
 		{"unknown newer", Request{Model: "claude-opus-9", Usage: event.Usage{InputTokens: 5}}, 0, false},
 		{"unknown vendor", Request{Model: "deepseek-v4-pro", Usage: event.Usage{InputTokens: 5}}, 0, false},
 	} {

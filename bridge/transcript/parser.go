@@ -76,6 +76,11 @@ type State struct {
 	// Ended is the id of the response that ended the last turn: more
 	// lines of it (read after the turn was flushed) add content, not a turn.
 	Ended string `json:"ended,omitempty"`
+	// EndedAt is when the last turn ended. A subagent file's response
+	// from before it belongs to a turn already reported (its file was
+	// read after the session's, as when a finished session is first
+	// read from the start): it is counted in no later turn.
+	EndedAt time.Time `json:"ended_at,omitzero"`
 }
 
 // Turn accumulates one turn: from a prompt to the response that ends it.
@@ -188,6 +193,9 @@ func (p *Parser) startTurn(ts time.Time) {
 // session parser's when this parser reads a subagent file.
 func (p *Parser) count(r Response) {
 	if p.sink != nil {
+		if end := p.sink.State.EndedAt; !r.TS.IsZero() && !end.IsZero() && !r.TS.After(end) {
+			return // spent in a turn already reported
+		}
 		r.Side = true
 		p.sink.count(r)
 		return
@@ -206,6 +214,9 @@ func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
 	t := p.State.Turn
 	p.State.Turn = nil
 	p.State.Ended = t.EndMsg
+	if ts.After(p.State.EndedAt) {
+		p.State.EndedAt = ts
+	}
 	s := t.Sum
 	e := event.Event{Type: event.TurnComplete, TS: ts, SessionID: p.State.SessionID, Model: t.Model,
 		Usage: s.Usage, CostUSD: s.Cost, CostKnown: len(s.Unknown) == 0,
@@ -227,6 +238,7 @@ func (p *Parser) assistant(v *fastjson.Value, ts time.Time, out []event.Event) [
 	side := v.GetBool("isSidechain") || p.sink != nil
 	msgID := string(msg.GetStringBytes("id"))
 	r, hasUsage := responseOf(v)
+	r.TS = ts
 	if p.State.Turn == nil {
 		if side || (msgID != "" && msgID == p.State.Ended) {
 			// A subagent's line outside a main turn, or the rest of the

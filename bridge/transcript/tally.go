@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strconv"
+	"strings"
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
@@ -44,11 +45,36 @@ type counted struct {
 	Side bool           `json:"s,omitempty"`
 }
 
-// shortKey is the hash an old response is remembered by.
+// shortKey is the hash an old response is remembered by: of its message
+// id alone when it has one, so that a line of it written without its
+// requestId (Response.Key) is still known.
 func shortKey(k string) string {
+	if id, _ := splitKey(k); id != "" {
+		k = id
+	}
 	h := fnv.New64a()
 	h.Write([]byte(k))
 	return "#" + strconv.FormatUint(h.Sum64(), 36)
+}
+
+// splitKey parses a Response.Key: message.id, then "|" and the requestId
+// when the line had one.
+func splitKey(k string) (id, req string) {
+	id, req, _ = strings.Cut(k, "|")
+	return id, req
+}
+
+// sameResponse reports whether two keys name one response: equal, or one
+// message whose requestId only one of the lines carried (a subagent's line
+// relayed in a progress record and written again in its own file need not
+// both have it).
+func sameResponse(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ida, reqa := splitKey(a)
+	idb, reqb := splitKey(b)
+	return ida != "" && ida == idb && (reqa == "" || reqb == "")
 }
 
 // add counts what one line adds: the response's usage the first time its
@@ -58,7 +84,7 @@ func (t *Totals) add(recent *[]counted, r Response, tab *price.Table) {
 	i := -1
 	if r.Key != "" {
 		short := shortKey(r.Key)
-		i = slices.IndexFunc(*recent, func(c counted) bool { return c.Key == r.Key || c.Key == short })
+		i = slices.IndexFunc(*recent, func(c counted) bool { return c.Key == short || sameResponse(c.Key, r.Key) })
 	}
 	if i >= 0 {
 		c := (*recent)[i]

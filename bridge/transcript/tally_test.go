@@ -43,3 +43,39 @@ func TestCountedOnceAcrossTheWindow(t *testing.T) {
 		t.Errorf("%d responses keep their usage, want the newest %d", full, fullMax)
 	}
 }
+
+// One response written once with its requestId and once without (a
+// subagent's line relayed in a progress record, then in its own file)
+// counts once, while it is new and after it has aged to a hash; two
+// responses that only share an empty message id do not.
+func TestCountedOnceWithoutRequestID(t *testing.T) {
+	tab := price.Embedded()
+	req := price.Request{Model: "claude-opus-5-5", Usage: event.Usage{InputTokens: 10, OutputTokens: 5}}
+	for _, tt := range []struct {
+		name       string
+		keys       []string
+		aged       bool
+		wantCounts int64
+	}{
+		{"file line then progress", []string{"msg_1|req_1", "msg_1"}, false, 1},
+		{"progress then file line", []string{"msg_1", "msg_1|req_1"}, false, 1},
+		{"aged", []string{"msg_1|req_1", "msg_1"}, true, 1},
+		{"two requests, no message id", []string{"|req_1", "|req_2"}, false, 2},
+		{"two messages", []string{"msg_1", "msg_2|req_2"}, false, 2},
+	} {
+		var tot Totals
+		var recent []counted
+		tot.add(&recent, Response{Key: tt.keys[0], Req: req}, tab)
+		extra := int64(0)
+		if tt.aged {
+			for i := range 2 * fullMax {
+				tot.add(&recent, Response{Key: fmt.Sprintf("other-%d", i), Req: req}, tab)
+			}
+			extra = 2 * fullMax
+		}
+		tot.add(&recent, Response{Key: tt.keys[1], Req: req}, tab)
+		if want := 10 * (tt.wantCounts + extra); tot.Usage.InputTokens != want {
+			t.Errorf("%s: %d input tokens, want %d", tt.name, tot.Usage.InputTokens, want)
+		}
+	}
+}

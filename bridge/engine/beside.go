@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// besideAgents is what a session knows of the agent-*.jsonl files Claude
+// Code 2.0 writes beside the transcripts of its project folder. The
+// folder holds every session's, so each file's first line says whose it
+// is (sessionId); that is read once per file.
+type besideAgents struct {
+	dirMod  time.Time
+	pending map[string]bool // no complete first line yet: looked at again on each read
+	foreign map[string]bool // another session's
+}
+
+// firstLineMax bounds what is read to find a file's first line; a 2.0
+// subagent's first line is its prompt, a few KB.
+const firstLineMax = 256 << 10
+
+// isBeside reports whether p is a 2.0 subagent file beside transcript.
+func isBeside(transcript, p string) bool {
+	return filepath.Dir(p) == filepath.Dir(transcript) && strings.HasPrefix(filepath.Base(p), "agent-") &&
+		strings.HasSuffix(p, ".jsonl")
+}
+
+// findBeside adds the session's 2.0 subagent files. The folder is listed
+// when its modification time changed (or within two seconds of it, for
+// coarse clocks), like the 2.1 subagents folder.
+func (f *tail) findBeside(w *workspace, cold bool) {
+	dir := filepath.Dir(f.reader.Path)
+	if f.beside == nil {
+		f.beside = &besideAgents{}
+	}
+	b := f.beside
+	if info, err := os.Stat(dir); err == nil && (!info.ModTime().Equal(b.dirMod) || time.Since(info.ModTime()) < 2*time.Second) {
+		b.dirMod = info.ModTime()
+		names, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
+		for _, p := range names {
+			if _, ok := f.subs[p]; ok || b.foreign[p] {
+				continue
+			}
+			if b.pending == nil {
+				b.pending = make(map[string]bool)
+			}
+			b.pending[p] = true
+		}
+	}
+	for p := range b.pending {
+		sid, decided := agentSession(p)
+		if !decided {
+			continue
+		}
+		delete(b.pending, p)
+		if sid != f.id {
+			if b.foreign == nil {
+				b.foreign = make(map[string]bool)
+			}
+			b.foreign[p] = true
+			continue
+		}
+		f.addSub(w, p, cold)
+	}
+}
+
+// agentSession reads the session id on a subagent file's first line.
+// decided is false while that line is not complete (the file was just
+// made); a file that is gone or whose first line names no session is
+// decided with no session.
+func agentSession(p string) (sid string, decided bool) {
+	fh, err := os.Open(p)
+	if err != nil {
+		return "", true
+	}
+	defer fh.Close()
+	buf := make([]byte, 4096)
+	var line []byte
+	for len(line) < firstLineMax {
+		n, err := fh.Read(buf)
+		line = append(line, buf[:n]...)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			var first struct {
+				SessionID string `json:"sessionId"`
+			}
+			if json.Unmarshal(line[:i], &first) != nil {
+				return "", true
+			}
+			return first.SessionID, true
+		}
+		if err == io.EOF {
+			return "", false
+		}
+		if err != nil {
+			return "", true
+		}
+	}
+	return "", true // no line break in the first 256 KB: not a transcript we read
+}
