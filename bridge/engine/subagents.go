@@ -28,6 +28,10 @@ type subTail struct {
 	// tail says was spent in turns long over, and must not land in the
 	// next one. Its events still show; it counts from its next read on.
 	uncounted bool
+	// warmup is set for 2.0's warm-up subagents (a lone "Warmup" prompt
+	// sent as a session starts, answered at once): they cost, so they
+	// count, but the person did nothing there, so they are not shown.
+	warmup bool
 }
 
 // subIdle is how long a subagent's file stays unchanged, with no tool
@@ -89,7 +93,7 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 			// when its transcript is read again from the start.
 			st.parser.CountInto(main)
 		}
-		n := len(evs)
+		n, from := len(evs), st.reader.Offset
 		res, err := st.reader.Read(func(line []byte, _ int64) {
 			evs, _ = st.parser.Line(line, evs)
 		})
@@ -102,12 +106,15 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 		}
 		for i := n; i < len(evs); i++ {
 			evs[i].Sidechain = true // every line of a subagent file is, whatever it says
+			if i == n && from == 0 && evs[i].Type == event.User && strings.TrimSpace(evs[i].Content) == "Warmup" {
+				st.warmup = true
+			}
 		}
 		// A subagent's events belong to no turn of their own: drop the
 		// turn_complete its parser would infer and keep its state small.
 		kept := evs[:n]
 		for _, e := range evs[n:] {
-			if e.Type != event.TurnComplete {
+			if e.Type != event.TurnComplete && !st.warmup {
 				kept = append(kept, e)
 			}
 		}
