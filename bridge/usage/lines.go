@@ -1,0 +1,144 @@
+package usage
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"conductorbridge/bridge/transcript"
+)
+
+// maxLine bounds one line as the streams do: a longer one is skipped,
+// never buffered whole.
+const maxLine = transcript.DefaultMaxLine
+
+// lineReader hands out a file's lines one at a time, streaming: memory is
+// one read buffer plus the longest line, not the file.
+type lineReader struct {
+	f     *os.File
+	br    *bufio.Reader
+	long  []byte // a line longer than the read buffer, gathered
+	bytes int64
+}
+
+func openLines(path string) (*lineReader, error) {
+	f, err := transcript.OpenRegular(path) // a FIFO named *.jsonl must not hang the report
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &lineReader{f: f, br: bufio.NewReaderSize(f, 256<<10)}, nil
+}
+
+func (r *lineReader) Close() error { return r.f.Close() }
+
+// next returns the next complete, non-empty line (valid until the next
+// call), or io.EOF. A last line without its newline counts: the file is
+// read as history, not followed.
+func (r *lineReader) next() ([]byte, error) {
+	for {
+		line, err := r.br.ReadSlice('\n')
+		r.bytes += int64(len(line))
+		if errors.Is(err, bufio.ErrBufferFull) {
+			r.long = append(r.long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.br.ReadSlice('\n')
+				r.bytes += int64(len(line))
+				if len(r.long) <= maxLine {
+					r.long = append(r.long, line...)
+				}
+			}
+			if len(r.long) > maxLine {
+				r.long = r.long[:0]
+				if err != nil {
+					return nil, eofOr(err)
+				}
+				continue // skipped, as the streams skip it
+			}
+			line = r.long
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read %s: %w", r.f.Name(), err)
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			return t, nil
+		}
+		if err != nil {
+			return nil, io.EOF
+		}
+	}
+}
+
+func eofOr(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.EOF
+	}
+	return err
+}
+
+// merged reads several files of one session (the session file and its
+// subagents' files) as one stream in timestamp order, the order in which
+// a live follower would have seen them: a subagent's usage then lands in
+// the turn that ran it.
+type merged struct {
+	srcs []*source
+	jp   fastjson.Parser
+}
+
+type source struct {
+	r    *lineReader
+	line []byte // the current line, owned
+	ts   time.Time
+	done bool
+	idx  int // which file: 0 is the session's own
+}
+
+func (m *merged) add(r *lineReader) error {
+	s := &source{r: r, idx: len(m.srcs)}
+	m.srcs = append(m.srcs, s)
+	return m.advance(s)
+}
+
+func (m *merged) advance(s *source) error {
+	line, err := s.r.next()
+	if errors.Is(err, io.EOF) {
+		s.done, s.line = true, nil
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.line = append(s.line[:0], line...)
+	// A line with no time keeps its file's previous one: it stays where
+	// it was written.
+	if v, err := m.jp.ParseBytes(s.line); err == nil {
+		if ts, err := time.Parse(time.RFC3339Nano, string(v.GetStringBytes("timestamp"))); err == nil {
+			s.ts = ts
+		}
+	}
+	return nil
+}
+
+// next calls fn with the earliest pending line and which file it is from;
+// false once every file is read. Ties go to the session's own file.
+func (m *merged) next(fn func(line []byte, idx int)) (bool, error) {
+	var best *source
+	for _, s := range m.srcs {
+		if s.done {
+			continue
+		}
+		if best == nil || s.ts.Before(best.ts) {
+			best = s
+		}
+	}
+	if best == nil {
+		return false, nil
+	}
+	fn(best.line, best.idx)
+	return true, m.advance(best)
+}
