@@ -36,7 +36,7 @@ func usageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := c.resolve(); err != nil {
 		return err
 	}
-	q, err := usageQuery(*by, *since, *until, *tz)
+	q, err := usagerep.ParseQuery(*by, *since, *until, *tz)
 	if err != nil {
 		return err
 	}
@@ -63,31 +63,6 @@ func usageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "skipped:", e)
 	}
 	return nil
-}
-
-// usageQuery reads the report's parameters as the command line and the
-// API take them.
-func usageQuery(by, since, until, tz string) (usagerep.Query, error) {
-	q := usagerep.Query{By: by, Loc: time.Local}
-	if tz != "" {
-		loc, err := time.LoadLocation(tz)
-		if err != nil {
-			return q, fmt.Errorf("bad time zone %q: %w", tz, err)
-		}
-		q.Loc = loc
-	}
-	var err error
-	if since != "" {
-		if q.Since, err = usagerep.ParseDate(since, q.Loc); err != nil {
-			return q, err
-		}
-	}
-	if until != "" {
-		if q.Until, err = usagerep.ParseDate(until, q.Loc); err != nil {
-			return q, err
-		}
-	}
-	return q, nil
 }
 
 // codexDir is where Codex keeps its rollouts: the flag, $CODEX_HOME, or ~/.codex.

@@ -33,6 +33,35 @@ func ParseDate(s string, loc *time.Location) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("bad date %q: want YYYY-MM-DD", s)
 }
 
+// ParseQuery reads a report's parameters as the usage command and
+// GET /api/usage take them: a view, first and last day, a time zone name
+// (all optional).
+func ParseQuery(by, since, until, tz string) (Query, error) {
+	q := Query{By: by, Loc: time.Local}
+	if by != "" && !slices.Contains(Views, by) {
+		return q, fmt.Errorf("bad view %q: want one of %v", by, Views)
+	}
+	if tz != "" {
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			return q, fmt.Errorf("bad time zone %q: %w", tz, err)
+		}
+		q.Loc = loc
+	}
+	var err error
+	if since != "" {
+		if q.Since, err = ParseDate(since, q.Loc); err != nil {
+			return q, err
+		}
+	}
+	if until != "" {
+		if q.Until, err = ParseDate(until, q.Loc); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
 // Row is what one key (a day, a session, a model, …) spent. CostUSD sums
 // the turns whose price is known; CostKnown is false if some turn's is
 // not (its model is in Unpriced), so the figure is a lower bound.
@@ -65,17 +94,20 @@ type Part struct {
 
 // Report is a usage report.
 type Report struct {
-	By       string   `json:"by"`
-	Since    string   `json:"since,omitempty"`
-	Until    string   `json:"until,omitempty"`
-	TimeZone string   `json:"time_zone"`
-	Rows     []Row    `json:"rows"`
-	Total    Row      `json:"total"`
-	Blocks   []Block  `json:"current_blocks"` // each agent's 5-hour block still open now
-	Limits   []Limit  `json:"limits"`         // the newest plan limits an agent recorded
-	Files    int      `json:"files"`
-	Bytes    int64    `json:"bytes"`
-	Errors   []string `json:"errors,omitempty"`
+	By       string  `json:"by"`
+	Since    string  `json:"since,omitempty"`
+	Until    string  `json:"until,omitempty"`
+	TimeZone string  `json:"time_zone"`
+	Rows     []Row   `json:"rows"`
+	Total    Row     `json:"total"`
+	Blocks   []Block `json:"current_blocks"` // each agent's 5-hour block still open now
+	Limits   []Limit `json:"limits"`         // the newest plan limits an agent recorded
+	// Scope is "paired" when the asker (a browser) sees only the
+	// workspaces paired with it, "" when it sees everything.
+	Scope  string   `json:"scope,omitempty"`
+	Files  int      `json:"files"`
+	Bytes  int64    `json:"bytes"`
+	Errors []string `json:"errors,omitempty"`
 }
 
 // Tokens is every token a usage counts (reasoning is part of output).

@@ -23,6 +23,7 @@ type Source struct {
 	CodexHome      string       // $CODEX_HOME, ~/.codex ("" or missing: none)
 	Prices         *price.Table // nil: the built-in table
 	Workers        int          // files read at once; 0: GOMAXPROCS
+	Cache          *Cache       // nil: every Read parses every file
 }
 
 // History is every turn read, oldest first, with what was read.
@@ -60,36 +61,33 @@ func (s Source) Read(ctx context.Context) (*History, error) {
 	slices.SortFunc(groups, func(a, b group) int { return cmp.Compare(b.size, a.size) })
 	workers := cmp.Or(s.Workers, runtime.GOMAXPROCS(0))
 	h := &History{}
-	var mu sync.Mutex
+	var mu sync.Mutex // guards h and limits
 	limits := map[string]Limit{}
 	work := make(chan group)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			var turns []Turn
-			collect := func(t Turn) { turns = append(turns, t) }
 			for g := range work {
-				var n int64
-				var err error
-				if g.agent == AgentCodex {
-					n, err = readCodex(g.files[0], prices, collect, func(ls []Limit) {
-						mu.Lock()
-						defer mu.Unlock()
-						for _, l := range ls {
-							k := l.Agent + "/" + l.Name
-							if old, ok := limits[k]; !ok || l.Seen.After(old.Seen) {
-								limits[k] = l
-							}
-						}
-					})
-				} else {
-					n, err = readClaude(g, prices, collect)
+				c, ok := s.Cache.get(g)
+				if !ok {
+					c = readGroup(g, prices)
+					if c.err == nil { // a file that failed is tried again next time
+						s.Cache.put(g, c)
+					}
 				}
+				turns = append(turns, c.turns...)
 				mu.Lock()
+				for _, l := range c.limits {
+					k := l.Agent + "/" + l.Name
+					if old, ok := limits[k]; !ok || l.Seen.After(old.Seen) {
+						limits[k] = l
+					}
+				}
 				h.Files += len(g.files)
-				h.Bytes += n
-				if err != nil {
-					h.Errors = append(h.Errors, err.Error())
+				h.Bytes += c.bytes
+				if c.err != nil {
+					h.Errors = append(h.Errors, c.err.Error())
 				}
 				mu.Unlock()
 			}
@@ -111,12 +109,25 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("read usage history: %w", err)
 	}
+	s.Cache.keep(groups)
 	slices.SortStableFunc(h.Turns, func(a, b Turn) int { return a.End.Compare(b.End) })
 	for _, l := range limits {
 		h.Limits = append(h.Limits, l)
 	}
 	slices.SortFunc(h.Limits, func(a, b Limit) int { return cmp.Compare(a.Agent+a.Name, b.Agent+b.Name) })
 	return h, nil
+}
+
+// readGroup reads one unit of work.
+func readGroup(g group, prices *price.Table) cached {
+	var c cached
+	collect := func(t Turn) { c.turns = append(c.turns, t) }
+	if g.agent == AgentCodex {
+		c.bytes, c.err = readCodex(g.files[0], prices, collect, func(ls []Limit) { c.limits = ls })
+	} else {
+		c.bytes, c.err = readClaude(g, prices, collect)
+	}
+	return c
 }
 
 // groups lists the work: every Claude session with its subagents' files,
@@ -203,6 +214,9 @@ func claudeGroups(root string) ([]group, error) {
 		if g, ok := sessions[key]; ok {
 			g.files = append(g.files, path)
 			g.size += info.Size()
+			if info.ModTime().After(g.mod) {
+				g.mod = info.ModTime()
+			}
 			continue
 		}
 		sid := strings.TrimSuffix(filepath.Base(path), ".jsonl")
