@@ -95,8 +95,11 @@ func readClaude(g group, prices *price.Table, fn func(Turn)) (int64, error) {
 	evs = main.Flush(evs)
 	evs = main.Quiet(evs)
 	// The file ends here for good: a turn cut off mid-way (the agent was
-	// killed) still spent what it spent.
-	evs = main.EndTurn(evs)
+	// killed) still spent what it spent. A prompt still unanswered spent
+	// nothing yet and is no turn.
+	if t := main.State.Turn; t != nil && t.Sum.Usage != (event.Usage{}) {
+		evs = main.EndTurn(evs)
+	}
 	for _, s := range m.srcs {
 		if s.ts.After(last) {
 			last = s.ts

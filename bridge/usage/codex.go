@@ -76,7 +76,9 @@ func readCodex(path string, prices *price.Table, fn func(Turn), limits func([]Li
 	}
 	evs = p.Flush(evs)
 	evs = p.Quiet(evs)
-	evs = p.EndTurn(evs) // history: a turn cut off still spent what it spent
+	if t := p.State().Turn; t != nil && t.Responses > 0 {
+		evs = p.EndTurn(evs) // history: a turn cut off still spent what it spent
+	}
 	emit()
 	if len(latest) > 0 {
 		limits(latest)
