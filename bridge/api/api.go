@@ -61,7 +61,7 @@ type Server struct {
 	Viewer fs.FS
 	// Usage reads the usage history for GET /api/usage (nil: none).
 	Usage UsageHistory
-	Log    zerolog.Logger
+	Log   zerolog.Logger
 
 	viewers viewers // open browser streams, for Viewing
 }

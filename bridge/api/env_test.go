@@ -102,7 +102,7 @@ func newEnv(t testing.TB) *env {
 			"usage.html": {Data: []byte("<!doctype html><title>usage</title>")},
 		},
 		Usage: fixedUsage{},
-		Log: zerolog.New(logs),
+		Log:   zerolog.New(logs),
 	}
 	pr.Announce = s.AnnouncePairing
 	ts := httptest.NewUnstartedServer(s.Handler())
