@@ -38,7 +38,7 @@ func runBenchUsage(ctx context.Context, r *benchReport, exe, ccusage, dir string
 	emptyCodex := filepath.Join(dir, "codex")
 	os.MkdirAll(emptyCodex, 0o755)
 	env := append(os.Environ(), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"), "CODEX_HOME="+emptyCodex, "XDG_STATE_HOME=")
-	what := fmt.Sprintf("%d MB, %d session files in %d workspaces, %d CPUs", size>>20, files, benchUsageWorkspaces, runtime.NumCPU())
+	what := fmt.Sprintf("%d MB, %d transcript files (sessions and their subagents) in %d workspaces, %d CPUs", size>>20, files, benchUsageWorkspaces, runtime.NumCPU())
 
 	bridge := exec.CommandContext(ctx, exe, "usage", "--json", "--tz", "UTC", "--home", home)
 	bridge.Env = env
@@ -114,7 +114,8 @@ func measureRun(cmd *exec.Cmd) ([]byte, time.Duration, int64, error) {
 }
 
 // writeUsageCorpus writes about mb MB of Claude Code sessions under
-// home/.claude/projects, spread over a few workspaces, 16 MB a session.
+// home/.claude/projects, spread over a few workspaces, 16 MB a session
+// with its subagent's file.
 func writeUsageCorpus(home string, mb int) (files int, size int64, err error) {
 	const perFile = 16 << 20
 	projects := filepath.Join(home, ".claude", "projects")
@@ -127,29 +128,44 @@ func writeUsageCorpus(home string, mb int) (files int, size int64, err error) {
 		// Distinct first 8 characters: synth derives message ids from them,
 		// and ccusage counts a message id once across all files.
 		sid := fmt.Sprintf("%08x-1111-4111-8111-%012x", i, i)
-		f, err := os.Create(filepath.Join(dir, sid+".jsonl"))
+		left := int64(mb)<<20 - size
+		main := min(int64(perFile)*7/8, left)
+		n, err := writeUsageSession(filepath.Join(dir, sid+".jsonl"), sid, cwd, uint64(i+1), main)
+		files, size = files+1, size+n
+		if err != nil || size >= int64(mb)<<20 {
+			return files, size, err
+		}
+		// Its subagent (2.1's layout), read in time order with it.
+		agent := fmt.Sprintf("a%07x-2222-4222-8222-%012x", i, i)
+		n, err = writeUsageSession(filepath.Join(dir, sid, "subagents", "agent-"+agent[:8]+".jsonl"), agent, cwd, uint64(i+1)<<32, min(int64(perFile)/8, int64(mb)<<20-size))
+		files, size = files+1, size+n
 		if err != nil {
 			return files, size, err
 		}
-		w := bufio.NewWriterSize(f, 1<<20)
-		cw := &countWriter{w: w}
-		s := synth.New(cw, sid, cwd, uint64(i+1))
-		want := min(int64(perFile), int64(mb)<<20-size)
-		for t := 0; cw.n < want; t++ {
-			if err := s.Turn("fix the failing test " + strconv.Itoa(t)); err != nil {
-				f.Close()
-				return files, size, err
-			}
-		}
-		if err := w.Flush(); err != nil {
-			f.Close()
-			return files, size, err
-		}
-		if err := f.Close(); err != nil {
-			return files, size, err
-		}
-		files++
-		size += cw.n
 	}
 	return files, size, nil
+}
+
+// writeUsageSession writes synthetic turns to path until it holds want bytes.
+func writeUsageSession(path, sid, cwd string, seed uint64, want int64) (int64, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return 0, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	cw := &countWriter{w: w}
+	s := synth.New(cw, sid, cwd, seed)
+	for t := 0; cw.n < want; t++ {
+		if err := s.Turn("fix the failing test " + strconv.Itoa(t)); err != nil {
+			return cw.n, err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return cw.n, err
+	}
+	return cw.n, f.Close()
 }

@@ -9,8 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/valyala/fastjson"
-
 	"conductorbridge/bridge/transcript"
 )
 
@@ -87,7 +85,6 @@ func eofOr(err error) error {
 // the turn that ran it.
 type merged struct {
 	srcs []*source
-	jp   fastjson.Parser
 }
 
 type source struct {
@@ -116,12 +113,66 @@ func (m *merged) advance(s *source) error {
 	s.line = append(s.line[:0], line...)
 	// A line with no time keeps its file's previous one: it stays where
 	// it was written.
-	if v, err := m.jp.ParseBytes(s.line); err == nil {
-		if ts, err := time.Parse(time.RFC3339Nano, string(v.GetStringBytes("timestamp"))); err == nil {
-			s.ts = ts
+	if ts, err := time.Parse(time.RFC3339Nano, string(topLevelString(s.line, "timestamp"))); err == nil {
+		s.ts = ts
+	}
+	return nil
+}
+
+// topLevelString finds the value of key in a JSON object's top level
+// without parsing the rest: the parser reads every line anyway, so the
+// merge must not read it twice. Nested keys of the same name (a relayed
+// message's own timestamp) are skipped. It returns nil when the key is
+// absent, not a plain string, or the line is not an object.
+func topLevelString(line []byte, key string) []byte {
+	depth := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			end := stringEnd(line, i+1)
+			if end < 0 {
+				return nil
+			}
+			if depth == 1 && end-i-1 == len(key) && string(line[i+1:end]) == key {
+				j := end + 1
+				for j < len(line) && (line[j] == ' ' || line[j] == ':') {
+					j++
+				}
+				if j < len(line) && line[j] == '"' {
+					if vend := stringEnd(line, j+1); vend > 0 && bytes.IndexByte(line[j+1:vend], '\\') < 0 {
+						return line[j+1 : vend]
+					}
+				}
+				return nil
+			}
+			i = end
 		}
 	}
 	return nil
+}
+
+// stringEnd returns the index of the quote closing the JSON string whose
+// contents start at i, or -1.
+func stringEnd(line []byte, i int) int {
+	for {
+		k := bytes.IndexByte(line[i:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := i + k
+		n := 0 // backslashes before it: an odd count escapes it
+		for b := q - 1; b >= i && line[b] == '\\'; b-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
 }
 
 // next calls fn with the earliest pending line and which file it is from;
