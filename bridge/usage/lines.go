@@ -30,6 +30,7 @@ func openLines(path string) (*lineReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	// Most lines, even long tool results, fit without gathering.
 	return &lineReader{f: f, br: bufio.NewReaderSize(f, 256<<10)}, nil
 }
 
@@ -89,7 +90,7 @@ type merged struct {
 
 type source struct {
 	r    *lineReader
-	line []byte // the current line, owned
+	line []byte // the current line, in r's buffer
 	ts   time.Time
 	done bool
 	idx  int // which file: 0 is the session's own
@@ -110,11 +111,34 @@ func (m *merged) advance(s *source) error {
 	if err != nil {
 		return err
 	}
-	s.line = append(s.line[:0], line...)
+	// Each file has its own read buffer, so the line stays valid until
+	// this file is read again: no copy.
+	s.line = line
 	// A line with no time keeps its file's previous one: it stays where
 	// it was written.
-	if ts, err := time.Parse(time.RFC3339Nano, string(topLevelString(s.line, "timestamp"))); err == nil {
+	if ts, err := time.Parse(time.RFC3339Nano, string(timestampOf(s.line))); err == nil {
 		s.ts = ts
+	}
+	return nil
+}
+
+var timestampKey = []byte(`"timestamp":"`)
+
+// timestampOf finds a transcript line's own time. In JSON that pattern
+// can only be a key (inside a string its quotes would be escaped), so a
+// line holding it once has it there; only a line that also nests one (a
+// relayed message) needs the walk that tells the levels apart.
+func timestampOf(line []byte) []byte {
+	i := bytes.Index(line, timestampKey)
+	if i < 0 {
+		return nil
+	}
+	if bytes.Index(line[i+len(timestampKey):], timestampKey) >= 0 {
+		return topLevelString(line, "timestamp")
+	}
+	v := line[i+len(timestampKey):]
+	if end := bytes.IndexByte(v, '"'); end > 0 {
+		return v[:end] // a time has no escapes; a bad one fails to parse
 	}
 	return nil
 }

@@ -20,3 +20,15 @@ func TestTopLevelString(t *testing.T) {
 		}
 	}
 }
+
+func TestTimestampOf(t *testing.T) {
+	for _, tt := range []struct{ line, want string }{
+		{`{"type":"user","message":{"content":"say \"timestamp\":\"1999\""},"timestamp":"2026-12-02T10:00:00.000Z"}`, "2026-12-02T10:00:00.000Z"},
+		{`{"type":"progress","data":{"message":{"timestamp":"2026-01-01T00:00:00.000Z"}},"timestamp":"2026-12-02T10:00:01.000Z"}`, "2026-12-02T10:00:01.000Z"},
+		{`{"type":"summary"}`, ""},
+	} {
+		if got := string(timestampOf([]byte(tt.line))); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}

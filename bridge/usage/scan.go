@@ -61,13 +61,14 @@ func (s Source) Read(ctx context.Context) (*History, error) {
 	slices.SortFunc(groups, func(a, b group) int { return cmp.Compare(b.size, a.size) })
 	workers := cmp.Or(s.Workers, runtime.GOMAXPROCS(0))
 	h := &History{}
-	var mu sync.Mutex // guards h and limits
+	var mu sync.Mutex // guards h, parts and limits
+	var parts [][]Turn
 	limits := map[string]Limit{}
 	work := make(chan group)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			var turns []Turn
+			var turns [][]Turn // by group: joined once at the end
 			for g := range work {
 				c, ok := s.Cache.get(g)
 				if !ok {
@@ -76,7 +77,7 @@ func (s Source) Read(ctx context.Context) (*History, error) {
 						s.Cache.put(g, c)
 					}
 				}
-				turns = append(turns, c.turns...)
+				turns = append(turns, c.turns)
 				mu.Lock()
 				for _, l := range c.limits {
 					k := l.Agent + "/" + l.Name
@@ -92,7 +93,7 @@ func (s Source) Read(ctx context.Context) (*History, error) {
 				mu.Unlock()
 			}
 			mu.Lock()
-			h.Turns = append(h.Turns, turns...)
+			parts = append(parts, turns...)
 			mu.Unlock()
 		})
 	}
@@ -110,6 +111,14 @@ feed:
 		return nil, fmt.Errorf("read usage history: %w", err)
 	}
 	s.Cache.keep(groups)
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	h.Turns = make([]Turn, 0, n)
+	for _, p := range parts {
+		h.Turns = append(h.Turns, p...)
+	}
 	slices.SortStableFunc(h.Turns, func(a, b Turn) int { return a.End.Compare(b.End) })
 	for _, l := range limits {
 		h.Limits = append(h.Limits, l)
