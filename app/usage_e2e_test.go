@@ -57,6 +57,13 @@ func TestUsagePageInRealChromium(t *testing.T) {
 		day(2).Format("2006-01-02"):  {tokyo.cwd: 1.80, osaka.cwd: 0.60},
 		day(10).Format("2006-01-02"): {osaka.cwd: 3.00},
 	}
+	// A Codex rollout that recorded its plan's limits (and spent nothing).
+	rollout := filepath.Join(home, ".codex", "sessions", "2026", "12", "02", "rollout-2026-12-02T10-00-00-01a23811-0000-7000-8000-000000000001.jsonl")
+	os.MkdirAll(filepath.Dir(rollout), 0o755)
+	if err := os.WriteFile(rollout, []byte(`{"timestamp":"2026-12-02T10:00:00.000Z","type":"session_meta","payload":{"id":"01a23811-0000-7000-8000-000000000001","cwd":"`+tokyo.cwd+`","cli_version":"0.169.0"}}`+"\n"+
+		`{"timestamp":"2026-12-02T10:00:01.000Z","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{"primary":{"used_percent":12.0,"window_minutes":300,"resets_at":1796302800},"secondary":null}}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	p := startBridgeWith(t, home, 0, []string{"CODEX_HOME=" + filepath.Join(home, ".codex")}, "--headless")
 	p.waitFor(func(w apiWorkspace) bool { return w.Directory == osaka.cwd })
 	addr := strings.TrimPrefix(p.base, "http://")
@@ -147,6 +154,9 @@ func TestUsagePageInRealChromium(t *testing.T) {
 	}
 	if foot := browsertest.Eval[string](t, ctx, `document.querySelector('#days tfoot').textContent`); !strings.Contains(foot, "$9.00") {
 		t.Errorf("table total %q, want $9.00", foot)
+	}
+	if limit := browsertest.Eval[string](t, ctx, `(document.querySelector('#now [data-limit="codex/primary"]') || {}).textContent || ''`); !strings.Contains(limit, "12% used") || !strings.Contains(limit, "5 h window") {
+		t.Errorf("Codex's plan limit shows as %q, want 12%% of the 5 h window", limit)
 	}
 	if w := browsertest.Eval[[]int](t, ctx, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] || w[1] != 300 {
 		t.Errorf("page is %d px wide in a %d px window: it overflows sideways", w[0], w[1])
