@@ -88,6 +88,8 @@ func run(ctx context.Context, args []string, rawStdout, rawStderr io.Writer) err
 		return demoCmd(ctx, args, stdout, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
+	case "usage":
+		return usageCmd(ctx, args, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "conductor-bridge", version())
 		return nil
@@ -121,6 +123,8 @@ commands:
   service install|uninstall|start|stop|status
                            the login item (LaunchAgent on macOS, systemd --user unit on Linux)
   doctor [--json] [--fix]  check the setup and say how to fix what is wrong
+  usage [--by day|week|month|session|workspace|model|block] [--since D] [--until D] [--json]
+                           what every turn cost, from the transcripts (Claude, Codex)
   bench        measure idle cost, stream latency, fan-out, cold start, memory and descriptors
   version      print the version
 

@@ -30,6 +30,7 @@ import (
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/registrar"
 	"conductorbridge/bridge/stream"
+	usagerep "conductorbridge/bridge/usage"
 )
 
 // gstackOrigin is gstack's pinned Chrome extension, allowed by default.
@@ -269,6 +270,9 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Registrar: &registrar.Registrar{Registry: reg, Engine: eng, Worktrees: filepath.Join(c.StateDir, "worktrees")},
 		Pairing:   pairs, Sessions: &auth.Sessions{Token: token}, Links: &auth.Links{},
 		Viewer: assets.Viewer, Log: log,
+		// The usage page reads the same files the streams do, with the
+		// same prices; the cache parses only what changed between views.
+		Usage: usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: codexDir("", c.Home), Prices: prices, Cache: &usagerep.Cache{}},
 	}
 	pairs.Announce = b.api.AnnouncePairing
 	return b, nil

@@ -386,6 +386,8 @@ const settle = (p, ms) => Promise.race([p, new Promise(r => setTimeout(() => r('
 async function run() {
   results.fetchList = await fetch(B + '/api/workspaces', {credentials: 'include'})
     .then(r => r.text()).catch(e => 'blocked: ' + e.name);
+  results.fetchUsage = await fetch(B + '/api/usage?by=workspace', {credentials: 'include'})
+    .then(r => r.text()).catch(e => 'blocked: ' + e.name);
   results.noCorsList = await fetch(B + '/api/workspaces', {mode: 'no-cors', credentials: 'include'})
     .then(r => r.type + ':' + r.status).catch(e => 'blocked: ' + e.name);
   results.eventSource = await settle(new Promise(resolve => {
@@ -434,7 +436,8 @@ func TestHostilePageCannotReachTheBridge(t *testing.T) {
 			t.Errorf("%s: the page read %q", k, s)
 		}
 	}
-	if !strings.HasPrefix(fmt.Sprint(res["fetchList"]), "blocked") || res["eventSource"] != "closed" ||
+	if !strings.HasPrefix(fmt.Sprint(res["fetchList"]), "blocked") || !strings.HasPrefix(fmt.Sprint(res["fetchUsage"]), "blocked") ||
+		res["eventSource"] != "closed" ||
 		!strings.HasPrefix(fmt.Sprint(res["jsonPost"]), "blocked") {
 		t.Errorf("expected refusals: %v", res)
 	}

@@ -59,9 +59,12 @@ type Server struct {
 	Pairing   *pairing.Store // which workspaces a browser sees
 	Sessions  *auth.Sessions // browser session cookies and page keys
 	Links     *auth.Links    // one-time viewer links
-	// Viewer holds the built-in viewer's files (index.html at its root).
+	// Viewer holds the built-in viewer's files (index.html at its root,
+	// usage.html the usage page).
 	Viewer fs.FS
-	Log    zerolog.Logger
+	// Usage reads the usage history for GET /api/usage (nil: none).
+	Usage UsageHistory
+	Log   zerolog.Logger
 
 	viewers viewers // open browser streams, for Viewing
 }
@@ -74,6 +77,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /health", s.health)
 	mux.HandleFunc("GET /{$}", s.viewerFile)
 	mux.HandleFunc("GET /viewer/{file...}", s.viewerFile)
+	mux.HandleFunc("GET /usage", s.usagePage)
 	mux.HandleFunc("GET /open/{code}", s.openLink)
 	mux.HandleFunc("POST /extension-token", s.extensionToken)
 
@@ -85,6 +89,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /workspace/{id}/session/stream", s.read(s.stream))
 	mux.HandleFunc("GET /workspace/{id}/session/messages", s.read(s.listMessages))
 	mux.HandleFunc("GET /session/stream", s.read(s.followStream))
+	mux.HandleFunc("GET /api/usage", s.read(s.usageReport))
 
 	// State changes: the token or a page key, JSON bodies only.
 	mux.HandleFunc("POST /sse-session", s.sseSession)
@@ -115,7 +120,7 @@ func (s *Server) Handler() http.Handler {
 // (EventSource gives up for good on a 404).
 func (s *Server) afterFirstScan(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/health" && r.URL.Path != "/" && !isStatic(r.URL.Path) {
+		if r.URL.Path != "/health" && r.URL.Path != "/" && r.URL.Path != "/usage" && !isStatic(r.URL.Path) {
 			select {
 			case <-s.Engine.Ready():
 			case <-r.Context().Done():

@@ -99,8 +99,10 @@ func newEnv(t testing.TB) *env {
 		Viewer: fstest.MapFS{
 			"index.html": {Data: []byte("<!doctype html><title>viewer</title>")},
 			"render.js":  {Data: []byte("// renderer")},
+			"usage.html": {Data: []byte("<!doctype html><title>usage</title>")},
 		},
-		Log: zerolog.New(logs),
+		Usage: fixedUsage{},
+		Log:   zerolog.New(logs),
 	}
 	pr.Announce = s.AnnouncePairing
 	ts := httptest.NewUnstartedServer(s.Handler())

@@ -87,10 +87,11 @@ func preflight(w http.ResponseWriter, r *http.Request) {
 }
 
 // isViewerNavigation reports whether r is the user's browser opening the
-// viewer or a viewer link from wherever the link was shown.
+// viewer (or its usage page) or a viewer link from wherever the link was
+// shown.
 func isViewerNavigation(r *http.Request) bool {
 	return r.Method == http.MethodGet && r.Header.Get("Sec-Fetch-Mode") == "navigate" &&
-		(r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/open/"))
+		(r.URL.Path == "/" || r.URL.Path == "/usage" || strings.HasPrefix(r.URL.Path, "/open/"))
 }
 
 func (s *Server) hostAllowed(hostport string) bool {

@@ -43,7 +43,7 @@ func (e *env) browserCookie(t *testing.T) string {
 func TestReadsNeedACredential(t *testing.T) {
 	e := newEnv(t)
 	for _, p := range []string{"/api/workspaces", "/api/workspaces/ws1", "/workspace/ws1/session/stream",
-		"/workspace/ws1/session/messages", "/session/stream", "/api/settings"} {
+		"/workspace/ws1/session/messages", "/session/stream", "/api/settings", "/api/usage"} {
 		if code, _ := e.do(t, req{path: p}); code != 401 {
 			t.Errorf("%s without credentials: %d", p, code)
 		}

@@ -40,7 +40,8 @@ func (s *Writer) line(rec map[string]any) error {
 	rec["version"] = "2.1.328"
 	rec["gitBranch"] = "main"
 	rec["isSidechain"] = false
-	rec["timestamp"] = s.Now.Format(time.RFC3339Nano)
+	// As Claude Code (JavaScript's toISOString) writes it: always milliseconds.
+	rec["timestamp"] = s.Now.UTC().Format("2006-01-02T15:04:05.000Z")
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err

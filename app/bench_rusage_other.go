@@ -1,0 +1,7 @@
+//go:build !unix
+
+package main
+
+import "os"
+
+func maxRSSKB(*os.ProcessState) int64 { return 0 }

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"conductorbridge/bridge/price"
+	usagerep "conductorbridge/bridge/usage"
+)
+
+// usageCmd prints what every turn in the history cost, read from the
+// transcripts and rollouts themselves through the streams' parsers.
+func usageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("usage", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	c.register(fs)
+	by := fs.String("by", "day", "sum by "+strings.Join(usagerep.Views, "|"))
+	since := fs.String("since", "", "first day counted (YYYY-MM-DD)")
+	until := fs.String("until", "", "last day counted (YYYY-MM-DD)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	codexHome := fs.String("codex-home", "", "Codex's folder (default $CODEX_HOME or ~/.codex)")
+	tz := fs.String("tz", "", "time zone days are counted in (default the local one)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := c.resolve(); err != nil {
+		return err
+	}
+	q, err := usagerep.ParseQuery(*by, *since, *until, *tz)
+	if err != nil {
+		return err
+	}
+	prices, err := price.Load(c.StateDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "your prices.json is unreadable (%v); pricing with the built-in table\n", err)
+	}
+	src := usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: codexDir(*codexHome, c.Home), Prices: prices}
+	h, err := src.Read(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := usagerep.Summarize(h, q)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printUsage(stdout, rep)
+	for _, e := range rep.Errors {
+		fmt.Fprintln(stderr, "skipped:", e)
+	}
+	return nil
+}
+
+// codexDir is where Codex keeps its rollouts: the flag, $CODEX_HOME, or ~/.codex.
+func codexDir(flagValue, home string) string {
+	return cmp.Or(flagValue, os.Getenv("CODEX_HOME"), filepath.Join(home, ".codex"))
+}
+
+func printUsage(w io.Writer, rep *usagerep.Report) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	head := strings.ToUpper(rep.By)
+	fmt.Fprintf(tw, "%s\tTURNS\tINPUT\tOUTPUT\tCACHE WRITE\tCACHE READ\tTOTAL TOKENS\tCOST\tWORKSPACE\n", head)
+	line := func(r usagerep.Row) {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Key, r.Turns, thousands(r.Usage.InputTokens), thousands(r.Usage.OutputTokens),
+			thousands(r.Usage.CacheCreationTokens), thousands(r.Usage.CacheReadTokens), thousands(r.TotalTokens), dollars(r.CostUSD, r.CostKnown), r.Workspace)
+	}
+	for _, r := range rep.Rows {
+		line(r)
+	}
+	line(rep.Total)
+	tw.Flush()
+	if len(rep.Total.Unpriced) > 0 {
+		fmt.Fprintf(w, "≈: no price for %s (add it to prices.json in the state folder)\n", strings.Join(rep.Total.Unpriced, ", "))
+	}
+	for _, b := range rep.Blocks {
+		left := (time.Duration(b.LeftSeconds) * time.Second).Round(time.Minute)
+		fmt.Fprintf(w, "current 5-hour block (%s): since %s, %s left, %s tokens, %s\n", b.Agent,
+			b.Start.Local().Format("15:04"), left, thousands(b.TotalTokens), dollars(b.CostUSD, b.CostKnown))
+	}
+	for _, l := range rep.Limits {
+		fmt.Fprintf(w, "%s plan limit (%s", l.Agent, l.Name)
+		if l.WindowMinutes > 0 {
+			fmt.Fprintf(w, ", %s window", time.Duration(l.WindowMinutes)*time.Minute)
+		}
+		fmt.Fprintf(w, "): %.0f%% used", l.UsedPercent)
+		if !l.ResetsAt.IsZero() {
+			fmt.Fprintf(w, ", resets %s", l.ResetsAt.Local().Format("2006-01-02 15:04"))
+		}
+		fmt.Fprintf(w, " (as of %s)\n", l.Seen.Local().Format("2006-01-02 15:04"))
+	}
+}
+
+// thousands writes a token count with thousands separators.
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// dollars shows a cost; ≈ marks a lower bound (some model had no price),
+// ? a cost nothing is known of.
+func dollars(usd float64, known bool) string {
+	switch {
+	case known:
+		return fmt.Sprintf("$%.2f", usd)
+	case usd == 0:
+		return "?"
+	}
+	return fmt.Sprintf("≈$%.2f", usd)
+}

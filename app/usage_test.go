@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyCorpus lays the real Claude and Codex transcripts out under a fake
+// home as the agents keep them.
+func copyCorpus(t *testing.T, home string) {
+	t.Helper()
+	put := func(src, dst string) {
+		err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755)
+			return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range []string{"1.0.128", "2.0.77", "2.1.328"} {
+		put(filepath.Join("..", "bridge", "transcript", "testdata", "corpus", v), filepath.Join(home, ".claude", "projects", "-demo-"+strings.ReplaceAll(v, ".", "-")))
+	}
+	for _, v := range []string{"0.169.0", "0.47.0"} {
+		put(filepath.Join("..", "bridge", "codex", "testdata", "corpus", v), filepath.Join(home, ".codex", "sessions", "2026", "12", "02"))
+	}
+}
+
+// TestUsageCommand: `usage` over the real corpus prints the turns' sums,
+// worked out from the corpus's reviewed event lists: Claude in
+// 2300 (1.0.128) + 2100 and 500 in its five subagent files (2.0.77) +
+// 2100 and 200 in its subagent file (2.1.328), Codex 1000 + 1000; ten turns.
+func TestUsageCommand(t *testing.T) {
+	home := t.TempDir()
+	copyCorpus(t, home)
+	args := []string{"usage", "--home", home, "--codex-home", filepath.Join(home, ".codex"), "--tz", "UTC"}
+	out, err := runCLI(t, append(args, "--json", "--by", "workspace")...)
+	if err != nil {
+		t.Fatalf("usage --json: %v %s", err, out)
+	}
+	var rep struct {
+		Total struct {
+			Turns int
+			Usage struct {
+				InputTokens  int64 `json:"input_tokens"`
+				OutputTokens int64 `json:"output_tokens"`
+			}
+		}
+		Rows []struct{ Key string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("usage --json: %v %s", err, out)
+	}
+	if rep.Total.Turns != 10 || rep.Total.Usage.InputTokens != 9200 || rep.Total.Usage.OutputTokens != 1686 || len(rep.Rows) != 5 {
+		t.Errorf("usage --json: %+v", rep)
+	}
+	table, err := runCLI(t, append(args, "--since", "2026-12-02", "--until", "2026-12-02")...)
+	if err != nil || !strings.Contains(table, "2026-12-02") || !strings.Contains(table, "9,200") || !strings.Contains(table, "total") {
+		t.Errorf("usage table: %v\n%s", err, table)
+	}
+	empty, err := runCLI(t, append(args, "--since", "2026-12-03", "--json")...)
+	if err != nil || !strings.Contains(empty, `"turns": 0`) {
+		t.Errorf("usage --since after the corpus: %v\n%s", err, empty)
+	}
+	if out, err := runCLI(t, append(args, "--by", "year")...); err == nil || !strings.Contains(out, "bad view") {
+		t.Errorf("usage --by year: %v %s", err, out)
+	}
+	if help, _ := runCLI(t, "--help"); !strings.Contains(help, "usage [--by") {
+		t.Errorf("--help does not list usage:\n%s", help)
+	}
+}

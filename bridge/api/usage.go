@@ -1,0 +1,80 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"conductorbridge/bridge/pairing"
+	"conductorbridge/bridge/usage"
+)
+
+// UsageHistory reads the whole usage history (usage.Source, with a Cache
+// so a refresh parses only what changed).
+type UsageHistory interface {
+	Read(ctx context.Context) (*usage.History, error)
+}
+
+// usageReport answers GET /api/usage?by=&since=&until=&tz=: the usage
+// command's report as JSON. A browser sees the turns of the workspaces it
+// may see only (paired ones, unless exposure is all), and no file names.
+func (s *Server) usageReport(w http.ResponseWriter, r *http.Request) {
+	if s.Usage == nil {
+		writeError(w, http.StatusNotFound, "usage is not available in this bridge")
+		return
+	}
+	v := r.URL.Query()
+	q, err := usage.ParseQuery(v.Get("by"), v.Get("since"), v.Get("until"), v.Get("tz"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	h, err := s.Usage.Read(r.Context())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "read usage: "+err.Error())
+		return
+	}
+	scoped := s.Pairing != nil && s.browserScoped(r) && s.Pairing.Exposure() != pairing.ExposeAll
+	if scoped {
+		h = s.pairedOnly(r, h)
+	}
+	rep, err := usage.Summarize(h, q)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if scoped {
+		rep.Scope = "paired"
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// pairedOnly keeps the turns run in a workspace r may see (in its folder
+// or below), and none of what names the rest: file counts and errors.
+func (s *Server) pairedOnly(r *http.Request, h *usage.History) *usage.History {
+	sees := s.visibility(r)
+	var dirs []string
+	for _, ws := range s.Engine.Workspaces() {
+		if sees(ws.ID) && ws.Directory != "" {
+			dirs = append(dirs, strings.TrimSuffix(ws.Directory, "/"))
+		}
+	}
+	out := &usage.History{Limits: h.Limits}
+	for _, t := range h.Turns {
+		for _, d := range dirs {
+			if t.Workspace == d || strings.HasPrefix(t.Workspace, d+"/") {
+				out.Turns = append(out.Turns, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// usagePage serves the usage page. Like the viewer's page it holds no
+// data: it reads /api/usage with the viewer's cookie.
+func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
+	r.SetPathValue("file", "usage.html")
+	s.viewerFile(w, r)
+}

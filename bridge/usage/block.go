@@ -1,0 +1,81 @@
+package usage
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"conductorbridge/bridge/event"
+)
+
+// BlockLength is the window subscription plans meter use in: 5 hours from
+// the first message, its start rounded down to the hour (as Anthropic's
+// plans count it, and as ccusage shows it).
+const BlockLength = 5 * time.Hour
+
+// Block is one 5-hour window of one agent's use.
+type Block struct {
+	Agent       string      `json:"agent"`
+	Start       time.Time   `json:"start"`
+	End         time.Time   `json:"end"`
+	Active      bool        `json:"active"`
+	LeftSeconds int64       `json:"left_seconds,omitempty"` // time left in the window, when active
+	Turns       int         `json:"turns"`
+	Usage       event.Usage `json:"usage"`
+	TotalTokens int64       `json:"total_tokens"`
+	CostUSD     float64     `json:"cost_usd"`
+	CostKnown   bool        `json:"cost_known"`
+	Unpriced    []string    `json:"unpriced_models,omitempty"`
+}
+
+// Blocks cuts each agent's turns into 5-hour blocks: a block starts at
+// the hour of the first turn that falls after the previous block ended.
+// The plans of different agents are metered apart.
+func Blocks(turns []Turn) []Block {
+	sorted := slices.Clone(turns)
+	slices.SortStableFunc(sorted, func(a, b Turn) int {
+		return cmp.Or(cmp.Compare(a.Agent, b.Agent), a.Start.Compare(b.Start))
+	})
+	var out []Block
+	var cur *Block
+	for _, t := range sorted {
+		if t.Start.IsZero() {
+			continue
+		}
+		if cur == nil || cur.Agent != t.Agent || !t.Start.Before(cur.End) {
+			start := t.Start.UTC().Truncate(time.Hour)
+			out = append(out, Block{Agent: t.Agent, Start: start, End: start.Add(BlockLength), CostKnown: true})
+			cur = &out[len(out)-1]
+		}
+		cur.Turns++
+		cur.Usage = cur.Usage.Add(t.Usage)
+		cur.TotalTokens += Tokens(t.Usage)
+		cur.CostUSD += t.CostUSD
+		if !t.CostKnown {
+			cur.CostKnown = false
+			if !slices.Contains(cur.Unpriced, t.Model) {
+				cur.Unpriced = append(cur.Unpriced, t.Model)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Block) int { return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.Agent, b.Agent)) })
+	return out
+}
+
+// current returns the blocks still open at now, with the time they have left.
+func current(blocks []Block, now time.Time) []Block {
+	out := []Block{}
+	for _, b := range blocks {
+		if !now.Before(b.Start) && now.Before(b.End) {
+			b.Active, b.LeftSeconds = true, int64(b.End.Sub(now)/time.Second)
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// row shows a block as a report row, keyed by its start.
+func (b Block) row(loc *time.Location) Row {
+	return Row{Key: b.Start.In(loc).Format("2006-01-02 15:04"), Agent: b.Agent, Start: b.Start, End: b.End,
+		Turns: b.Turns, Usage: b.Usage, TotalTokens: b.TotalTokens, CostUSD: b.CostUSD, CostKnown: b.CostKnown, Unpriced: b.Unpriced}
+}

@@ -1,0 +1,120 @@
+package usage
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"conductorbridge/bridge/codex"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/price"
+)
+
+// Limit is a plan limit as Codex records it (event_msg token_count
+// rate_limits): how much of a window's allowance was used when Seen.
+type Limit struct {
+	Agent         string    `json:"agent"`
+	Name          string    `json:"name"` // primary (the short window), secondary (the weekly one)
+	UsedPercent   float64   `json:"used_percent"`
+	WindowMinutes int64     `json:"window_minutes,omitempty"`
+	ResetsAt      time.Time `json:"resets_at,omitzero"`
+	Plan          string    `json:"plan,omitempty"`
+	Seen          time.Time `json:"seen"`
+}
+
+// codexPrice prices a Codex response with the bridge's table.
+func codexPrice(t *price.Table) codex.PriceFunc {
+	return func(model string, u event.Usage) (float64, bool) {
+		return t.Cost(price.Request{Model: model, Usage: u})
+	}
+}
+
+var rateKey = []byte(`"rate_limits"`)
+
+// readCodex reads one rollout with the streams' parser and calls fn with
+// each completed turn; limits gets the newest rate limits it records.
+func readCodex(path string, prices *price.Table, fn func(Turn), limits func([]Limit)) (int64, error) {
+	r, err := openLines(path)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	p := &codex.Parser{Price: codexPrice(prices)}
+	var (
+		evs    []event.Event
+		jp     fastjson.Parser
+		latest []Limit
+	)
+	emit := func() {
+		for _, e := range evs {
+			if e.Type == event.TurnComplete {
+				fn(fromEvent(e, AgentCodex, p.Cwd(), p.ThreadID()))
+			}
+		}
+		evs = evs[:0]
+	}
+	for {
+		line, err := r.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return r.bytes, err
+		}
+		evs, _ = p.Line(line, evs) // a line that is not JSON is skipped, as the streams skip it
+		if len(evs) > 0 {
+			emit()
+		}
+		if bytes.Contains(line, rateKey) {
+			if l := rateLimits(&jp, line); len(l) > 0 {
+				latest = l
+			}
+		}
+	}
+	evs = p.Flush(evs)
+	evs = p.Quiet(evs)
+	if t := p.State().Turn; t != nil && t.Responses > 0 {
+		evs = p.EndTurn(evs) // history: a turn cut off still spent what it spent
+	}
+	emit()
+	if len(latest) > 0 {
+		limits(latest)
+	}
+	return r.bytes, nil
+}
+
+// rateLimits reads the windows of one token_count line's rate_limits.
+// Releases differ: resets_at (unix seconds) or resets_in_seconds; either
+// window may be null.
+func rateLimits(jp *fastjson.Parser, line []byte) []Limit {
+	v, err := jp.ParseBytes(line)
+	if err != nil {
+		return nil
+	}
+	rl := v.Get("payload", "rate_limits")
+	if rl == nil || rl.Type() != fastjson.TypeObject {
+		return nil
+	}
+	seen, _ := time.Parse(time.RFC3339Nano, string(v.GetStringBytes("timestamp")))
+	plan := string(rl.GetStringBytes("plan_type"))
+	var out []Limit
+	for _, name := range []string{"primary", "secondary"} {
+		w := rl.Get(name)
+		if w == nil || w.Type() != fastjson.TypeObject || w.Get("used_percent") == nil {
+			continue
+		}
+		l := Limit{Agent: AgentCodex, Name: name, UsedPercent: w.GetFloat64("used_percent"),
+			WindowMinutes: w.GetInt64("window_minutes"), Plan: plan, Seen: seen}
+		switch {
+		case w.GetInt64("resets_at") > 0:
+			l.ResetsAt = time.Unix(w.GetInt64("resets_at"), 0).UTC()
+		case w.Get("resets_in_seconds") != nil && !seen.IsZero():
+			l.ResetsAt = seen.Add(time.Duration(w.GetInt64("resets_in_seconds")) * time.Second)
+		}
+		out = append(out, l)
+	}
+	return out
+}

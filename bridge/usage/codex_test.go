@@ -1,0 +1,76 @@
+package usage
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/valyala/fastjson"
+)
+
+// TestRateLimits: the windows of a token_count's rate_limits as the
+// releases write them (resets_at or resets_in_seconds, a null window).
+func TestRateLimits(t *testing.T) {
+	for _, tt := range []struct {
+		name, line string
+		want       []Limit
+	}{
+		{"resets_at", `{"timestamp":"2026-12-03T09:00:00.000Z","type":"event_msg","payload":{"type":"token_count","info":null,` +
+			`"rate_limits":{"primary":{"used_percent":12.5,"window_minutes":300,"resets_at":1796302800},"secondary":{"used_percent":40,"window_minutes":10080,"resets_at":1796734800},"plan_type":"plus"}}}`,
+			[]Limit{
+				{Agent: AgentCodex, Name: "primary", UsedPercent: 12.5, WindowMinutes: 300, ResetsAt: time.Unix(1796302800, 0).UTC(), Plan: "plus", Seen: at("2026-12-03T09:00:00Z")},
+				{Agent: AgentCodex, Name: "secondary", UsedPercent: 40, WindowMinutes: 10080, ResetsAt: time.Unix(1796734800, 0).UTC(), Plan: "plus", Seen: at("2026-12-03T09:00:00Z")},
+			}},
+		{"resets_in_seconds", `{"timestamp":"2026-12-03T09:00:00Z","type":"event_msg","payload":{"type":"token_count",` +
+			`"rate_limits":{"primary":{"used_percent":3,"window_minutes":299,"resets_in_seconds":600},"secondary":null}}}`,
+			[]Limit{{Agent: AgentCodex, Name: "primary", UsedPercent: 3, WindowMinutes: 299, ResetsAt: at("2026-12-03T09:10:00Z"), Seen: at("2026-12-03T09:00:00Z")}}},
+		{"all null (0.169 against an API key)", `{"timestamp":"2026-12-03T09:00:00Z","type":"event_msg","payload":{"type":"token_count",` +
+			`"rate_limits":{"limit_id":"codex","primary":null,"secondary":null}}}`, nil},
+		{"not JSON", `{"rate_limits":`, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var jp fastjson.Parser
+			got := rateLimits(&jp, []byte(tt.line))
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("got %+v, want %+v", got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestNewestLimitWins: of two rollouts recording limits, the report shows
+// the one recorded last, whichever file is read first.
+func TestNewestLimitWins(t *testing.T) {
+	_, codexHome := corpusHome(t)
+	files, _ := filepath.Glob(filepath.Join(codexHome, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if len(files) != 2 {
+		t.Fatalf("corpus rollouts: %v", files)
+	}
+	for i, f := range files {
+		line := `{"timestamp":"2026-12-0` + string(rune('3'+i)) + `T09:00:00Z","type":"event_msg","payload":{"type":"token_count",` +
+			`"rate_limits":{"primary":{"used_percent":` + string(rune('1'+i)) + `0,"window_minutes":300}}}}` + "\n"
+		fh, err := os.OpenFile(f, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh.WriteString(line)
+		fh.Close()
+	}
+	h, err := Source{CodexHome: codexHome}.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Limits) != 1 || h.Limits[0].UsedPercent != 20 || !h.Limits[0].Seen.Equal(at("2026-12-04T09:00:00Z")) {
+		t.Errorf("limits %+v, want the 2026-12-04 one at 20%%", h.Limits)
+	}
+	if len(h.Turns) != 4 {
+		t.Errorf("%d codex turns, want 4 (2 per rollout)", len(h.Turns))
+	}
+}

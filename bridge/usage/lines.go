@@ -1,0 +1,219 @@
+package usage
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"conductorbridge/bridge/transcript"
+)
+
+// maxLine bounds one line as the streams do: a longer one is skipped,
+// never buffered whole.
+const maxLine = transcript.DefaultMaxLine
+
+// lineReader hands out a file's lines one at a time, streaming: memory is
+// one read buffer plus the longest line, not the file.
+type lineReader struct {
+	f     *os.File
+	br    *bufio.Reader
+	long  []byte // a line longer than the read buffer, gathered
+	bytes int64
+}
+
+func openLines(path string) (*lineReader, error) {
+	f, err := transcript.OpenRegular(path) // a FIFO named *.jsonl must not hang the report
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// Most lines, even long tool results, fit without gathering.
+	return &lineReader{f: f, br: bufio.NewReaderSize(f, 256<<10)}, nil
+}
+
+func (r *lineReader) Close() error { return r.f.Close() }
+
+// next returns the next complete, non-empty line (valid until the next
+// call), or io.EOF. A last line without its newline counts: the file is
+// read as history, not followed.
+func (r *lineReader) next() ([]byte, error) {
+	for {
+		line, err := r.br.ReadSlice('\n')
+		r.bytes += int64(len(line))
+		if errors.Is(err, bufio.ErrBufferFull) {
+			r.long = append(r.long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.br.ReadSlice('\n')
+				r.bytes += int64(len(line))
+				if len(r.long) <= maxLine {
+					r.long = append(r.long, line...)
+				}
+			}
+			if len(r.long) > maxLine {
+				r.long = r.long[:0]
+				if err != nil {
+					return nil, eofOr(err)
+				}
+				continue // skipped, as the streams skip it
+			}
+			line = r.long
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read %s: %w", r.f.Name(), err)
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			return t, nil
+		}
+		if err != nil {
+			return nil, io.EOF
+		}
+	}
+}
+
+func eofOr(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.EOF
+	}
+	return err
+}
+
+// merged reads several files of one session (the session file and its
+// subagents' files) as one stream in timestamp order, the order in which
+// a live follower would have seen them: a subagent's usage then lands in
+// the turn that ran it.
+type merged struct {
+	srcs []*source
+}
+
+type source struct {
+	r    *lineReader
+	line []byte // the current line, in r's buffer
+	ts   time.Time
+	done bool
+	idx  int // which file: 0 is the session's own
+}
+
+func (m *merged) add(r *lineReader) error {
+	s := &source{r: r, idx: len(m.srcs)}
+	m.srcs = append(m.srcs, s)
+	return m.advance(s)
+}
+
+func (m *merged) advance(s *source) error {
+	line, err := s.r.next()
+	if errors.Is(err, io.EOF) {
+		s.done, s.line = true, nil
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// Each file has its own read buffer, so the line stays valid until
+	// this file is read again: no copy.
+	s.line = line
+	// A line with no time keeps its file's previous one: it stays where
+	// it was written.
+	if ts, err := time.Parse(time.RFC3339Nano, string(timestampOf(s.line))); err == nil {
+		s.ts = ts
+	}
+	return nil
+}
+
+var timestampKey = []byte(`"timestamp":"`)
+
+// timestampOf finds a transcript line's own time. In JSON that pattern
+// can only be a key (inside a string its quotes would be escaped), so a
+// line holding it once has it there; only a line that also nests one (a
+// relayed message) needs the walk that tells the levels apart.
+func timestampOf(line []byte) []byte {
+	i := bytes.Index(line, timestampKey)
+	if i < 0 {
+		return nil
+	}
+	if bytes.Index(line[i+len(timestampKey):], timestampKey) >= 0 {
+		return topLevelString(line, "timestamp")
+	}
+	v := line[i+len(timestampKey):]
+	if end := bytes.IndexByte(v, '"'); end > 0 {
+		return v[:end] // a time has no escapes; a bad one fails to parse
+	}
+	return nil
+}
+
+// topLevelString finds the value of key in a JSON object's top level
+// without parsing the rest: the parser reads every line anyway, so the
+// merge must not read it twice. Nested keys of the same name (a relayed
+// message's own timestamp) are skipped. It returns nil when the key is
+// absent, not a plain string, or the line is not an object.
+func topLevelString(line []byte, key string) []byte {
+	depth := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			end := stringEnd(line, i+1)
+			if end < 0 {
+				return nil
+			}
+			if depth == 1 && end-i-1 == len(key) && string(line[i+1:end]) == key {
+				j := end + 1
+				for j < len(line) && (line[j] == ' ' || line[j] == ':') {
+					j++
+				}
+				if j < len(line) && line[j] == '"' {
+					if vend := stringEnd(line, j+1); vend > 0 && bytes.IndexByte(line[j+1:vend], '\\') < 0 {
+						return line[j+1 : vend]
+					}
+				}
+				return nil
+			}
+			i = end
+		}
+	}
+	return nil
+}
+
+// stringEnd returns the index of the quote closing the JSON string whose
+// contents start at i, or -1.
+func stringEnd(line []byte, i int) int {
+	for {
+		k := bytes.IndexByte(line[i:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := i + k
+		n := 0 // backslashes before it: an odd count escapes it
+		for b := q - 1; b >= i && line[b] == '\\'; b-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
+}
+
+// next calls fn with the earliest pending line and which file it is from;
+// false once every file is read. Ties go to the session's own file.
+func (m *merged) next(fn func(line []byte, idx int)) (bool, error) {
+	var best *source
+	for _, s := range m.srcs {
+		if s.done {
+			continue
+		}
+		if best == nil || s.ts.Before(best.ts) {
+			best = s
+		}
+	}
+	if best == nil {
+		return false, nil
+	}
+	fn(best.line, best.idx)
+	return true, m.advance(best)
+}
