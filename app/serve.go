@@ -251,6 +251,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	b := &bridge{engine: eng, hub: hub, queue: queue, pairing: pairs, seen: seen, done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
+		defer scanner.Close() // its connection to Conductor's database
 		if err := eng.Run(ctx); err != nil {
 			log.Error().Err(err).Msg("engine stopped")
 		}
