@@ -38,7 +38,7 @@ type Config struct {
 	ScanTimeout  time.Duration // give up on one scan after this (default 10 s): a locked database never stalls the engine
 	SweepEvery   time.Duration // stat live files as a backstop to fsnotify (default 1 s)
 	QuietAfter   time.Duration // infer an old-format turn's end after this quiet (default 2 s)
-	TailBytes    int64         // on first sight read only this much of a transcript (default 256 KiB)
+	TailBytes    int64         // on first sight read only this much of a transcript (default 64 KiB)
 	ActiveWindow time.Duration // a transcript written this recently is a live session (default 10 min)
 	// WatchDirs watches transcript folders (cheap with inotify) instead of
 	// the live files (kqueue opens every file in a watched folder).
@@ -80,7 +80,7 @@ func (c *Config) withDefaults() {
 		c.QuietAfter = 2 * time.Second
 	}
 	if c.TailBytes <= 0 {
-		c.TailBytes = 256 << 10
+		c.TailBytes = 64 << 10
 	}
 	if c.ActiveWindow <= 0 {
 		c.ActiveWindow = 10 * time.Minute
@@ -284,6 +284,7 @@ func (e *Engine) scan(ctx context.Context) bool {
 			return false
 		}
 	}
+	e.openTopics(list)
 	e.mu.Lock()
 	if e.ctx == nil {
 		// Run has not begun: a hook's Rescan can come first. Run's own
@@ -361,6 +362,38 @@ func sameWorkspace(a, b discover.Workspace) bool {
 		}
 	}
 	return true
+}
+
+// openTopics opens the streams of workspaces not followed yet, a few at a
+// time and before the engine's lock is taken: each loads a journal from
+// disk, and a cold start on a thousand workspaces would otherwise open
+// them one by one with every reader of the engine waiting.
+func (e *Engine) openTopics(list []discover.Workspace) {
+	var fresh []string
+	e.mu.RLock()
+	for _, ws := range list {
+		if _, ok := e.workspaces[ws.ID]; !ok && !ws.Archived {
+			fresh = append(fresh, ws.ID)
+		}
+	}
+	e.mu.RUnlock()
+	if len(fresh) < 2 {
+		return // startLocked opens it
+	}
+	ids := make(chan string)
+	var wg sync.WaitGroup
+	for range min(len(fresh), 2*runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for id := range ids {
+				e.cfg.Hub.Topic(id) // an error is met again, and logged, by startLocked
+			}
+		})
+	}
+	for _, id := range fresh {
+		ids <- id
+	}
+	close(ids)
+	wg.Wait()
 }
 
 func (e *Engine) startLocked(ws discover.Workspace) error {

@@ -124,13 +124,13 @@ func (r *running) collect(t *testing.T, id string, after int64, pred func([]even
 	defer topic.Unsubscribe(sub)
 	var got []event.Event
 	for _, it := range replay {
-		got = append(got, it.Event)
+		got = append(got, it.Event())
 	}
 	timeout := time.After(5 * time.Second)
 	for !pred(got) {
 		select {
 		case it := <-sub.C:
-			got = append(got, it.Event)
+			got = append(got, it.Event())
 		case <-timeout:
 			t.Fatalf("timed out; got %s", summary(got))
 		}

@@ -311,7 +311,7 @@ func (w *workspace) publish(evs []event.Event) {
 			}
 		}
 	}
-	w.evs = evs[:0]
+	w.evs = reuse(evs)
 	changed := w.snapshot()
 	if len(evs) > 0 || changed {
 		w.eng.changed()
@@ -367,6 +367,21 @@ func (w *workspace) snapshot() bool {
 	old := w.snap.Swap(s)
 	return old == nil || !sameView(old, s)
 }
+
+// reuse returns evs emptied for the next batch. The events are cleared,
+// so their text is not kept alive by an idle workspace (the topic keeps
+// only their JSON), and a backlog's large batch is let go rather than
+// held by every workspace that once had one.
+func reuse(evs []event.Event) []event.Event {
+	if cap(evs) > maxKeptBatch {
+		return nil
+	}
+	clear(evs)
+	return evs[:0]
+}
+
+// maxKeptBatch is the most events a workspace's reused batch holds.
+const maxKeptBatch = 32
 
 func latest(a, b time.Time) time.Time {
 	if a.After(b) {

@@ -13,8 +13,9 @@ type Hub struct {
 	dir     string // journal directory; "" keeps topics in memory only
 	history int
 
-	mu     sync.Mutex
-	topics map[string]*Topic
+	mu      sync.Mutex
+	topics  map[string]*Topic
+	opening map[string]chan struct{} // ids whose journal is being loaded
 }
 
 // NewHub returns a hub journaling into dir ("" for none) and keeping
@@ -27,12 +28,40 @@ func NewHub(dir string, history int) *Hub {
 }
 
 // Topic returns the topic for id, loading its journal the first time.
+// The journal is opened and read outside the hub's lock: a cold start
+// opens a thousand topics, and they need not wait on one another.
 func (h *Hub) Topic(id string) (*Topic, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if t, ok := h.topics[id]; ok {
-		return t, nil
+	for {
+		h.mu.Lock()
+		if t, ok := h.topics[id]; ok {
+			h.mu.Unlock()
+			return t, nil
+		}
+		wait, busy := h.opening[id]
+		if !busy {
+			if h.opening == nil {
+				h.opening = make(map[string]chan struct{})
+			}
+			h.opening[id] = make(chan struct{})
+		}
+		h.mu.Unlock()
+		if busy {
+			<-wait // another caller is opening it: take theirs
+			continue
+		}
+		t, err := h.open(id)
+		h.mu.Lock()
+		if err == nil {
+			h.topics[id] = t
+		}
+		close(h.opening[id])
+		delete(h.opening, id)
+		h.mu.Unlock()
+		return t, err
 	}
+}
+
+func (h *Hub) open(id string) (*Topic, error) {
 	var j *Journal
 	if h.dir != "" {
 		var err error
@@ -48,7 +77,6 @@ func (h *Hub) Topic(id string) (*Topic, error) {
 		}
 		return nil, err
 	}
-	h.topics[id] = t
 	return t, nil
 }
 

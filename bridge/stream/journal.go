@@ -73,15 +73,22 @@ func OpenJournal(path string) (*Journal, error) {
 // Load reads the journal, keeping the newest max events and the last
 // cursor, and truncates a torn or garbled tail so appends start clean.
 func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
-	if _, err := j.f.Seek(0, io.SeekStart); err != nil {
-		return nil, nil, fmt.Errorf("seek journal: %w", err)
-	}
 	var (
 		items  []Item
 		cursor json.RawMessage
 		good   int64 // bytes of well-formed lines
 	)
-	r := bufio.NewReaderSize(j.f, 256<<10)
+	if end, err := j.f.Seek(0, io.SeekEnd); err != nil {
+		return nil, nil, fmt.Errorf("seek journal: %w", err)
+	} else if end == 0 {
+		return nil, nil, nil // a new journal: nothing to read (a cold start opens a thousand)
+	}
+	if _, err := j.f.Seek(0, io.SeekStart); err != nil {
+		return nil, nil, fmt.Errorf("seek journal: %w", err)
+	}
+	// ReadBytes gathers a long line from several fills: the buffer need
+	// not hold the longest line, and a thousand topics load at start.
+	r := bufio.NewReaderSize(j.f, 32<<10)
 	for {
 		line, err := r.ReadBytes('\n')
 		if err == io.EOF {
@@ -102,7 +109,7 @@ func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
 				ok = false
 				break
 			}
-			batch = append(batch, Item{Event: e, Data: raw})
+			batch = append(batch, Item{ID: e.ID, Type: e.Type, SessionID: e.SessionID, Data: raw})
 			j.LastID = e.ID
 		}
 		if !ok {

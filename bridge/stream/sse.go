@@ -131,7 +131,7 @@ type sseWriter struct {
 func (s *sseWriter) replay(gap *event.Event, items []Item) {
 	if gap != nil {
 		data, _ := json.Marshal(*gap)
-		s.event(Item{Event: *gap, Data: data})
+		s.event(NewItem(*gap, data))
 	}
 	for _, it := range items {
 		s.event(it)
