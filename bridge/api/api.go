@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -60,7 +61,8 @@ type Server struct {
 	Viewer fs.FS
 	Log    zerolog.Logger
 
-	viewers viewers // open browser streams, for Viewing
+	viewers viewers   // open browser streams, for Viewing
+	list    listCache // GET /api/workspaces, encoded workspace by workspace
 }
 
 // Handler returns the routed, guarded handler. Each route names who may
@@ -152,6 +154,15 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 // branch, directory, pid, active) first, then what a client needs to show
 // and follow it.
 type workspaceJSON struct {
+	workspaceHead
+	Sessions []sessionJSON `json:"sessions"`
+}
+
+// workspaceHead is everything of a workspace on the wire but its
+// sessions: comparable, so the list cache can tell an unchanged workspace
+// at a glance. encoding/json writes an embedded struct's fields in place,
+// so the wire's field order is as before.
+type workspaceHead struct {
 	ID              string    `json:"id"`
 	Name            string    `json:"name"`
 	Branch          string    `json:"branch"`
@@ -176,10 +187,9 @@ type workspaceJSON struct {
 	// Added with sessions: the name a person sees, Conductor's workflow
 	// group (never a status), why the workspace needs input, and every
 	// agent session (chat tab) of the workspace.
-	DisplayName string        `json:"display_name"`
-	Workflow    string        `json:"workflow,omitempty"`
-	Reason      string        `json:"reason,omitempty"`
-	Sessions    []sessionJSON `json:"sessions"`
+	DisplayName string `json:"display_name"`
+	Workflow    string `json:"workflow,omitempty"`
+	Reason      string `json:"reason,omitempty"`
 }
 
 // sessionJSON is one agent session on the wire.
@@ -202,7 +212,7 @@ type sessionJSON struct {
 }
 
 func toJSON(in engine.Info) workspaceJSON {
-	j := workspaceJSON{
+	j := workspaceJSON{workspaceHead: workspaceHead{
 		ID: in.ID, Name: in.Name, Branch: in.Branch, Directory: in.Directory, PID: in.PID,
 		Active: in.Active, Repo: in.Repo, Status: in.Status, StatusSince: in.StatusSince,
 		SessionID: in.SessionID, Transcript: in.Transcript, Source: in.Source,
@@ -210,8 +220,7 @@ func toJSON(in engine.Info) workspaceJSON {
 		Stream:       "/workspace/" + in.ID + "/session/stream",
 		SkippedLines: in.Malformed + in.Oversized,
 		DisplayName:  cmp.Or(in.DisplayName, in.Name), Workflow: in.Workflow, Reason: in.Reason,
-		Sessions: make([]sessionJSON, 0, len(in.Sessions)),
-	}
+	}, Sessions: make([]sessionJSON, 0, len(in.Sessions))}
 	for _, si := range in.Sessions {
 		sj := sessionJSON{
 			SessionID: si.SessionID, Agent: cmp.Or(si.Agent, "claude"), Title: si.Title, Status: si.Status,
@@ -249,7 +258,12 @@ func (s *Server) workspaces(w http.ResponseWriter, r *http.Request) {
 			out = append(out, s.withPairing(in))
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out})
+	body := s.list.body(out, len(list))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
 }
 
 // lookup finds the workspace a request names, answering 404 itself when

@@ -1,0 +1,79 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"sync"
+)
+
+// listCache keeps each workspace's encoded JSON for GET /api/workspaces.
+// At a thousand workspaces the list is a megabyte, and encoding it all
+// for every call took most of the answer's time; between two calls few
+// workspaces change. A workspace's wire form is built afresh every call
+// (cheap: no reflection) and compared with the one encoded last time; only
+// a workspace whose wire form changed is encoded again. So the answer is
+// always what encoding the whole list would give, whatever changed it
+// (the engine, a pairing, a hook call, time making a session inactive).
+type listCache struct {
+	mu  sync.Mutex
+	m   map[string]*cachedJSON // by workspace id
+	gen uint64                 // the call that last used an entry, to drop gone workspaces
+}
+
+type cachedJSON struct {
+	j    workspaceJSON
+	data []byte // j encoded, no trailing newline
+	gen  uint64
+}
+
+// body returns {"workspaces":[…]} for list, as writeJSON would write it.
+func (c *listCache) body(list []workspaceJSON, all int) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]*cachedJSON)
+	}
+	c.gen++
+	var b bytes.Buffer
+	b.Grow(len(list) * 1200)
+	b.WriteString(`{"workspaces":[`)
+	for i, j := range list {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		e := c.m[j.ID]
+		if e == nil || !sameJSON(e.j, j) {
+			e = &cachedJSON{j: j, data: encodeCompact(j)}
+			c.m[j.ID] = e
+		}
+		e.gen = c.gen
+		b.Write(e.data)
+	}
+	b.WriteString("]}\n")
+	if len(c.m) > all { // some workspace is gone: forget it
+		for id, e := range c.m {
+			if e.gen != c.gen {
+				delete(c.m, id)
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+// encodeCompact encodes v as writeJSON does (no HTML escaping), without
+// the newline.
+func encodeCompact(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return []byte("null")
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// sameJSON reports whether two wire forms encode alike.
+func sameJSON(a, b workspaceJSON) bool {
+	return a.workspaceHead == b.workspaceHead && slices.Equal(a.Sessions, b.Sessions)
+}
