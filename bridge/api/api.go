@@ -251,14 +251,18 @@ func (s *Server) withPairing(in engine.Info) workspaceJSON {
 
 func (s *Server) workspaces(w http.ResponseWriter, r *http.Request) {
 	list := s.Engine.Workspaces()
-	out := make([]workspaceJSON, 0, len(list))
 	sees := s.visibility(r)
-	for _, in := range list {
-		if sees(in.ID) {
-			out = append(out, s.withPairing(in))
+	visible := func(yield func(workspaceJSON) bool) {
+		for _, in := range list {
+			if sees(in.ID) && !yield(s.withPairing(in)) {
+				return
+			}
 		}
 	}
-	body := s.list.body(out, len(list))
+	buf := s.list.buffer()
+	defer s.list.done(buf)
+	*buf = s.list.body(*buf, visible, len(list))
+	body := *buf
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 	"slices"
 	"sync"
 )
@@ -19,6 +20,8 @@ type listCache struct {
 	mu  sync.Mutex
 	m   map[string]*cachedJSON // by workspace id
 	gen uint64                 // the call that last used an entry, to drop gone workspaces
+
+	bufs sync.Pool // *[]byte bodies
 }
 
 type cachedJSON struct {
@@ -27,30 +30,32 @@ type cachedJSON struct {
 	gen  uint64
 }
 
-// body returns {"workspaces":[…]} for list, as writeJSON would write it.
-func (c *listCache) body(list []workspaceJSON, all int) []byte {
+// body appends {"workspaces":[…]} for the workspaces of list to b, as
+// writeJSON would write it; all is how many workspaces there are in all
+// (list may be only those a browser sees).
+func (c *listCache) body(b []byte, list iter.Seq[workspaceJSON], all int) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
 		c.m = make(map[string]*cachedJSON)
 	}
 	c.gen++
-	var b bytes.Buffer
-	b.Grow(len(list) * 1200)
-	b.WriteString(`{"workspaces":[`)
-	for i, j := range list {
-		if i > 0 {
-			b.WriteByte(',')
+	b = append(b, `{"workspaces":[`...)
+	first := true
+	for j := range list {
+		if !first {
+			b = append(b, ',')
 		}
+		first = false
 		e := c.m[j.ID]
 		if e == nil || !sameJSON(e.j, j) {
 			e = &cachedJSON{j: j, data: encodeCompact(j)}
 			c.m[j.ID] = e
 		}
 		e.gen = c.gen
-		b.Write(e.data)
+		b = append(b, e.data...)
 	}
-	b.WriteString("]}\n")
+	b = append(b, "]}\n"...)
 	if len(c.m) > all { // some workspace is gone: forget it
 		for id, e := range c.m {
 			if e.gen != c.gen {
@@ -58,7 +63,25 @@ func (c *listCache) body(list []workspaceJSON, all int) []byte {
 			}
 		}
 	}
-	return b.Bytes()
+	return b
+}
+
+// buffer returns a buffer for a body; done gives it back. Bodies are a
+// megabyte at a thousand workspaces: allocating one per call kept the
+// collector busy.
+func (c *listCache) buffer() *[]byte {
+	if b, ok := c.bufs.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 0, 64<<10)
+	return &b
+}
+
+func (c *listCache) done(b *[]byte) {
+	if cap(*b) <= 8<<20 {
+		*b = (*b)[:0]
+		c.bufs.Put(b)
+	}
 }
 
 // encodeCompact encodes v as writeJSON does (no HTML escaping), without

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 )
@@ -39,7 +40,7 @@ func TestListCacheAnswersAsAFreshEncoding(t *testing.T) {
 	var c listCache
 	prev := map[string][]byte{}
 	for _, st := range steps {
-		got := c.body(st.list, len(st.list))
+		got := c.body(nil, slices.Values(st.list), len(st.list))
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
