@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -109,6 +110,7 @@ type Engine struct {
 	// a cwd). Scans keep them until they find the directory themselves.
 	hinted map[string]discover.Workspace // by directory
 
+	sweepIdle atomic.Bool     // the sweep has backed off: a file event must wake it
 	scanMu    sync.Mutex      // scans are serialised
 	rescanOn  map[string]bool // RescanOn, cleaned
 	rescan    chan struct{}
@@ -173,26 +175,22 @@ func (e *Engine) Run(ctx context.Context) error {
 	var scans sync.WaitGroup
 	scans.Go(func() { e.scanLoop(ctx) })
 	defer scans.Wait()
-	sw := newSweeper(e)
-	sweep := time.NewTimer(sw.every)
-	defer sweep.Stop()
+	// The sweep has its own goroutine: a sweep stats every followed file,
+	// and file events waiting behind it would wait that long to be read.
+	active := make(chan struct{}, 1)
+	scans.Go(func() { e.sweepLoop(ctx, active) })
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-sweep.C:
-			sweep.Reset(sw.sweep())
-		case <-e.nudge:
-			if sw.active() {
-				sweep.Reset(sw.every)
-			}
 		case ev, ok := <-fsEvents:
 			if ok {
 				e.route(ev)
-				if sw.active() {
-					// Agents are at work again: the backed-off sweep
-					// must not wait out its long interval.
-					sweep.Reset(sw.every)
+				if e.sweepIdle.Load() { // tell a backed-off sweep; a busy one needs no word
+					select {
+					case active <- struct{}{}:
+					default:
+					}
 				}
 			}
 		case err, ok := <-fsErrors:
@@ -200,6 +198,31 @@ func (e *Engine) Run(ctx context.Context) error {
 				e.log.Warn().Err(err).Msg("file watcher")
 			}
 		}
+	}
+}
+
+// sweepLoop runs the safety-net sweep, backing off while all is idle and
+// coming back to its base rate when a file event or a hook (active,
+// nudge) says agents are at work.
+func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
+	sw := newSweeper(e)
+	sweep := time.NewTimer(sw.every)
+	defer sweep.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sweep.C:
+			sweep.Reset(sw.sweep())
+		case <-e.nudge:
+		case <-active:
+		}
+		if sw.active() {
+			// Agents are at work again: the backed-off sweep must not
+			// wait out its long interval.
+			sweep.Reset(sw.every)
+		}
+		e.sweepIdle.Store(sw.every > sw.base)
 	}
 }
 

@@ -242,7 +242,12 @@ func (j *Journal) rewrite(line []byte) error {
 func (j *Journal) Close() error { return j.f.Close() }
 
 func encodeLine(items []Item, cursor json.RawMessage, next int64) []byte {
+	size := 32 + len(cursor)
+	for _, it := range items {
+		size += len(it.Data) + 1
+	}
 	var b bytes.Buffer
+	b.Grow(size) // one allocation: a line is written once per batch
 	b.WriteString(`{"e":[`)
 	for i, it := range items {
 		if i > 0 {
