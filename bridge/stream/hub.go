@@ -16,6 +16,7 @@ type Hub struct {
 	mu      sync.Mutex
 	topics  map[string]*Topic
 	opening map[string]chan struct{} // ids whose journal is being loaded
+	fds     *fdBudget                // bounds the journal files held open
 }
 
 // NewHub returns a hub journaling into dir ("" for none) and keeping
@@ -24,7 +25,7 @@ func NewHub(dir string, history int) *Hub {
 	if history <= 0 {
 		history = DefaultHistory
 	}
-	return &Hub{dir: dir, history: history, topics: make(map[string]*Topic)}
+	return &Hub{dir: dir, history: history, topics: make(map[string]*Topic), fds: newFDBudget(DefaultOpenJournals)}
 }
 
 // Topic returns the topic for id, loading its journal the first time.
@@ -77,8 +78,18 @@ func (h *Hub) open(id string) (*Topic, error) {
 		}
 		return nil, err
 	}
+	if j != nil {
+		j.budget = h.fds
+		if victim := h.fds.use(j); victim != nil {
+			victim.release()
+		}
+	}
 	return t, nil
 }
+
+// OpenJournals is how many journal files the hub holds open now: at most
+// DefaultOpenJournals, however many workspaces there are.
+func (h *Hub) OpenJournals() int { return h.fds.openFiles() }
 
 // Lookup returns the topic for id if it has been opened.
 func (h *Hub) Lookup(id string) (*Topic, bool) {

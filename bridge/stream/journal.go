@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"conductorbridge/bridge/event"
 )
@@ -38,10 +39,13 @@ type Journal struct {
 	LastID   int64
 	MaxBytes int64 // compact beyond this size; 0 means 4 MiB
 
-	f      journalFile
-	size   int64 // bytes of whole lines in f
-	torn   bool  // f may hold a partial line past size: cut it before writing
-	behind bool  // the last append failed: the file lacks its cursor
+	fmu    sync.Mutex  // guards f against the budget closing it (see fdBudget)
+	f      journalFile // nil while released by the budget: the next write reopens it
+	closed bool
+	budget *fdBudget // nil: the file stays open until Close
+	size   int64     // bytes of whole lines in f
+	torn   bool      // f may hold a partial line past size: cut it before writing
+	behind bool      // the last append failed: the file lacks its cursor
 }
 
 // journalFile is what Journal needs of its file (an *os.File), so tests can
@@ -150,6 +154,13 @@ func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
 // "unchanged"), so that cursor and ids on disk move past the lost batch
 // together.
 func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, max int, current json.RawMessage) error {
+	if j.budget != nil {
+		if victim := j.budget.use(j); victim != nil {
+			victim.release()
+		}
+	}
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
 	last := j.LastID
 	if n := len(items); n > 0 && items[n-1].ID > last {
 		last = items[n-1].ID
@@ -178,6 +189,9 @@ func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, m
 
 // write appends one line, or on failure none of it.
 func (j *Journal) write(line []byte) error {
+	if err := j.reopen(); err != nil {
+		return fmt.Errorf("append journal: %w", err)
+	}
 	if j.torn {
 		if err := j.cut(); err != nil {
 			return fmt.Errorf("append journal: %w", err)
@@ -233,13 +247,28 @@ func (j *Journal) rewrite(line []byte) error {
 	if err := os.Rename(tmp, j.Path); err != nil {
 		return fail(err)
 	}
-	j.f.Close()
+	if j.f != nil {
+		j.f.Close()
+	}
 	j.f, j.size, j.torn = f, int64(len(line)), false
 	return nil
 }
 
 // Close closes the file.
-func (j *Journal) Close() error { return j.f.Close() }
+func (j *Journal) Close() error {
+	if j.budget != nil {
+		j.budget.forget(j)
+	}
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
+	j.closed = true
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
 
 func encodeLine(items []Item, cursor json.RawMessage, next int64) []byte {
 	size := 32 + len(cursor)
