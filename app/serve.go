@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -257,6 +258,15 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		}
 	}()
 	go requeueLost(ctx, eng, queue, log)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-eng.CaughtUp():
+			// The cold start's reading left its buffers as garbage: hand
+			// their pages back now rather than hold them all day.
+			debug.FreeOSMemory()
+		}
+	}()
 	b.api = &api.Server{
 		Engine: eng, Version: version(), Started: time.Now(),
 		Origins: c.origins(), Done: ctx,

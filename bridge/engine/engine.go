@@ -111,6 +111,7 @@ type Engine struct {
 	hinted map[string]discover.Workspace // by directory
 
 	sweepIdle atomic.Bool     // the sweep has backed off: a file event must wake it
+	reads     chan struct{}   // slots for workspaces reading their sessions at once
 	scanMu    sync.Mutex      // scans are serialised
 	rescanOn  map[string]bool // RescanOn, cleaned
 	rescan    chan struct{}
@@ -118,6 +119,8 @@ type Engine struct {
 	rootWatch string        // where the projects folder is watched from while it does not exist
 	scanned   chan struct{} // closed after the first scan
 	firstScan sync.Once
+	initial   sync.WaitGroup // the first scan's workspaces, until each has read its sessions once
+	caughtUp  chan struct{}  // closed once they all have
 	started   time.Time
 }
 
@@ -135,12 +138,19 @@ func New(cfg Config) *Engine {
 		rescan:     make(chan struct{}, 1),
 		nudge:      make(chan struct{}, 1),
 		scanned:    make(chan struct{}),
+		caughtUp:   make(chan struct{}),
+		reads:      make(chan struct{}, max(4, 2*runtime.GOMAXPROCS(0))),
 		started:    time.Now(),
 	}
 }
 
 // Ready is closed once the first scan has started every workspace.
 func (e *Engine) Ready() <-chan struct{} { return e.scanned }
+
+// CaughtUp is closed once every workspace the first scan found has read
+// its sessions once: the cold start's catch-up is over, and what it
+// allocated is garbage.
+func (e *Engine) CaughtUp() <-chan struct{} { return e.caughtUp }
 
 // Run scans, follows and watches until ctx ends. Scans run on their own
 // goroutine, so a slow or locked database never holds up file events.
@@ -361,8 +371,13 @@ func (e *Engine) scan(ctx context.Context) bool {
 			changed = true
 		}
 	}
+	// Closed under the lock: a workspace started from now on (by a hook)
+	// is not one of the first scan's, and the count is complete.
+	e.firstScan.Do(func() {
+		close(e.scanned)
+		go func() { e.initial.Wait(); close(e.caughtUp) }()
+	})
 	e.mu.Unlock()
-	e.firstScan.Do(func() { close(e.scanned) })
 	if changed {
 		e.changed()
 	}
@@ -425,9 +440,15 @@ func (e *Engine) startLocked(ws discover.Workspace) error {
 		return fmt.Errorf("open stream: %w", err)
 	}
 	w := newWorkspace(e, ws, topic)
+	select {
+	case <-e.scanned:
+	default: // found by the first scan
+		w.initial = true
+		e.initial.Add(1)
+	}
 	e.workspaces[ws.ID] = w
 	e.indexLocked(ws.ID, ws.ProjectDir)
-	go w.run()
+	w.follow()
 	e.log.Debug().Str("workspace", ws.ID).Str("dir", ws.Directory).Msg("following workspace")
 	return nil
 }
