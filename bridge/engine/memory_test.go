@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"fmt"
+	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 
 	"conductorbridge/bridge/event"
 )
@@ -37,4 +41,42 @@ func TestReuseLetsTheTextGo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIdleWorkspacesHoldNoGoroutine: fifty followed workspaces, caught
+// up and idle, leave no goroutine behind each (one each would hold a
+// stack apiece all day); a line written to one of them still streams.
+func TestIdleWorkspacesHoldNoGoroutine(t *testing.T) {
+	const n = 50
+	h := newHome(t)
+	var paths, dirs []string
+	for i := range n {
+		dir, proj := h.workspace(fmt.Sprintf("w%02d", i))
+		sid := fmt.Sprintf("cccccccc-1111-4111-8111-%012d", i)
+		cwdOf[sid] = dir
+		p := filepath.Join(proj, sid+".jsonl")
+		h.write(p, prompt(sid, "hello"), answer(sid, fmt.Sprintf("m%d", i), "hi", "end_turn"))
+		paths, dirs = append(paths, p), append(dirs, dir)
+	}
+	before := runtime.NumGoroutine()
+	r := h.startWith(func(c *Config) { c.ScanEvery, c.SweepEvery = time.Hour, time.Hour })
+	<-r.eng.Ready()
+	select {
+	case <-r.eng.CaughtUp():
+	case <-time.After(10 * time.Second):
+		t.Fatal("never caught up")
+	}
+	if got := len(r.eng.Workspaces()); got != n {
+		t.Fatalf("%d workspaces followed, want %d", got, n)
+	}
+	var now int
+	waitFor(t, "the workspaces' goroutines to end", func() bool {
+		now = runtime.NumGoroutine()
+		return now-before < n/2
+	}, func() { t.Logf("%d goroutines before, %d with %d idle workspaces", before, now, n) })
+
+	id := r.waitWorkspace(t, dirs[7])
+	sid := sessionID(paths[7])
+	h.write(paths[7], prompt(sid, "still here"))
+	r.collect(t, id, 0, has(event.User, "still here"))
 }
