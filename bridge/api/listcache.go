@@ -93,7 +93,7 @@ func encodeCompact(v any) []byte {
 	if enc.Encode(v) != nil {
 		return []byte("null")
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return bytes.Clone(bytes.TrimSuffix(b.Bytes(), []byte("\n"))) // kept: no spare capacity
 }
 
 // sameJSON reports whether two wire forms encode alike.

@@ -39,7 +39,7 @@ type Config struct {
 	ScanTimeout  time.Duration // give up on one scan after this (default 10 s): a locked database never stalls the engine
 	SweepEvery   time.Duration // stat live files as a backstop to fsnotify (default 1 s)
 	QuietAfter   time.Duration // infer an old-format turn's end after this quiet (default 2 s)
-	TailBytes    int64         // on first sight read only this much of a transcript (default 64 KiB)
+	TailBytes    int64         // on first sight read only this much of a transcript (default 32 KiB)
 	ActiveWindow time.Duration // a transcript written this recently is a live session (default 10 min)
 	// WatchDirs watches transcript folders (cheap with inotify) instead of
 	// the live files (kqueue opens every file in a watched folder).
@@ -81,7 +81,7 @@ func (c *Config) withDefaults() {
 		c.QuietAfter = 2 * time.Second
 	}
 	if c.TailBytes <= 0 {
-		c.TailBytes = 64 << 10
+		c.TailBytes = 32 << 10
 	}
 	if c.ActiveWindow <= 0 {
 		c.ActiveWindow = 10 * time.Minute

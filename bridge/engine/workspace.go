@@ -78,6 +78,8 @@ type workspace struct {
 	warned  map[string]bool
 	hinted  map[string]string // session id → transcript path a hook named
 	tabOf   map[string]string // agent session id → the Conductor tab it was seen in
+
+	readAt, listedAt time.Time // see snapshot
 }
 
 // snapshot is a workspace's state as of its last sync: immutable once
@@ -88,6 +90,10 @@ type snapshot struct {
 	paths                []string      // transcripts being tailed
 	subDirs              bool          // some session has subagent files
 	malformed, oversized int
+	// When the sync that made it began reading the transcripts, and when
+	// the sessions were last listed: the sweep's first look at a path
+	// last changed before then has nothing new to find.
+	readAt, listedAt time.Time
 }
 
 func newWorkspace(e *Engine, ws discover.Workspace, topic *stream.Topic) *workspace {
@@ -258,7 +264,9 @@ func (w *workspace) sync() {
 	w.eng.reads <- struct{}{}
 	defer func() { <-w.eng.reads }()
 	evs := w.evs[:0]
+	w.readAt = time.Now()
 	if w.relook.Swap(false) {
+		w.listedAt = w.readAt
 		evs = w.reconcile(evs)
 	}
 	for _, t := range w.sorted() {
@@ -382,7 +390,7 @@ func (w *workspace) publish(evs []event.Event) {
 // snapshot publishes the workspace's state for readers; it reports whether
 // anything a reader shows changed.
 func (w *workspace) snapshot() bool {
-	s := &snapshot{ws: w.ws}
+	s := &snapshot{ws: w.ws, readAt: w.readAt, listedAt: w.listedAt}
 	metaByID := make(map[string]discover.Session, len(w.ws.Sessions))
 	for _, m := range w.ws.Sessions {
 		metaByID[m.ID] = m
