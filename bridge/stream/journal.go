@@ -44,6 +44,7 @@ type Journal struct {
 	closed bool
 	budget *fdBudget // nil: the file stays open until Close
 	size   int64     // bytes of whole lines in f
+	buf    []byte    // the last line's buffer, reused
 	torn   bool      // f may hold a partial line past size: cut it before writing
 	behind bool      // the last append failed: the file lacks its cursor
 }
@@ -168,7 +169,14 @@ func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, m
 	if j.behind {
 		cursor = current
 	}
-	line := encodeLine(items, cursor, last+1)
+	// The line is written at once and not kept: its buffer serves the
+	// next batch too (a line a batch, thousands a second when agents work).
+	line := encodeLine(j.buf[:0], items, cursor, last+1)
+	if cap(line) <= maxKeptLine {
+		j.buf = line
+	} else {
+		j.buf = nil
+	}
 	limit := j.MaxBytes
 	if limit <= 0 {
 		limit = 4 << 20
@@ -179,13 +187,16 @@ func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, m
 		if len(kept) > max {
 			kept = kept[len(kept)-max:]
 		}
-		err = j.rewrite(encodeLine(kept, current, last+1))
+		err = j.rewrite(encodeLine(nil, kept, current, last+1))
 	} else {
 		err = j.write(line)
 	}
 	j.LastID, j.behind = last, err != nil
 	return err
 }
+
+// maxKeptLine bounds the line buffer a journal keeps between batches.
+const maxKeptLine = 64 << 10
 
 // write appends one line, or on failure none of it.
 func (j *Journal) write(line []byte) error {
@@ -270,27 +281,21 @@ func (j *Journal) Close() error {
 	return err
 }
 
-func encodeLine(items []Item, cursor json.RawMessage, next int64) []byte {
-	size := 32 + len(cursor)
-	for _, it := range items {
-		size += len(it.Data) + 1
-	}
-	var b bytes.Buffer
-	b.Grow(size) // one allocation: a line is written once per batch
-	b.WriteString(`{"e":[`)
+// encodeLine appends one journal line to dst.
+func encodeLine(dst []byte, items []Item, cursor json.RawMessage, next int64) []byte {
+	dst = append(dst, `{"e":[`...)
 	for i, it := range items {
 		if i > 0 {
-			b.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		b.Write(it.Data)
+		dst = append(dst, it.Data...)
 	}
-	b.WriteByte(']')
+	dst = append(dst, ']')
 	if cursor != nil {
-		b.WriteString(`,"c":`)
-		b.Write(cursor)
+		dst = append(dst, `,"c":`...)
+		dst = append(dst, cursor...)
 	}
-	b.WriteString(`,"n":`)
-	b.WriteString(strconv.FormatInt(next, 10))
-	b.WriteString("}\n")
-	return b.Bytes()
+	dst = append(dst, `,"n":`...)
+	dst = strconv.AppendInt(dst, next, 10)
+	return append(dst, "}\n"...)
 }
