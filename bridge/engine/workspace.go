@@ -339,8 +339,9 @@ func (w *workspace) read(t *tail, evs *[]event.Event) (transcript.ReadResult, er
 	}
 	t.malformed += bad
 	t.oversized += res.Oversized
-	if len(out) > start || res.Lines > 0 {
-		t.statFile()
+	if (len(out) > start || res.Lines > 0) && !res.ModTime.IsZero() {
+		// What the reader's own stat found: no second stat per line.
+		t.liveMod, t.liveSize = res.ModTime, res.Size
 	}
 	return res, err
 }
