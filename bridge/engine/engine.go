@@ -35,12 +35,18 @@ type Config struct {
 	Log            zerolog.Logger
 	ClaudeProjects string // watched for new project folders
 
-	ScanEvery    time.Duration // rescan for workspaces (default 3 s)
-	ScanTimeout  time.Duration // give up on one scan after this (default 10 s): a locked database never stalls the engine
-	SweepEvery   time.Duration // stat live files as a backstop to fsnotify (default 1 s)
-	QuietAfter   time.Duration // infer an old-format turn's end after this quiet (default 2 s)
-	TailBytes    int64         // on first sight read only this much of a transcript (default 32 KiB)
-	ActiveWindow time.Duration // a transcript written this recently is a live session (default 10 min)
+	ScanEvery   time.Duration // rescan for workspaces (default 3 s)
+	ScanTimeout time.Duration // give up on one scan after this (default 10 s): a locked database never stalls the engine
+	SweepEvery  time.Duration // stat live files as a backstop to fsnotify (default 1 s)
+	QuietAfter  time.Duration // infer an old-format turn's end after this quiet (default 2 s)
+	TailBytes   int64         // on first sight read only this much of a transcript (default 256 KiB)
+	// ColdTailBytes is TailBytes for the sessions of the workspaces the
+	// first scan finds, read all at once at start: a thousand workspaces'
+	// tails are what a cold start costs (default 32 KiB, at most
+	// TailBytes). A session first seen later, likely new and just past
+	// its start, is read from TailBytes back.
+	ColdTailBytes int64
+	ActiveWindow  time.Duration // a transcript written this recently is a live session (default 10 min)
 	// WatchDirs watches transcript folders (cheap with inotify) instead of
 	// the live files (kqueue opens every file in a watched folder).
 	WatchDirs *bool
@@ -81,7 +87,10 @@ func (c *Config) withDefaults() {
 		c.QuietAfter = 2 * time.Second
 	}
 	if c.TailBytes <= 0 {
-		c.TailBytes = 32 << 10
+		c.TailBytes = 256 << 10
+	}
+	if c.ColdTailBytes <= 0 {
+		c.ColdTailBytes = min(32<<10, c.TailBytes)
 	}
 	if c.ActiveWindow <= 0 {
 		c.ActiveWindow = 10 * time.Minute

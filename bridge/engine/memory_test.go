@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,4 +80,45 @@ func TestIdleWorkspacesHoldNoGoroutine(t *testing.T) {
 	sid := sessionID(paths[7])
 	h.write(paths[7], prompt(sid, "still here"))
 	r.collect(t, id, 0, has(event.User, "still here"))
+}
+
+// TestColdTailOnlyAtStart: a session already there when the bridge starts
+// is read from ColdTailBytes back (a cold start reads a thousand of
+// them); one first seen later, likely new, is read from TailBytes back,
+// so a session that grew fast before it was noticed keeps its start.
+func TestColdTailOnlyAtStart(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("cold")
+	const a, b = "dddddddd-1111-4111-8111-0000000000a1", "dddddddd-1111-4111-8111-0000000000b2"
+	cwdOf[a], cwdOf[b] = dir, dir
+	pad := strings.Repeat("x", 1000)
+	long := func(sid, first string) []string {
+		lines := []string{prompt(sid, first)}
+		for i := range 10 { // ~10 KB: past the cold tail, well within the tail
+			lines = append(lines, answer(sid, fmt.Sprintf("m%d", i), pad, "end_turn"))
+		}
+		return append(lines, prompt(sid, "last"))
+	}
+	pa := filepath.Join(proj, a+".jsonl")
+	h.write(pa, long(a, "before start")...)
+	r := h.startWith(func(c *Config) { c.TailBytes, c.ColdTailBytes = 1<<20, 2048 })
+	id := r.waitWorkspace(t, dir)
+	<-r.eng.CaughtUp()
+	evs := r.collect(t, id, 0, has(event.User, "last"))
+	if has(event.User, "before start")(evs) {
+		t.Errorf("a session there at start was read whole: %s", summary(evs))
+	}
+	pb := filepath.Join(proj, b+".jsonl")
+	h.write(pb, long(b, "after start")...)
+	evs = r.collect(t, id, 0, func(evs []event.Event) bool {
+		for _, e := range evs {
+			if e.SessionID == b && e.Type == event.User && e.Content == "last" {
+				return true
+			}
+		}
+		return false
+	})
+	if !has(event.User, "after start")(evs) {
+		t.Errorf("a session first seen after start lost its start: %s", summary(evs))
+	}
 }

@@ -80,6 +80,7 @@ type workspace struct {
 	tabOf   map[string]string // agent session id → the Conductor tab it was seen in
 
 	readAt, listedAt time.Time // see snapshot
+	caughtUp         bool      // the first read is done
 }
 
 // snapshot is a workspace's state as of its last sync: immutable once
@@ -179,10 +180,21 @@ func (w *workspace) follow() {
 	w.enqueue(func() {
 		w.restore()
 		w.sync()
+		w.caughtUp = true
 		if w.initial {
 			w.eng.initial.Done()
 		}
 	})
+}
+
+// tailBytes is how much of a transcript seen for the first time is read:
+// less in the first read of a workspace found at start (the cold start's
+// catch-up), TailBytes after.
+func (w *workspace) tailBytes() int64 {
+	if w.initial && !w.caughtUp {
+		return w.eng.cfg.ColdTailBytes
+	}
+	return w.eng.cfg.TailBytes
 }
 
 // quietSync ends the turns whose end can only be inferred, after a quiet
