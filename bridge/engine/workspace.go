@@ -462,8 +462,9 @@ func reuse(evs []event.Event) []event.Event {
 	return evs[:0]
 }
 
-// maxKeptBatch is the most events a workspace's reused batch holds.
-const maxKeptBatch = 32
+// maxKeptBatch is the most events a workspace's reused batch holds: an
+// event is 400-odd bytes, and a thousand idle workspaces each keep one.
+const maxKeptBatch = 4
 
 func latest(a, b time.Time) time.Time {
 	if a.After(b) {

@@ -23,6 +23,28 @@ type fdBudget struct {
 	mu   sync.Mutex
 	lru  *list.List // of *Journal, most recently written first
 	open map[*Journal]*list.Element
+
+	lines sync.Pool // *[]byte: journal line buffers, shared by the hub's journals
+}
+
+// lineBuffer returns a buffer for one journal line (b may be nil: a
+// journal opened on its own).
+func (b *fdBudget) lineBuffer() *[]byte {
+	if b != nil {
+		if p, ok := b.lines.Get().(*[]byte); ok {
+			return p
+		}
+	}
+	return new([]byte)
+}
+
+// putLine gives a line's buffer back, unless it grew large (a backlog's
+// batch).
+func (b *fdBudget) putLine(p *[]byte, line []byte) {
+	if b != nil && cap(line) <= maxKeptLine {
+		*p = line[:0]
+		b.lines.Put(p)
+	}
 }
 
 func newFDBudget(max int) *fdBudget {

@@ -44,7 +44,6 @@ type Journal struct {
 	closed bool
 	budget *fdBudget // nil: the file stays open until Close
 	size   int64     // bytes of whole lines in f
-	buf    []byte    // the last line's buffer, reused
 	torn   bool      // f may hold a partial line past size: cut it before writing
 	behind bool      // the last append failed: the file lacks its cursor
 }
@@ -169,14 +168,12 @@ func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, m
 	if j.behind {
 		cursor = current
 	}
-	// The line is written at once and not kept: its buffer serves the
-	// next batch too (a line a batch, thousands a second when agents work).
-	line := encodeLine(j.buf[:0], items, cursor, last+1)
-	if cap(line) <= maxKeptLine {
-		j.buf = line
-	} else {
-		j.buf = nil
-	}
+	// The line is written at once and not kept: its buffer goes back to
+	// the hub's pool for the next batch (a line a batch, thousands a
+	// second when agents work), not kept by each of a thousand journals.
+	buf := j.budget.lineBuffer()
+	line := encodeLine((*buf)[:0], items, cursor, last+1)
+	defer j.budget.putLine(buf, line)
 	limit := j.MaxBytes
 	if limit <= 0 {
 		limit = 4 << 20
