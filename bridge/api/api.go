@@ -211,7 +211,15 @@ type sessionJSON struct {
 	LastActivity       time.Time `json:"last_activity,omitzero"`
 }
 
-func toJSON(in engine.Info) workspaceJSON {
+func toJSON(in engine.Info) workspaceJSON { return toJSONInto(in, nil) }
+
+// toJSONInto is toJSON with the sessions appended to sessions[:0]: the
+// list reuses one slice for every workspace, and keeps a copy only of
+// what it encodes.
+func toJSONInto(in engine.Info, sessions []sessionJSON) workspaceJSON {
+	if sessions == nil {
+		sessions = make([]sessionJSON, 0, len(in.Sessions))
+	}
 	j := workspaceJSON{workspaceHead: workspaceHead{
 		ID: in.ID, Name: in.Name, Branch: in.Branch, Directory: in.Directory, PID: in.PID,
 		Active: in.Active, Repo: in.Repo, Status: in.Status, StatusSince: in.StatusSince,
@@ -220,7 +228,7 @@ func toJSON(in engine.Info) workspaceJSON {
 		Stream:       "/workspace/" + in.ID + "/session/stream",
 		SkippedLines: in.Malformed + in.Oversized,
 		DisplayName:  cmp.Or(in.DisplayName, in.Name), Workflow: in.Workflow, Reason: in.Reason,
-	}, Sessions: make([]sessionJSON, 0, len(in.Sessions))}
+	}, Sessions: sessions[:0]}
 	for _, si := range in.Sessions {
 		sj := sessionJSON{
 			SessionID: si.SessionID, Agent: cmp.Or(si.Agent, "claude"), Title: si.Title, Status: si.Status,
@@ -236,8 +244,10 @@ func toJSON(in engine.Info) workspaceJSON {
 }
 
 // withPairing adds the workspace's pairing to its wire form.
-func (s *Server) withPairing(in engine.Info) workspaceJSON {
-	j := toJSON(in)
+func (s *Server) withPairing(in engine.Info) workspaceJSON { return s.withPairingInto(in, nil) }
+
+func (s *Server) withPairingInto(in engine.Info, sessions []sessionJSON) workspaceJSON {
+	j := toJSONInto(in, sessions)
 	if s.Pairing != nil {
 		p, ok := s.Pairing.Paired(in.ID)
 		j.Paired, j.PairedAt = ok, p.At
@@ -253,8 +263,14 @@ func (s *Server) workspaces(w http.ResponseWriter, r *http.Request) {
 	list := s.Engine.Workspaces()
 	sees := s.visibility(r)
 	visible := func(yield func(workspaceJSON) bool) {
+		scratch := make([]sessionJSON, 0, 8) // body copies what it keeps
 		for _, in := range list {
-			if sees(in.ID) && !yield(s.withPairing(in)) {
+			if !sees(in.ID) {
+				continue
+			}
+			j := s.withPairingInto(in, scratch)
+			scratch = j.Sessions[:0]
+			if !yield(j) {
 				return
 			}
 		}

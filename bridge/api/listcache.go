@@ -32,7 +32,8 @@ type cachedJSON struct {
 
 // body appends {"workspaces":[…]} for the workspaces of list to b, as
 // writeJSON would write it; all is how many workspaces there are in all
-// (list may be only those a browser sees).
+// (list may be only those a browser sees). list may reuse one Sessions
+// slice for every workspace it yields.
 func (c *listCache) body(b []byte, list iter.Seq[workspaceJSON], all int) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -49,6 +50,7 @@ func (c *listCache) body(b []byte, list iter.Seq[workspaceJSON], all int) []byte
 		first = false
 		e := c.m[j.ID]
 		if e == nil || !sameJSON(e.j, j) {
+			j.Sessions = append([]sessionJSON{}, j.Sessions...) // list may reuse its slice; never null on the wire
 			e = &cachedJSON{j: j, data: encodeCompact(j)}
 			c.m[j.ID] = e
 		}

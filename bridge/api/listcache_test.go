@@ -59,5 +59,21 @@ func TestListCacheAnswersAsAFreshEncoding(t *testing.T) {
 		for id, e := range c.m {
 			prev[id] = e.data
 		}
+		// As the handler calls it: one Sessions slice for every workspace.
+		var r listCache
+		reusing := func(yield func(workspaceJSON) bool) {
+			var scratch []sessionJSON
+			for _, j := range st.list {
+				scratch = append(scratch[:0], j.Sessions...)
+				j.Sessions = scratch
+				if !yield(j) {
+					return
+				}
+			}
+		}
+		r.body(nil, reusing, len(st.list))
+		if got := r.body(nil, reusing, len(st.list)); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s, sessions slice reused:\n got %s\nwant %s", st.name, got, want.Bytes())
+		}
 	}
 }
