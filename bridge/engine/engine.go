@@ -234,14 +234,19 @@ func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
 		case <-sweep.C:
 			sweep.Reset(sw.sweep())
 		case <-e.nudge:
+			sw.wake(sweep)
 		case <-active:
-		}
-		if sw.active() {
-			// Agents are at work again: the backed-off sweep must not
-			// wait out its long interval.
-			sweep.Reset(sw.every)
+			sw.wake(sweep)
 		}
 		e.sweepIdle.Store(sw.every > sw.base)
+	}
+}
+
+// wake brings a backed-off sweep back to its base rate: agents are at
+// work again, and it must not wait out its long interval.
+func (s *sweeper) wake(t *time.Timer) {
+	if s.active() {
+		t.Reset(s.every)
 	}
 }
 

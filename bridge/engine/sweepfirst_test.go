@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"conductorbridge/bridge/event"
 )
 
 // TestSweepFirstLook: the sweep's first look at a path counts as a change
@@ -52,4 +54,22 @@ func TestSweepFirstLook(t *testing.T) {
 	if !s.changed(old, now) {
 		t.Error("a write after the first look is not a change")
 	}
+}
+
+// TestSweepLoopBacksOffAndWakes: on a running engine the sweep backs off
+// while all is idle (the loop must not undo the backing off after each
+// sweep), and a file event brings it back to its base rate.
+func TestSweepLoopBacksOffAndWakes(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("sleepy")
+	const sid = "eeeeeeee-1111-4111-8111-0000000000e1"
+	cwdOf[sid] = dir
+	p := filepath.Join(proj, sid+".jsonl")
+	h.write(p, prompt(sid, "hello"), answer(sid, "m1", "hi", "end_turn"))
+	r := h.startWith(func(c *Config) { c.SweepEvery, c.ScanEvery, c.IdleScanEvery = 5*time.Millisecond, time.Hour, time.Hour })
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.TurnComplete, ""))
+	waitFor(t, "the sweep to back off", r.eng.sweepIdle.Load)
+	h.write(p, prompt(sid, "again"))
+	waitFor(t, "the sweep back at its base rate", func() bool { return !r.eng.sweepIdle.Load() })
 }
