@@ -96,6 +96,7 @@ func scanDirect(ctx context.Context, c config) ([]apiWorkspace, error) {
 	_ = reg.Load() // a broken registry file only hides registrations here
 	s := &discover.Scanner{ConductorDB: c.ConductorDB, ConductorRoot: c.ConductorRoot,
 		ClaudeProjects: c.ClaudeProjects, Registry: reg}
+	defer s.Close()
 	found, err := newAgentScanner(s).Scan(ctx)
 	if err != nil && found == nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -253,6 +254,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	b := &bridge{engine: eng, hub: hub, queue: queue, pairing: pairs, seen: seen, done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
+		defer scanner.Close() // its connection to Conductor's database
 		if err := eng.Run(ctx); err != nil {
 			log.Error().Err(err).Msg("engine stopped")
 		}
@@ -260,6 +262,15 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	go requeueLost(ctx, eng, queue, log)
 	codexes := newCodexDelivery(c, queue, eng, log)
 	go codexes.Run(ctx)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-eng.CaughtUp():
+			// The cold start's reading left its buffers as garbage: hand
+			// their pages back now rather than hold them all day.
+			debug.FreeOSMemory()
+		}
+	}()
 	b.api = &api.Server{
 		Engine: eng, Version: version(), Started: time.Now(),
 		Origins: c.origins(), Done: ctx,

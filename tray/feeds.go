@@ -59,10 +59,10 @@ func (m *Menu) follow(ctx context.Context, id string, after int64) {
 	replay, _, sub := t.Subscribe(from)
 	if after < 0 {
 		for _, it := range replay {
-			m.remember(id, it.Event)
-			if it.Event.Type == event.TurnComplete {
+			m.remember(id, it.Event())
+			if it.Type == event.TurnComplete {
 				// Kept from before: never notified again.
-				m.notified[sessKey{id, it.Event.SessionID}] = it.ID
+				m.notified[sessKey{id, it.SessionID}] = it.ID
 			}
 		}
 		replay = nil
@@ -86,7 +86,7 @@ func forward(ctx context.Context, t *stream.Topic, sub *stream.Subscriber, id st
 	}
 	for _, it := range replay {
 		last = it.ID
-		if !send(wsEvent{id: id, e: it.Event}) {
+		if !send(wsEvent{id: id, e: it.Event()}) {
 			return
 		}
 	}
@@ -100,7 +100,7 @@ func forward(ctx context.Context, t *stream.Topic, sub *stream.Subscriber, id st
 				return
 			}
 			last = it.ID
-			if !send(wsEvent{id: id, e: it.Event}) {
+			if !send(wsEvent{id: id, e: it.Event()}) {
 				return
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -66,7 +67,8 @@ type Server struct {
 	Usage UsageHistory
 	Log   zerolog.Logger
 
-	viewers viewers // open browser streams, for Viewing
+	viewers viewers   // open browser streams, for Viewing
+	list    listCache // GET /api/workspaces, encoded workspace by workspace
 }
 
 // Handler returns the routed, guarded handler. Each route names who may
@@ -160,6 +162,15 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 // branch, directory, pid, active) first, then what a client needs to show
 // and follow it.
 type workspaceJSON struct {
+	workspaceHead
+	Sessions []sessionJSON `json:"sessions"`
+}
+
+// workspaceHead is everything of a workspace on the wire but its
+// sessions: comparable, so the list cache can tell an unchanged workspace
+// at a glance. encoding/json writes an embedded struct's fields in place,
+// so the wire's field order is as before.
+type workspaceHead struct {
 	ID              string    `json:"id"`
 	Name            string    `json:"name"`
 	Branch          string    `json:"branch"`
@@ -184,10 +195,9 @@ type workspaceJSON struct {
 	// Added with sessions: the name a person sees, Conductor's workflow
 	// group (never a status), why the workspace needs input, and every
 	// agent session (chat tab) of the workspace.
-	DisplayName string        `json:"display_name"`
-	Workflow    string        `json:"workflow,omitempty"`
-	Reason      string        `json:"reason,omitempty"`
-	Sessions    []sessionJSON `json:"sessions"`
+	DisplayName string `json:"display_name"`
+	Workflow    string `json:"workflow,omitempty"`
+	Reason      string `json:"reason,omitempty"`
 }
 
 // sessionJSON is one agent session on the wire.
@@ -209,8 +219,16 @@ type sessionJSON struct {
 	LastActivity       time.Time `json:"last_activity,omitzero"`
 }
 
-func toJSON(in engine.Info) workspaceJSON {
-	j := workspaceJSON{
+func toJSON(in engine.Info) workspaceJSON { return toJSONInto(in, nil) }
+
+// toJSONInto is toJSON with the sessions appended to sessions[:0]: the
+// list reuses one slice for every workspace, and keeps a copy only of
+// what it encodes.
+func toJSONInto(in engine.Info, sessions []sessionJSON) workspaceJSON {
+	if sessions == nil {
+		sessions = make([]sessionJSON, 0, len(in.Sessions))
+	}
+	j := workspaceJSON{workspaceHead: workspaceHead{
 		ID: in.ID, Name: in.Name, Branch: in.Branch, Directory: in.Directory, PID: in.PID,
 		Active: in.Active, Repo: in.Repo, Status: in.Status, StatusSince: in.StatusSince,
 		SessionID: in.SessionID, Transcript: in.Transcript, Source: in.Source,
@@ -218,8 +236,7 @@ func toJSON(in engine.Info) workspaceJSON {
 		Stream:       "/workspace/" + in.ID + "/session/stream",
 		SkippedLines: in.Malformed + in.Oversized,
 		DisplayName:  cmp.Or(in.DisplayName, in.Name), Workflow: in.Workflow, Reason: in.Reason,
-		Sessions: make([]sessionJSON, 0, len(in.Sessions)),
-	}
+	}, Sessions: sessions[:0]}
 	for _, si := range in.Sessions {
 		sj := sessionJSON{
 			SessionID: si.SessionID, Agent: cmp.Or(si.Agent, "claude"), Title: si.Title, Status: si.Status,
@@ -235,8 +252,10 @@ func toJSON(in engine.Info) workspaceJSON {
 }
 
 // withPairing adds the workspace's pairing to its wire form.
-func (s *Server) withPairing(in engine.Info) workspaceJSON {
-	j := toJSON(in)
+func (s *Server) withPairing(in engine.Info) workspaceJSON { return s.withPairingInto(in, nil) }
+
+func (s *Server) withPairingInto(in engine.Info, sessions []sessionJSON) workspaceJSON {
+	j := toJSONInto(in, sessions)
 	if s.Pairing != nil {
 		p, ok := s.Pairing.Paired(in.ID)
 		j.Paired, j.PairedAt = ok, p.At
@@ -250,14 +269,29 @@ func (s *Server) withPairing(in engine.Info) workspaceJSON {
 
 func (s *Server) workspaces(w http.ResponseWriter, r *http.Request) {
 	list := s.Engine.Workspaces()
-	out := make([]workspaceJSON, 0, len(list))
 	sees := s.visibility(r)
-	for _, in := range list {
-		if sees(in.ID) {
-			out = append(out, s.withPairing(in))
+	visible := func(yield func(workspaceJSON) bool) {
+		scratch := make([]sessionJSON, 0, 8) // body copies what it keeps
+		for _, in := range list {
+			if !sees(in.ID) {
+				continue
+			}
+			j := s.withPairingInto(in, scratch)
+			scratch = j.Sessions[:0]
+			if !yield(j) {
+				return
+			}
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out})
+	buf := s.list.buffer()
+	defer s.list.done(buf)
+	*buf = s.list.body(*buf, visible, len(list))
+	body := *buf
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
 }
 
 // lookup finds the workspace a request names, answering 404 itself when

@@ -346,7 +346,7 @@ func TestPairingIsLocalControl(t *testing.T) {
 	}
 	// The change is announced in the workspace's stream.
 	items := e.topics["ws1"].History(0)
-	if len(items) != 1 || items[0].Type != event.Pairing || items[0].Paired || items[0].Workspace != "ws1" {
+	if len(items) != 1 || items[0].Type != event.Pairing || items[0].Event().Paired || items[0].Event().Workspace != "ws1" {
 		t.Errorf("ws1 stream after unpair: %+v", items)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	_ "modernc.org/sqlite" // pure Go: the bridge is built without cgo
@@ -75,22 +76,55 @@ func ReadConductor(ctx context.Context, path, conductorRoot, claudeProjects stri
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
+	rows, err := fetchConductor(ctx, db)
+	if err != nil {
+		return ConductorRead{}, fmt.Errorf("read conductor db %s: %w", abs, err)
+	}
+	return rows.resolve(conductorRoot, claudeProjects), nil
+}
 
+// queryer is a *sql.DB or a *sql.Conn: the one-shot read and the
+// Scanner's long-lived connection run the same queries.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// dbRows is what the database itself says, before any of it is
+// placed on disk: the part a read can skip while data_version stands.
+type dbRows struct {
+	workspaces []workspaceRow
+	sessions   []sessionRow
+	missing    []string
+}
+
+// fetchConductor probes the schema and reads the workspace and session
+// rows.
+func fetchConductor(ctx context.Context, db queryer) (dbRows, error) {
 	q, missing, err := buildConductorQuery(ctx, db)
 	if err != nil {
-		return ConductorRead{}, fmt.Errorf("read conductor db %s: %w", abs, err)
+		return dbRows{}, err
 	}
-	ws, nl, skipped, err := queryWorkspaces(ctx, db, q, conductorRoot)
+	ws, err := queryWorkspaces(ctx, db, q)
 	if err != nil {
-		return ConductorRead{}, fmt.Errorf("read conductor db %s: %w", abs, err)
+		return dbRows{}, err
 	}
+	sess, err := querySessions(ctx, db)
+	if err != nil {
+		return dbRows{}, err
+	}
+	return dbRows{workspaces: ws, sessions: sess, missing: missing}, nil
+}
+
+// resolve places the rows on disk: every scan does this afresh, since a
+// worktree or a transcript can appear with no database write.
+func (r dbRows) resolve(conductorRoot, claudeProjects string) ConductorRead {
+	ws, nl, skipped := placeWorkspaces(r.workspaces, conductorRoot)
+	missing := slices.Clone(r.missing)
 	if skipped > 0 {
 		missing = append(missing, fmt.Sprintf("%d workspace rows skipped: no id, directory name or repository name to place them", skipped))
 	}
-	if err := readSessions(ctx, db, ws, claudeProjects); err != nil {
-		return ConductorRead{}, fmt.Errorf("read conductor db %s: %w", abs, err)
-	}
-	return ConductorRead{Workspaces: ws, NotLocal: nl, Missing: missing}, nil
+	placeSessions(r.sessions, ws, claudeProjects)
+	return ConductorRead{Workspaces: ws, NotLocal: nl, Missing: missing}
 }
 
 // conductorDSN is a SQLite URI opening path read-only. immutable is not set:
@@ -108,7 +142,7 @@ func conductorDSN(path string) string {
 type conductorQuery string
 
 // buildConductorQuery probes the schema and builds the workspace query.
-func buildConductorQuery(ctx context.Context, db *sql.DB) (conductorQuery, []string, error) {
+func buildConductorQuery(ctx context.Context, db queryer) (conductorQuery, []string, error) {
 	ws, err := tableColumns(ctx, db, "workspaces")
 	if err != nil {
 		return "", nil, err
@@ -194,7 +228,7 @@ func buildConductorQuery(ctx context.Context, db *sql.DB) (conductorQuery, []str
 }
 
 // tableColumns returns the columns of table, none when it does not exist.
-func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
+func tableColumns(ctx context.Context, db queryer, table string) (map[string]bool, error) {
 	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
 	if err != nil {
 		return nil, fmt.Errorf("probe table %s: %w", table, err)
@@ -214,15 +248,41 @@ func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]boo
 	return cols, nil
 }
 
-// queryWorkspaces runs q and turns its rows into workspaces. Rows that
-// cannot be placed on disk are counted, not returned.
-func queryWorkspaces(ctx context.Context, db *sql.DB, q conductorQuery, conductorRoot string) ([]Workspace, []NotLocal, int, error) {
+// workspaceRow is one row of the workspace query, NULLs as "".
+type workspaceRow struct {
+	id, dirName, branch, state, derived, active, repoName, rootPath, status, claudeID string
+	wsPath, wsName, prTitle, manual, sandbox, hosting                                 string
+}
+
+// queryWorkspaces runs q and returns its rows.
+func queryWorkspaces(ctx context.Context, db queryer, q conductorQuery) ([]workspaceRow, error) {
 	rows, err := db.QueryContext(ctx, string(q))
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("query workspaces: %w", err)
+		return nil, fmt.Errorf("query workspaces: %w", err)
 	}
 	defer rows.Close()
+	var out []workspaceRow
+	for rows.Next() {
+		// NullString accepts TEXT, INTEGER and BLOB alike: ids may be either.
+		var id, dirName, branch, state, derived, active, repoName, rootPath, status, claudeID sql.NullString
+		var wsPath, wsName, prTitle, manual, sandbox, hosting sql.NullString
+		if err := rows.Scan(&id, &dirName, &branch, &state, &derived, &active, &repoName, &rootPath, &status, &claudeID,
+			&wsPath, &wsName, &prTitle, &manual, &sandbox, &hosting); err != nil {
+			return nil, fmt.Errorf("query workspaces: %w", err)
+		}
+		out = append(out, workspaceRow{id.String, dirName.String, branch.String, state.String, derived.String, active.String,
+			repoName.String, rootPath.String, status.String, claudeID.String,
+			wsPath.String, wsName.String, prTitle.String, manual.String, sandbox.String, hosting.String})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query workspaces: %w", err)
+	}
+	return out, nil
+}
 
+// placeWorkspaces turns workspace rows into workspaces on disk. Rows that
+// cannot be placed on disk are counted, not returned.
+func placeWorkspaces(rows []workspaceRow, conductorRoot string) ([]Workspace, []NotLocal, int) {
 	wsRoot := filepath.Join(conductorRoot, "workspaces")
 	var (
 		out     []Workspace
@@ -230,44 +290,37 @@ func queryWorkspaces(ctx context.Context, db *sql.DB, q conductorQuery, conducto
 		r       = resolver{}
 		nl      []NotLocal
 	)
-	for rows.Next() {
-		// NullString accepts TEXT, INTEGER and BLOB alike: ids may be either.
-		var id, dirName, branch, state, derived, active, repoName, rootPath, status, claudeID sql.NullString
-		var wsPath, wsName, prTitle, manual, sandbox, hosting sql.NullString
-		if err := rows.Scan(&id, &dirName, &branch, &state, &derived, &active, &repoName, &rootPath, &status, &claudeID,
-			&wsPath, &wsName, &prTitle, &manual, &sandbox, &hosting); err != nil {
-			return nil, nil, 0, fmt.Errorf("query workspaces: %w", err)
-		}
+	for _, row := range rows {
 		// Without repos.name, the folder on disk is the better witness;
 		// root_path's base name is a last guess (a clone may be renamed).
-		repo := repoName.String
+		repo := row.repoName
 		if repo == "" {
-			repo = guessRepo(wsRoot, dirName.String)
+			repo = guessRepo(wsRoot, row.dirName)
 		}
-		if repo == "" && rootPath.String != "" {
-			repo = filepath.Base(filepath.Clean(rootPath.String))
+		if repo == "" && row.rootPath != "" {
+			repo = filepath.Base(filepath.Clean(row.rootPath))
 		}
-		if sandbox.String != "" || hosting.String != "" {
+		if row.sandbox != "" || row.hosting != "" {
 			// A cloud workspace: no local directory to follow.
-			nl = append(nl, NotLocal{ID: id.String, Name: cmp.Or(wsName.String, dirName.String), Why: NotLocalCloud})
+			nl = append(nl, NotLocal{ID: row.id, Name: cmp.Or(row.wsName, row.dirName), Why: NotLocalCloud})
 			continue
 		}
-		if id.String == "" || !pathElement(dirName.String) || !pathElement(repo) {
+		if row.id == "" || !pathElement(row.dirName) || !pathElement(repo) {
 			skipped++
 			continue
 		}
 		w := Workspace{
-			ID:               id.String,
-			Name:             dirName.String,
+			ID:               row.id,
+			Name:             row.dirName,
 			Repo:             repo,
-			Branch:           branch.String,
-			Directory:        r.resolve(directoryOf(wsPath.String, filepath.Join(wsRoot, repo, dirName.String), rootPath.String, dirName.String)),
-			DisplayName:      cmp.Or(wsName.String, prTitle.String, branch.String, dirName.String),
-			Workflow:         cmp.Or(manual.String, derived.String),
+			Branch:           row.branch,
+			Directory:        r.resolve(directoryOf(row.wsPath, filepath.Join(wsRoot, repo, row.dirName), row.rootPath, row.dirName)),
+			DisplayName:      cmp.Or(row.wsName, row.prTitle, row.branch, row.dirName),
+			Workflow:         cmp.Or(row.manual, row.derived),
 			Source:           SourceConductorDB,
-			Archived:         state.String == "archived",
-			ConductorStatus:  status.String,
-			ConductorSession: active.String,
+			Archived:         row.state == "archived",
+			ConductorStatus:  row.status,
+			ConductorSession: row.active,
 		}
 		// derived_status is the sidebar's workflow group, never the
 		// agent's status: it is exposed as Workflow only.
@@ -280,10 +333,7 @@ func queryWorkspaces(ctx context.Context, db *sql.DB, q conductorQuery, conducto
 		}
 		out = append(out, w)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, 0, fmt.Errorf("query workspaces: %w", err)
-	}
-	return out, nl, skipped, nil
+	return out, nl, skipped
 }
 
 // guessRepo finds the repository folder holding a workspace when the

@@ -10,16 +10,19 @@ import (
 	"time"
 )
 
-// readSessions fills each workspace's Sessions from the sessions table:
-// every non-hidden row (chat tab) of a live workspace. A row's agent
-// session id is claude_session_id, else sessions.id, whichever has a
-// transcript at <projects>/<enc>/<id>.jsonl; without one, the first of
-// them that is set. Missing columns leave their fields empty; without
-// sessions.workspace_id no row can be placed and none is read.
-func readSessions(ctx context.Context, db *sql.DB, ws []Workspace, projects string) error {
+// sessionRow is one row of the sessions table, NULLs as "" and 0.
+type sessionRow struct {
+	id, wsID, claudeID, agentType, title, status, model, updated string
+	hidden, unread                                               int64
+}
+
+// querySessions reads the sessions table. Missing columns leave their
+// fields empty; without sessions.workspace_id no row can be placed and
+// none is read.
+func querySessions(ctx context.Context, db queryer) ([]sessionRow, error) {
 	cols, err := tableColumns(ctx, db, "sessions")
 	if err != nil || !cols["id"] || !cols["workspace_id"] {
-		return err
+		return nil, err
 	}
 	opt := func(c string) string {
 		if cols[c] {
@@ -31,38 +34,51 @@ func readSessions(ctx context.Context, db *sql.DB, ws []Workspace, projects stri
 		opt("status"), opt("model"), opt("is_hidden"), opt("unread_count"), opt("updated_at")}, ", ") + " FROM sessions"
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
-		return fmt.Errorf("query sessions: %w", err)
+		return nil, fmt.Errorf("query sessions: %w", err)
 	}
 	defer rows.Close()
+	var out []sessionRow
+	for rows.Next() {
+		var id, wsID, claudeID, agentType, title, status, model, updated sql.NullString
+		var hidden, unread sql.NullInt64
+		if err := rows.Scan(&id, &wsID, &claudeID, &agentType, &title, &status, &model, &hidden, &unread, &updated); err != nil {
+			return nil, fmt.Errorf("query sessions: %w", err)
+		}
+		out = append(out, sessionRow{id.String, wsID.String, claudeID.String, agentType.String, title.String, status.String,
+			model.String, updated.String, hidden.Int64, unread.Int64})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query sessions: %w", err)
+	}
+	return out, nil
+}
+
+// placeSessions fills each workspace's Sessions from the session rows:
+// every non-hidden row (chat tab) of a live workspace. A row's agent
+// session id is claude_session_id, else sessions.id, whichever has a
+// transcript at <projects>/<enc>/<id>.jsonl; without one, the first of
+// them that is set.
+func placeSessions(rows []sessionRow, ws []Workspace, projects string) {
 	at := make(map[string]int, len(ws))
 	for i, w := range ws {
 		if !w.Archived {
 			at[w.ID] = i
 		}
 	}
-	for rows.Next() {
-		var id, wsID, claudeID, agentType, title, status, model, updated sql.NullString
-		var hidden, unread sql.NullInt64
-		if err := rows.Scan(&id, &wsID, &claudeID, &agentType, &title, &status, &model, &hidden, &unread, &updated); err != nil {
-			return fmt.Errorf("query sessions: %w", err)
-		}
-		i, ok := at[wsID.String]
-		if !ok || id.String == "" || hidden.Int64 != 0 {
+	for _, row := range rows {
+		i, ok := at[row.wsID]
+		if !ok || row.id == "" || row.hidden != 0 {
 			continue
 		}
 		w := &ws[i]
 		s := Session{
-			ConductorID: id.String, Agent: NormalizeAgent(agentType.String), Title: title.String, Model: model.String,
-			ConductorStatus: status.String, Active: id.String == w.ConductorSession, Unread: int(unread.Int64),
-			UpdatedAt: ParseConductorTime(updated.String),
+			ConductorID: row.id, Agent: NormalizeAgent(row.agentType), Title: row.title, Model: row.model,
+			ConductorStatus: row.status, Active: row.id == w.ConductorSession, Unread: int(row.unread),
+			UpdatedAt: ParseConductorTime(row.updated),
 		}
-		s.ID, s.Transcript = confirmSession(projects, w.Directory, s.Agent, claudeID.String, id.String)
+		s.ID, s.Transcript = confirmSession(projects, w.Directory, s.Agent, row.claudeID, row.id)
 		w.Sessions = append(w.Sessions, s)
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("query sessions: %w", err)
-	}
-	return nil
 }
 
 // confirmSession picks a Claude tab's session id by its transcript on

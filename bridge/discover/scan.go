@@ -41,6 +41,29 @@ type Scanner struct {
 	known       map[string]dbIdentity  // directory → what the last good database read said of it
 	lastGood    map[string][]Workspace // source → its last successful scan, kept while it fails
 	codex       *codexSessions
+	db          conductorConn // kept open between scans for PRAGMA data_version
+}
+
+// readConductor is ReadConductor on the Scanner's own connection, which
+// skips the queries while the database is unchanged.
+func (s *Scanner) readConductor(ctx context.Context) (ConductorRead, error) {
+	if s.ConductorRoot == "" {
+		return ConductorRead{}, fmt.Errorf("read conductor db: no conductor root to place workspaces in")
+	}
+	rows, err := s.db.read(ctx, s.ConductorDB)
+	if err != nil {
+		return ConductorRead{}, err
+	}
+	return rows.resolve(s.ConductorRoot, s.ClaudeProjects), nil
+}
+
+// Close drops the Scanner's connection to Conductor's database; a later
+// Scan opens a new one.
+func (s *Scanner) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.db.close()
+	return nil
 }
 
 // keep returns ws when a source's scan succeeded, remembering it, else
@@ -94,7 +117,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 
 	var fromDB, fromFolders, fromRegistry, fromClaude, fromCodex []Workspace
 	if s.ConductorDB != "" {
-		read, err := ReadConductor(ctx, s.ConductorDB, s.ConductorRoot, s.ClaudeProjects)
+		read, err := s.readConductor(ctx)
 		ws, missing := read.Workspaces, read.Missing
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -35,12 +36,18 @@ type Config struct {
 	ClaudeProjects string // watched for new project folders
 	CodexHome      string // Codex's home: its sessions folder is watched for new rollouts
 
-	ScanEvery    time.Duration // rescan for workspaces (default 3 s)
-	ScanTimeout  time.Duration // give up on one scan after this (default 10 s): a locked database never stalls the engine
-	SweepEvery   time.Duration // stat live files as a backstop to fsnotify (default 1 s)
-	QuietAfter   time.Duration // infer an old-format turn's end after this quiet (default 2 s)
-	TailBytes    int64         // on first sight read only this much of a transcript (default 256 KiB)
-	ActiveWindow time.Duration // a transcript written this recently is a live session (default 10 min)
+	ScanEvery   time.Duration // rescan for workspaces (default 3 s)
+	ScanTimeout time.Duration // give up on one scan after this (default 10 s): a locked database never stalls the engine
+	SweepEvery  time.Duration // stat live files as a backstop to fsnotify (default 1 s)
+	QuietAfter  time.Duration // infer an old-format turn's end after this quiet (default 2 s)
+	TailBytes   int64         // on first sight read only this much of a transcript (default 256 KiB)
+	// ColdTailBytes is TailBytes for the sessions of the workspaces the
+	// first scan finds, read all at once at start: a thousand workspaces'
+	// tails are what a cold start costs (default 32 KiB, at most
+	// TailBytes). A session first seen later, likely new and just past
+	// its start, is read from TailBytes back.
+	ColdTailBytes int64
+	ActiveWindow  time.Duration // a transcript written this recently is a live session (default 10 min)
 	// WatchDirs watches transcript folders (cheap with inotify) instead of
 	// the live files (kqueue opens every file in a watched folder).
 	WatchDirs *bool
@@ -83,6 +90,9 @@ func (c *Config) withDefaults() {
 	if c.TailBytes <= 0 {
 		c.TailBytes = 256 << 10
 	}
+	if c.ColdTailBytes <= 0 {
+		c.ColdTailBytes = min(32<<10, c.TailBytes)
+	}
 	if c.ActiveWindow <= 0 {
 		c.ActiveWindow = 10 * time.Minute
 	}
@@ -110,6 +120,8 @@ type Engine struct {
 	// a cwd). Scans keep them until they find the directory themselves.
 	hinted map[string]discover.Workspace // by directory
 
+	sweepIdle atomic.Bool     // the sweep has backed off: a file event must wake it
+	reads     chan struct{}   // slots for workspaces reading their sessions at once
 	scanMu    sync.Mutex      // scans are serialised
 	rescanOn  map[string]bool // RescanOn, cleaned
 	rescan    chan struct{}
@@ -118,6 +130,8 @@ type Engine struct {
 	codexUp   string        // Codex's home, watched only until its sessions folder exists
 	scanned   chan struct{} // closed after the first scan
 	firstScan sync.Once
+	initial   sync.WaitGroup // the first scan's workspaces, until each has read its sessions once
+	caughtUp  chan struct{}  // closed once they all have
 	started   time.Time
 }
 
@@ -135,12 +149,19 @@ func New(cfg Config) *Engine {
 		rescan:     make(chan struct{}, 1),
 		nudge:      make(chan struct{}, 1),
 		scanned:    make(chan struct{}),
+		caughtUp:   make(chan struct{}),
+		reads:      make(chan struct{}, max(4, 2*runtime.GOMAXPROCS(0))),
 		started:    time.Now(),
 	}
 }
 
 // Ready is closed once the first scan has started every workspace.
 func (e *Engine) Ready() <-chan struct{} { return e.scanned }
+
+// CaughtUp is closed once every workspace the first scan found has read
+// its sessions once: the cold start's catch-up is over, and what it
+// allocated is garbage.
+func (e *Engine) CaughtUp() <-chan struct{} { return e.caughtUp }
 
 // Run scans, follows and watches until ctx ends. Scans run on their own
 // goroutine, so a slow or locked database never holds up file events.
@@ -176,26 +197,22 @@ func (e *Engine) Run(ctx context.Context) error {
 	var scans sync.WaitGroup
 	scans.Go(func() { e.scanLoop(ctx) })
 	defer scans.Wait()
-	sw := newSweeper(e)
-	sweep := time.NewTimer(sw.every)
-	defer sweep.Stop()
+	// The sweep has its own goroutine: a sweep stats every followed file,
+	// and file events waiting behind it would wait that long to be read.
+	active := make(chan struct{}, 1)
+	scans.Go(func() { e.sweepLoop(ctx, active) })
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-sweep.C:
-			sweep.Reset(sw.sweep())
-		case <-e.nudge:
-			if sw.active() {
-				sweep.Reset(sw.every)
-			}
 		case ev, ok := <-fsEvents:
 			if ok {
 				e.route(ev)
-				if sw.active() {
-					// Agents are at work again: the backed-off sweep
-					// must not wait out its long interval.
-					sweep.Reset(sw.every)
+				if e.sweepIdle.Load() { // tell a backed-off sweep; a busy one needs no word
+					select {
+					case active <- struct{}{}:
+					default:
+					}
 				}
 			}
 		case err, ok := <-fsErrors:
@@ -203,6 +220,36 @@ func (e *Engine) Run(ctx context.Context) error {
 				e.log.Warn().Err(err).Msg("file watcher")
 			}
 		}
+	}
+}
+
+// sweepLoop runs the safety-net sweep, backing off while all is idle and
+// coming back to its base rate when a file event or a hook (active,
+// nudge) says agents are at work.
+func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
+	sw := newSweeper(e)
+	sweep := time.NewTimer(sw.every)
+	defer sweep.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sweep.C:
+			sweep.Reset(sw.sweep())
+		case <-e.nudge:
+			sw.wake(sweep)
+		case <-active:
+			sw.wake(sweep)
+		}
+		e.sweepIdle.Store(sw.every > sw.base)
+	}
+}
+
+// wake brings a backed-off sweep back to its base rate: agents are at
+// work again, and it must not wait out its long interval.
+func (s *sweeper) wake(t *time.Timer) {
+	if s.active() {
+		t.Reset(s.every)
 	}
 }
 
@@ -287,6 +334,7 @@ func (e *Engine) scan(ctx context.Context) bool {
 			return false
 		}
 	}
+	e.openTopics(list)
 	e.mu.Lock()
 	if e.ctx == nil {
 		// Run has not begun: a hook's Rescan can come first. Run's own
@@ -340,9 +388,14 @@ func (e *Engine) scan(ctx context.Context) bool {
 			changed = true
 		}
 	}
+	// Closed under the lock: a workspace started from now on (by a hook)
+	// is not one of the first scan's, and the count is complete.
+	e.firstScan.Do(func() {
+		close(e.scanned)
+		go func() { e.initial.Wait(); close(e.caughtUp) }()
+	})
 	e.mu.Unlock()
 	e.watchCodex() // a new day folder, if the day turned
-	e.firstScan.Do(func() { close(e.scanned) })
 	if changed {
 		e.changed()
 	}
@@ -367,15 +420,53 @@ func sameWorkspace(a, b discover.Workspace) bool {
 	return true
 }
 
+// openTopics opens the streams of workspaces not followed yet, a few at a
+// time and before the engine's lock is taken: each loads a journal from
+// disk, and a cold start on a thousand workspaces would otherwise open
+// them one by one with every reader of the engine waiting.
+func (e *Engine) openTopics(list []discover.Workspace) {
+	var fresh []string
+	e.mu.RLock()
+	for _, ws := range list {
+		if _, ok := e.workspaces[ws.ID]; !ok && !ws.Archived {
+			fresh = append(fresh, ws.ID)
+		}
+	}
+	e.mu.RUnlock()
+	if len(fresh) < 2 {
+		return // startLocked opens it
+	}
+	ids := make(chan string)
+	var wg sync.WaitGroup
+	for range min(len(fresh), 2*runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for id := range ids {
+				e.cfg.Hub.Topic(id) // an error is met again, and logged, by startLocked
+			}
+		})
+	}
+	for _, id := range fresh {
+		ids <- id
+	}
+	close(ids)
+	wg.Wait()
+}
+
 func (e *Engine) startLocked(ws discover.Workspace) error {
 	topic, err := e.cfg.Hub.Topic(ws.ID)
 	if err != nil {
 		return fmt.Errorf("open stream: %w", err)
 	}
 	w := newWorkspace(e, ws, topic)
+	select {
+	case <-e.scanned:
+	default: // found by the first scan
+		w.initial = true
+		e.initial.Add(1)
+	}
 	e.workspaces[ws.ID] = w
 	e.indexLocked(ws.ID, ws.ProjectDir)
-	go w.run()
+	w.follow()
 	e.log.Debug().Str("workspace", ws.ID).Str("dir", ws.Directory).Msg("following workspace")
 	return nil
 }

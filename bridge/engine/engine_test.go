@@ -124,13 +124,13 @@ func (r *running) collect(t *testing.T, id string, after int64, pred func([]even
 	defer topic.Unsubscribe(sub)
 	var got []event.Event
 	for _, it := range replay {
-		got = append(got, it.Event)
+		got = append(got, it.Event())
 	}
 	timeout := time.After(5 * time.Second)
 	for !pred(got) {
 		select {
 		case it := <-sub.C:
-			got = append(got, it.Event)
+			got = append(got, it.Event())
 		case <-timeout:
 			t.Fatalf("timed out; got %s", summary(got))
 		}
@@ -210,10 +210,13 @@ func TestFollowsLiveSessionAndNewSessions(t *testing.T) {
 	if got := summary(evs); !strings.Contains(got, "session:22222222") {
 		t.Errorf("no session event for the new file: %s", got)
 	}
-	in, _ := r.eng.Workspace(id)
-	if in.SessionID != "22222222-2222-4222-8222-222222222222" || !in.Active {
-		t.Errorf("workspace info: %+v", in)
-	}
+	// The snapshot is published just after the events are handed out:
+	// a reader may see the event a moment before the workspace's info.
+	var in Info
+	waitFor(t, "the new session to be the workspace's", func() bool {
+		in, _ = r.eng.Workspace(id)
+		return in.SessionID == "22222222-2222-4222-8222-222222222222" && in.Active
+	}, func() { t.Logf("workspace info: %+v", in) })
 }
 
 func TestNewAndRemovedWorkspacesWithoutRestart(t *testing.T) {

@@ -59,7 +59,7 @@ func (e *Engine) WorkspaceFor(cwd, transcriptPath string) (string, bool) {
 	return e.Place(Call{Cwd: cwd, TranscriptPath: transcriptPath})
 }
 
-// do hands fn to a workspace's goroutine and waits for it, so hook-driven
+// do hands fn to a workspace's work and waits for it, so hook-driven
 // changes are ordered with the transcripts' own events.
 func (e *Engine) do(ctx context.Context, id string, fn func(w *workspace)) bool {
 	e.mu.RLock()
@@ -69,15 +69,13 @@ func (e *Engine) do(ctx context.Context, id string, fn func(w *workspace)) bool 
 		return false
 	}
 	done := make(chan struct{})
-	select {
-	case w.do <- func() { fn(w); close(done) }:
-	case <-w.ctx.Done(): // the workspace went away meanwhile
-		return false
-	case <-ctx.Done():
-		return false
+	if !w.enqueue(func() { fn(w); close(done) }) {
+		return false // the workspace went away meanwhile
 	}
 	select {
 	case <-done:
+	case <-w.ctx.Done():
+		return false
 	case <-ctx.Done():
 	}
 	return true

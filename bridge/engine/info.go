@@ -69,19 +69,26 @@ func urgency(state string) int {
 
 // Workspaces returns every followed workspace, sorted by repo, name, directory.
 func (e *Engine) Workspaces() []Info {
+	type ws struct {
+		w *workspace
+		s *snapshot
+	}
 	e.mu.RLock()
-	ws := make([]*workspace, 0, len(e.workspaces))
+	list := make([]ws, 0, len(e.workspaces))
 	for _, w := range e.workspaces {
-		ws = append(ws, w)
+		list = append(list, ws{w, w.snap.Load()})
 	}
 	e.mu.RUnlock()
-	out := make([]Info, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, e.info(w))
-	}
-	slices.SortFunc(out, func(a, b Info) int {
-		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Directory, b.Directory))
+	// Sorted before the Infos are made: an Info is large, and at a
+	// thousand workspaces moving them about was most of the sort.
+	slices.SortFunc(list, func(a, b ws) int {
+		x, y := &a.s.ws, &b.s.ws
+		return cmp.Or(cmp.Compare(x.Repo, y.Repo), cmp.Compare(x.Name, y.Name), cmp.Compare(x.Directory, y.Directory))
 	})
+	out := make([]Info, len(list))
+	for i, it := range list {
+		out[i] = e.infoOf(it.w, it.s)
+	}
 	return out
 }
 
@@ -107,8 +114,9 @@ func (e *Engine) Topic(id string) (*stream.Topic, bool) {
 	return w.topic, true
 }
 
-func (e *Engine) info(w *workspace) Info {
-	s := w.snap.Load()
+func (e *Engine) info(w *workspace) Info { return e.infoOf(w, w.snap.Load()) }
+
+func (e *Engine) infoOf(w *workspace, s *snapshot) Info {
 	in := Info{Workspace: s.ws, Malformed: s.malformed, Oversized: s.oversized, LastEventID: w.topic.LastID(),
 		Sessions: slices.Clone(s.sessions)}
 	in.Status = event.StateIdle

@@ -132,10 +132,10 @@ func (w *workspace) start(id string, wt wanted) *tail {
 		return nil
 	}
 	t := &tail{id: id, agent: agentName, reader: transcript.Reader{Path: wt.path, Budget: backlogBudget}, parser: p, meta: wt.meta}
-	if info, err := os.Stat(wt.path); err == nil && info.Size() > w.eng.cfg.TailBytes {
+	if info, err := os.Stat(wt.path); err == nil && info.Size() > w.tailBytes() {
 		// An old transcript seen for the first time: only its tail
 		// matters. A session that just began is still small.
-		t.reader.SkipTo(info.Size() - w.eng.cfg.TailBytes)
+		t.reader.SkipTo(info.Size() - w.tailBytes())
 		t.subDirMod = time.Time{}
 		t.coldSubs = true
 	}

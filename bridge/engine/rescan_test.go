@@ -35,8 +35,10 @@ func (s *countingScanner) Scan(ctx context.Context) ([]discover.Workspace, error
 	return s.inner.Scan(ctx)
 }
 
-// A commit to Conductor's database is noticed through the watch on it:
-// the new workspace appears with the scan timer far away.
+// A commit to Conductor's database (a real file made from schema.sql, in
+// WAL mode as Conductor keeps it) is noticed through the watch on it: the
+// new workspace appears with the scan timer an hour away. Scans that find
+// data_version unchanged do not query the tables.
 func TestDatabaseWriteIsNoticedWithoutTheTimer(t *testing.T) {
 	h := newHome(t)
 	root := filepath.Join(h.root, "conductor")
@@ -46,34 +48,57 @@ func TestDatabaseWriteIsNoticedWithoutTheTimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, q := range []string{
-		`CREATE TABLE repos (id TEXT PRIMARY KEY, name TEXT, root_path TEXT)`,
-		`CREATE TABLE workspaces (id TEXT PRIMARY KEY, repository_id TEXT, directory_name TEXT, state TEXT, active_session_id TEXT)`,
-		`CREATE TABLE sessions (id TEXT PRIMARY KEY, workspace_id TEXT, status TEXT, claude_session_id TEXT)`,
-		`INSERT INTO repos VALUES ('r1', 'webapp', '')`,
-	} {
+	for _, q := range []string{realSchema(t), `INSERT INTO repos (id, name) VALUES ('r1', 'webapp')`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
 	dir := filepath.Join(root, "workspaces", "webapp", "tokyo")
 	os.MkdirAll(dir, 0o755)
-	cs := &countingScanner{inner: &discover.Scanner{ConductorDB: dbPath, ConductorRoot: root, ClaudeProjects: h.projects,
-		Processes: func() (map[string]int, error) { return nil, nil }}}
+	scanner := &discover.Scanner{ConductorDB: dbPath, ConductorRoot: root, ClaudeProjects: h.projects,
+		Processes: func() (map[string]int, error) { return nil, nil }}
+	defer scanner.Close()
+	cs := &countingScanner{inner: scanner}
 	r := h.startWith(func(c *Config) {
 		c.Scanner = cs
 		c.ScanEvery, c.SweepEvery = time.Hour, time.Hour
 		c.RescanOn = []string{dbPath, dbPath + "-wal"}
 	})
 	<-r.eng.Ready()
-	before := cs.n.Load()
-	if _, err := db.Exec(`INSERT INTO workspaces VALUES ('w1', 'r1', 'tokyo', 'ready', NULL)`); err != nil {
+	before, reads := cs.n.Load(), scanner.DatabaseReads()
+	if _, err := db.Exec(`INSERT INTO workspaces (id, repository_id, directory_name, state) VALUES ('w1', 'r1', 'tokyo', 'ready')`); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the new workspace", func() bool { _, ok := r.eng.Workspace("w1"); return ok })
 	if cs.n.Load() == before {
 		t.Error("found without a scan?")
 	}
+	if got := scanner.DatabaseReads(); got <= reads {
+		t.Errorf("the tables were read %d times before the write and %d after", reads, got)
+	}
+	reads = scanner.DatabaseReads()
+	for range 3 {
+		r.eng.scan(context.Background())
+	}
+	if got := scanner.DatabaseReads(); got != reads {
+		t.Errorf("scans of an unchanged database read the tables %d more times", got-reads)
+	}
+}
+
+// realSchema is ../shared/conductor/schema.sql; the test skips (fails
+// under CI) when it is missing.
+func realSchema(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"../../../shared/conductor/schema.sql", "/work/shared/conductor/schema.sql"} {
+		if b, err := os.ReadFile(p); err == nil {
+			return string(b)
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("schema.sql not found")
+	}
+	t.Skip("schema.sql not found")
+	return ""
 }
 
 // A scan that hangs (a locked database) never holds up the sessions:

@@ -163,16 +163,16 @@ func waitTurn(t *testing.T, r *running, id string, d time.Duration) event.Event 
 		if topic, ok := r.eng.Topic(id); ok {
 			replay, _, sub := topic.Subscribe(0)
 			for _, it := range replay {
-				if it.Event.Type == event.TurnComplete {
+				if it.Event().Type == event.TurnComplete {
 					topic.Unsubscribe(sub)
-					return it.Event
+					return it.Event()
 				}
 			}
 			select {
 			case it := <-sub.C:
 				topic.Unsubscribe(sub)
-				if it.Event.Type == event.TurnComplete {
-					return it.Event
+				if it.Event().Type == event.TurnComplete {
+					return it.Event()
 				}
 				continue
 			case <-deadline:

@@ -336,7 +336,7 @@ func (s *sweeper) sweep() time.Duration {
 	if !watchDirs {
 		if day := s.e.codexDay(); day != "" {
 			seen[day] = true
-			if s.changed(day) {
+			if s.changed(day, s.e.started) {
 				s.e.askRescan() // where folders are not watched: a new Codex session
 			}
 		}
@@ -347,7 +347,7 @@ func (s *sweeper) sweep() time.Duration {
 		poke, relook := false, false
 		if dir := snap.ws.ProjectDir; dir != "" {
 			seen[dir] = true
-			if s.changed(dir) {
+			if s.changed(dir, snap.listedAt) {
 				poke, relook = true, true
 				if watchDirs {
 					s.e.watch(dir) // the folder may have appeared since the scan
@@ -356,7 +356,7 @@ func (s *sweeper) sweep() time.Duration {
 		}
 		for _, p := range snap.paths {
 			seen[p] = true
-			if s.changed(p) {
+			if s.changed(p, snap.readAt) {
 				poke = true
 				if !watchDirs {
 					s.e.watch(p)
@@ -394,15 +394,21 @@ func (s *sweeper) sweep() time.Duration {
 // between the workspace's read and this stat, and one spare read is cheap
 // where a missed write would leave a turn unseen. A missing path is
 // remembered as missing, so its appearance is a change.
-func (s *sweeper) changed(path string) bool {
+func (s *sweeper) changed(path string, readAt time.Time) bool {
 	now := stamp{size: -1}
 	if info, err := os.Stat(path); err == nil {
 		now = stamp{mod: info.ModTime(), size: info.Size()}
 	}
 	old, had := s.stamps[path]
 	s.stamps[path] = now
-	return !had || old != now
+	if !had { // unless the workspace began reading it after it last changed
+		return now.size < 0 || !now.mod.Before(readAt.Add(-mtimeSlack))
+	}
+	return old != now
 }
+
+// mtimeSlack covers file systems that keep modification times coarsely.
+const mtimeSlack = 2 * time.Second
 
 func isDir(p string) bool {
 	info, err := os.Stat(p)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -45,23 +46,30 @@ const maxRetired = 16
 // up batch by batch, each published and released before the next.
 const backlogBudget = 1 << 20
 
-// workspace follows every session of one workspace into its topic. All its
-// work happens on its own goroutine; other goroutines read the snapshot it
-// publishes after each sync, and hand it work through update, kick and do.
+// workspace follows every session of one workspace into its topic. Its
+// work is done one piece at a time, by a goroutine started when there is
+// work and gone when there is none (a thousand idle workspaces hold no
+// goroutine and no stack); other goroutines read the snapshot it publishes
+// after each sync, and hand it work through update, poke and enqueue.
 type workspace struct {
 	eng   *Engine
 	id    string
 	topic *stream.Topic
-	kick  chan struct{}
-	do    chan func()
 	ctx   context.Context
 	stop  context.CancelFunc
 
-	update atomic.Pointer[discover.Workspace] // the newest scan's word, taken by the loop
-	relook atomic.Bool                        // list the sessions again on the next sync
-	snap   atomic.Pointer[snapshot]
+	update  atomic.Pointer[discover.Workspace] // the newest scan's word, taken by the loop
+	relook  atomic.Bool                        // list the sessions again on the next sync
+	initial bool                               // found by the first scan: counted in Engine.initial
+	snap    atomic.Pointer[snapshot]
 
-	// Owned by the goroutine.
+	mu      sync.Mutex // guards the work waiting and whether a goroutine is at it
+	running bool
+	kicked  bool     // read the sessions again
+	quieted bool     // the quiet spell passed
+	jobs    []func() // hook work, run in order before a sync
+
+	// Owned by the goroutine at work (one at a time).
 	ws      discover.Workspace
 	tails   map[string]*tail      // by session id
 	retired map[string]tailCursor // by path
@@ -70,6 +78,9 @@ type workspace struct {
 	warned  map[string]bool
 	hinted  map[string]string // session id → transcript path a hook named
 	tabOf   map[string]string // agent session id → the Conductor tab it was seen in
+
+	readAt, listedAt time.Time // see snapshot
+	caughtUp         bool      // the first read is done
 }
 
 // snapshot is a workspace's state as of its last sync: immutable once
@@ -80,26 +91,81 @@ type snapshot struct {
 	paths                []string      // transcripts being tailed
 	subDirs              bool          // some session has subagent files
 	malformed, oversized int
+	// When the sync that made it began reading the transcripts, and when
+	// the sessions were last listed: the sweep's first look at a path
+	// last changed before then has nothing new to find.
+	readAt, listedAt time.Time
 }
 
 func newWorkspace(e *Engine, ws discover.Workspace, topic *stream.Topic) *workspace {
 	ctx, cancel := context.WithCancel(e.ctx)
-	w := &workspace{eng: e, id: ws.ID, topic: topic, kick: make(chan struct{}, 1), do: make(chan func()),
-		ctx: ctx, stop: cancel, ws: ws, tails: make(map[string]*tail)}
+	w := &workspace{eng: e, id: ws.ID, topic: topic, ctx: ctx, stop: cancel, ws: ws, tails: make(map[string]*tail)}
+	w.quiet = time.AfterFunc(time.Hour, func() { w.schedule(func() { w.quieted = true }) })
+	w.quiet.Stop()
 	w.snap.Store(&snapshot{ws: ws})
 	w.relook.Store(true)
 	return w
 }
 
-// poke asks the goroutine to read its sessions again, and with relook to
-// list them again too; it never blocks.
+// poke asks for the sessions to be read again, and with relook to be
+// listed again too; it never blocks.
 func (w *workspace) poke(relook bool) {
 	if relook {
 		w.relook.Store(true)
 	}
-	select {
-	case w.kick <- struct{}{}:
-	default:
+	w.schedule(func() { w.kicked = true })
+}
+
+// enqueue hands fn to the workspace, to run in turn with its reads; false
+// when the workspace is no longer followed.
+func (w *workspace) enqueue(fn func()) bool {
+	if w.ctx.Err() != nil {
+		return false
+	}
+	w.schedule(func() { w.jobs = append(w.jobs, fn) })
+	return true
+}
+
+// schedule records work (mark runs under mu) and starts a goroutine for
+// it unless one is at work already.
+func (w *workspace) schedule(mark func()) {
+	w.mu.Lock()
+	mark()
+	start := !w.running
+	w.running = true
+	w.mu.Unlock()
+	if start {
+		go w.work()
+	}
+}
+
+// work does what is waiting, and what comes in meanwhile, then ends.
+func (w *workspace) work() {
+	for {
+		w.mu.Lock()
+		if w.ctx.Err() != nil {
+			w.running, w.jobs = false, nil
+			w.mu.Unlock()
+			w.quiet.Stop()
+			return
+		}
+		jobs, kicked, quieted := w.jobs, w.kicked, w.quieted
+		w.jobs, w.kicked, w.quieted = nil, false, false
+		if len(jobs) == 0 && !kicked && !quieted {
+			w.running = false
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Unlock()
+		for _, fn := range jobs {
+			fn()
+		}
+		if kicked {
+			w.sync()
+		}
+		if quieted {
+			w.quietSync()
+		}
 	}
 }
 
@@ -109,34 +175,42 @@ func (w *workspace) setWorkspace(ws discover.Workspace) {
 	w.poke(true)
 }
 
-func (w *workspace) run() {
-	w.quiet = time.NewTimer(time.Hour)
-	w.quiet.Stop()
-	defer w.quiet.Stop()
-	w.restore()
+// follow begins following: the journal's cursor first, then a first read.
+func (w *workspace) follow() {
+	w.enqueue(func() {
+		w.restore()
+		w.sync()
+		w.caughtUp = true
+		if w.initial {
+			w.eng.initial.Done()
+		}
+	})
+}
+
+// tailBytes is how much of a transcript seen for the first time is read:
+// less in the first read of a workspace found at start (the cold start's
+// catch-up), TailBytes after.
+func (w *workspace) tailBytes() int64 {
+	if w.initial && !w.caughtUp {
+		return w.eng.cfg.ColdTailBytes
+	}
+	return w.eng.cfg.TailBytes
+}
+
+// quietSync ends the turns whose end can only be inferred, after a quiet
+// spell (versions that write no stop reason).
+func (w *workspace) quietSync() {
 	w.sync()
-	for {
-		select {
-		case <-w.ctx.Done():
-			return
-		case <-w.kick:
-			w.sync()
-		case fn := <-w.do:
-			fn()
-		case <-w.quiet.C:
-			w.sync()
-			evs := w.evs[:0]
-			for _, t := range w.sorted() {
-				if t.parser.Unsure() {
-					n := len(evs)
-					evs = t.parser.Quiet(evs)
-					t.stamp(evs, n)
-					evs = t.statusChange(evs, false)
-				}
-			}
-			w.publish(evs)
+	evs := w.evs[:0]
+	for _, t := range w.sorted() {
+		if t.parser.Unsure() {
+			n := len(evs)
+			evs = t.parser.Quiet(evs)
+			t.stamp(evs, n)
+			evs = t.statusChange(evs, false)
 		}
 	}
+	w.publish(evs)
 }
 
 // restore resumes from the cursor journaled with the topic's last events.
@@ -197,8 +271,15 @@ func (w *workspace) sync() {
 	if ws := w.update.Swap(nil); ws != nil {
 		w.ws = *ws
 	}
+	// A few workspaces read at a time: at a cold start a thousand would
+	// otherwise each hold a read buffer and a batch of events at once,
+	// taking turns on two cores, and the peak memory is theirs.
+	w.eng.reads <- struct{}{}
+	defer func() { <-w.eng.reads }()
 	evs := w.evs[:0]
+	w.readAt = time.Now()
 	if w.relook.Swap(false) {
+		w.listedAt = w.readAt
 		evs = w.reconcile(evs)
 	}
 	for _, t := range w.sorted() {
@@ -271,8 +352,9 @@ func (w *workspace) read(t *tail, evs *[]event.Event) (transcript.ReadResult, er
 	}
 	t.malformed += bad
 	t.oversized += res.Oversized
-	if len(out) > start || res.Lines > 0 {
-		t.statFile()
+	if (len(out) > start || res.Lines > 0) && !res.ModTime.IsZero() {
+		// What the reader's own stat found: no second stat per line.
+		t.liveMod, t.liveSize = res.ModTime, res.Size
 	}
 	return res, err
 }
@@ -312,7 +394,7 @@ func (w *workspace) publish(evs []event.Event) {
 			}
 		}
 	}
-	w.evs = evs[:0]
+	w.evs = reuse(evs)
 	changed := w.snapshot()
 	if len(evs) > 0 || changed {
 		w.eng.changed()
@@ -322,7 +404,7 @@ func (w *workspace) publish(evs []event.Event) {
 // snapshot publishes the workspace's state for readers; it reports whether
 // anything a reader shows changed.
 func (w *workspace) snapshot() bool {
-	s := &snapshot{ws: w.ws}
+	s := &snapshot{ws: w.ws, readAt: w.readAt, listedAt: w.listedAt}
 	metaByID := make(map[string]discover.Session, len(w.ws.Sessions))
 	for _, m := range w.ws.Sessions {
 		metaByID[m.ID] = m
@@ -368,6 +450,22 @@ func (w *workspace) snapshot() bool {
 	old := w.snap.Swap(s)
 	return old == nil || !sameView(old, s)
 }
+
+// reuse returns evs emptied for the next batch. The events are cleared,
+// so their text is not kept alive by an idle workspace (the topic keeps
+// only their JSON), and a backlog's large batch is let go rather than
+// held by every workspace that once had one.
+func reuse(evs []event.Event) []event.Event {
+	if cap(evs) > maxKeptBatch {
+		return nil
+	}
+	clear(evs)
+	return evs[:0]
+}
+
+// maxKeptBatch is the most events a workspace's reused batch holds: an
+// event is 400-odd bytes, and a thousand idle workspaces each keep one.
+const maxKeptBatch = 4
 
 func latest(a, b time.Time) time.Time {
 	if a.After(b) {

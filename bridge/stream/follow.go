@@ -70,7 +70,7 @@ func (o SSE) Follow(ctx context.Context, w http.ResponseWriter, r *http.Request,
 			ann.ID = after
 			sw.prefix = id
 			data, _ := json.Marshal(ann)
-			sw.event(Item{Event: ann, Data: data})
+			sw.event(NewItem(ann, data))
 			shown, first = id, false
 		}
 		if t == nil {

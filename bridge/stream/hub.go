@@ -13,8 +13,10 @@ type Hub struct {
 	dir     string // journal directory; "" keeps topics in memory only
 	history int
 
-	mu     sync.Mutex
-	topics map[string]*Topic
+	mu      sync.Mutex
+	topics  map[string]*Topic
+	opening map[string]chan struct{} // ids whose journal is being loaded
+	fds     *fdBudget                // bounds the journal files held open
 }
 
 // NewHub returns a hub journaling into dir ("" for none) and keeping
@@ -23,16 +25,44 @@ func NewHub(dir string, history int) *Hub {
 	if history <= 0 {
 		history = DefaultHistory
 	}
-	return &Hub{dir: dir, history: history, topics: make(map[string]*Topic)}
+	return &Hub{dir: dir, history: history, topics: make(map[string]*Topic), fds: newFDBudget(DefaultOpenJournals)}
 }
 
 // Topic returns the topic for id, loading its journal the first time.
+// The journal is opened and read outside the hub's lock: a cold start
+// opens a thousand topics, and they need not wait on one another.
 func (h *Hub) Topic(id string) (*Topic, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if t, ok := h.topics[id]; ok {
-		return t, nil
+	for {
+		h.mu.Lock()
+		if t, ok := h.topics[id]; ok {
+			h.mu.Unlock()
+			return t, nil
+		}
+		wait, busy := h.opening[id]
+		if !busy {
+			if h.opening == nil {
+				h.opening = make(map[string]chan struct{})
+			}
+			h.opening[id] = make(chan struct{})
+		}
+		h.mu.Unlock()
+		if busy {
+			<-wait // another caller is opening it: take theirs
+			continue
+		}
+		t, err := h.open(id)
+		h.mu.Lock()
+		if err == nil {
+			h.topics[id] = t
+		}
+		close(h.opening[id])
+		delete(h.opening, id)
+		h.mu.Unlock()
+		return t, err
 	}
+}
+
+func (h *Hub) open(id string) (*Topic, error) {
 	var j *Journal
 	if h.dir != "" {
 		var err error
@@ -48,9 +78,18 @@ func (h *Hub) Topic(id string) (*Topic, error) {
 		}
 		return nil, err
 	}
-	h.topics[id] = t
+	if j != nil {
+		j.budget = h.fds
+		if victim := h.fds.use(j); victim != nil {
+			victim.release()
+		}
+	}
 	return t, nil
 }
+
+// OpenJournals is how many journal files the hub holds open now: at most
+// DefaultOpenJournals, however many workspaces there are.
+func (h *Hub) OpenJournals() int { return h.fds.openFiles() }
 
 // Lookup returns the topic for id if it has been opened.
 func (h *Hub) Lookup(id string) (*Topic, bool) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"conductorbridge/bridge/event"
 )
@@ -38,10 +39,13 @@ type Journal struct {
 	LastID   int64
 	MaxBytes int64 // compact beyond this size; 0 means 4 MiB
 
-	f      journalFile
-	size   int64 // bytes of whole lines in f
-	torn   bool  // f may hold a partial line past size: cut it before writing
-	behind bool  // the last append failed: the file lacks its cursor
+	fmu    sync.Mutex  // guards f against the budget closing it (see fdBudget)
+	f      journalFile // nil while released by the budget: the next write reopens it
+	closed bool
+	budget *fdBudget // nil: the file stays open until Close
+	size   int64     // bytes of whole lines in f
+	torn   bool      // f may hold a partial line past size: cut it before writing
+	behind bool      // the last append failed: the file lacks its cursor
 }
 
 // journalFile is what Journal needs of its file (an *os.File), so tests can
@@ -73,15 +77,22 @@ func OpenJournal(path string) (*Journal, error) {
 // Load reads the journal, keeping the newest max events and the last
 // cursor, and truncates a torn or garbled tail so appends start clean.
 func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
-	if _, err := j.f.Seek(0, io.SeekStart); err != nil {
-		return nil, nil, fmt.Errorf("seek journal: %w", err)
-	}
 	var (
 		items  []Item
 		cursor json.RawMessage
 		good   int64 // bytes of well-formed lines
 	)
-	r := bufio.NewReaderSize(j.f, 256<<10)
+	if end, err := j.f.Seek(0, io.SeekEnd); err != nil {
+		return nil, nil, fmt.Errorf("seek journal: %w", err)
+	} else if end == 0 {
+		return nil, nil, nil // a new journal: nothing to read (a cold start opens a thousand)
+	}
+	if _, err := j.f.Seek(0, io.SeekStart); err != nil {
+		return nil, nil, fmt.Errorf("seek journal: %w", err)
+	}
+	// ReadBytes gathers a long line from several fills: the buffer need
+	// not hold the longest line, and a thousand topics load at start.
+	r := bufio.NewReaderSize(j.f, 32<<10)
 	for {
 		line, err := r.ReadBytes('\n')
 		if err == io.EOF {
@@ -102,7 +113,7 @@ func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
 				ok = false
 				break
 			}
-			batch = append(batch, Item{Event: e, Data: raw})
+			batch = append(batch, Item{ID: e.ID, Type: e.Type, SessionID: e.SessionID, Data: raw})
 			j.LastID = e.ID
 		}
 		if !ok {
@@ -143,6 +154,13 @@ func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
 // "unchanged"), so that cursor and ids on disk move past the lost batch
 // together.
 func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, max int, current json.RawMessage) error {
+	if j.budget != nil {
+		if victim := j.budget.use(j); victim != nil {
+			victim.release()
+		}
+	}
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
 	last := j.LastID
 	if n := len(items); n > 0 && items[n-1].ID > last {
 		last = items[n-1].ID
@@ -150,7 +168,12 @@ func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, m
 	if j.behind {
 		cursor = current
 	}
-	line := encodeLine(items, cursor, last+1)
+	// The line is written at once and not kept: its buffer goes back to
+	// the hub's pool for the next batch (a line a batch, thousands a
+	// second when agents work), not kept by each of a thousand journals.
+	buf := j.budget.lineBuffer()
+	line := encodeLine((*buf)[:0], items, cursor, last+1)
+	defer j.budget.putLine(buf, line)
 	limit := j.MaxBytes
 	if limit <= 0 {
 		limit = 4 << 20
@@ -161,7 +184,7 @@ func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, m
 		if len(kept) > max {
 			kept = kept[len(kept)-max:]
 		}
-		err = j.rewrite(encodeLine(kept, current, last+1))
+		err = j.rewrite(encodeLine(nil, kept, current, last+1))
 	} else {
 		err = j.write(line)
 	}
@@ -169,8 +192,14 @@ func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, m
 	return err
 }
 
+// maxKeptLine bounds the line buffer a journal keeps between batches.
+const maxKeptLine = 64 << 10
+
 // write appends one line, or on failure none of it.
 func (j *Journal) write(line []byte) error {
+	if err := j.reopen(); err != nil {
+		return fmt.Errorf("append journal: %w", err)
+	}
 	if j.torn {
 		if err := j.cut(); err != nil {
 			return fmt.Errorf("append journal: %w", err)
@@ -226,30 +255,44 @@ func (j *Journal) rewrite(line []byte) error {
 	if err := os.Rename(tmp, j.Path); err != nil {
 		return fail(err)
 	}
-	j.f.Close()
+	if j.f != nil {
+		j.f.Close()
+	}
 	j.f, j.size, j.torn = f, int64(len(line)), false
 	return nil
 }
 
 // Close closes the file.
-func (j *Journal) Close() error { return j.f.Close() }
+func (j *Journal) Close() error {
+	if j.budget != nil {
+		j.budget.forget(j)
+	}
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
+	j.closed = true
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
 
-func encodeLine(items []Item, cursor json.RawMessage, next int64) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"e":[`)
+// encodeLine appends one journal line to dst.
+func encodeLine(dst []byte, items []Item, cursor json.RawMessage, next int64) []byte {
+	dst = append(dst, `{"e":[`...)
 	for i, it := range items {
 		if i > 0 {
-			b.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		b.Write(it.Data)
+		dst = append(dst, it.Data...)
 	}
-	b.WriteByte(']')
+	dst = append(dst, ']')
 	if cursor != nil {
-		b.WriteString(`,"c":`)
-		b.Write(cursor)
+		dst = append(dst, `,"c":`...)
+		dst = append(dst, cursor...)
 	}
-	b.WriteString(`,"n":`)
-	b.WriteString(strconv.FormatInt(next, 10))
-	b.WriteString("}\n")
-	return b.Bytes()
+	dst = append(dst, `,"n":`...)
+	dst = strconv.AppendInt(dst, next, 10)
+	return append(dst, "}\n"...)
 }

@@ -14,10 +14,40 @@ import (
 )
 
 // Item is a numbered event and its encoded JSON, encoded once for every
-// subscriber and the journal.
+// subscriber and the journal. It carries what streaming needs (id, type,
+// session and the JSON); the whole event is kept only on items fresh from
+// Publish. A topic's history holds a thousand workspaces' events at
+// once, so it keeps the JSON alone: Event decodes it again when asked.
 type Item struct {
-	event.Event
-	Data []byte
+	ID        int64
+	Type      string
+	SessionID string
+	Data      []byte
+	full      *event.Event // set on items fresh from Publish, nil on kept ones
+}
+
+// NewItem is the item of an encoded event.
+func NewItem(e event.Event, data []byte) Item {
+	return Item{ID: e.ID, Type: e.Type, SessionID: e.SessionID, Data: data, full: &e}
+}
+
+// Event returns the whole event: the one published, or for an item kept
+// for replay its JSON decoded again.
+func (it Item) Event() event.Event {
+	if it.full != nil {
+		return *it.full
+	}
+	var e event.Event
+	if json.Unmarshal(it.Data, &e) != nil {
+		e = event.Event{ID: it.ID, Type: it.Type, SessionID: it.SessionID}
+	}
+	return e
+}
+
+// kept is it as history keeps it: without the decoded event.
+func (it Item) kept() Item {
+	it.full = nil
+	return it
 }
 
 // DefaultHistory is how many events a topic keeps for replay.
@@ -90,7 +120,7 @@ func (t *Topic) Publish(evs []event.Event, cursor json.RawMessage) ([]Item, erro
 			return nil, fmt.Errorf("encode event %d: %w", e.ID, err)
 		}
 		t.next++
-		items = append(items, Item{Event: e, Data: data})
+		items = append(items, NewItem(e, data))
 	}
 	if len(items) == 0 && cursor == nil {
 		return nil, nil
@@ -102,7 +132,9 @@ func (t *Topic) Publish(evs []event.Event, cursor json.RawMessage) ([]Item, erro
 	if t.journal != nil {
 		jerr = t.journal.Append(items, cursor, t.history, t.max, t.cursor)
 	}
-	t.history = append(t.history, items...)
+	for _, it := range items {
+		t.history = append(t.history, it.kept())
+	}
 	if over := len(t.history) - t.max; over > 0 {
 		// Copy rather than reslice so the dropped items can be collected.
 		t.history = append(t.history[:0:0], t.history[over:]...)

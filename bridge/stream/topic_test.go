@@ -186,3 +186,78 @@ func TestJournalNameNeverEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptItemsAreSlim: history keeps each event's JSON and its id, type
+// and session, not the decoded event (a thousand workspaces' history is
+// held at once); Event decodes it back to what was published, and live
+// items carry the event as it was, with nothing to decode.
+func TestKeptItemsAreSlim(t *testing.T) {
+	for _, dir := range []string{"", t.TempDir()} {
+		h := NewHub(dir, 10)
+		tp, err := h.Topic("w1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, sub := tp.Subscribe(0)
+		in := event.Event{Type: event.ToolResult, SessionID: "s1", Name: "Bash", Output: "ok", IsError: true}
+		if _, err := tp.Publish([]event.Event{in}, nil); err != nil {
+			t.Fatal(err)
+		}
+		live := <-sub.C
+		if live.full == nil || live.Event().Output != "ok" {
+			t.Errorf("live item lacks its event: %+v", live)
+		}
+		tops := []*Topic{tp}
+		if dir != "" { // and after a restart, from the journal
+			h.Close()
+			tp2, err := NewHub(dir, 10).Topic("w1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tops = append(tops, tp2)
+		}
+		for _, tp := range tops {
+			kept := tp.History(0)
+			if len(kept) != 1 {
+				t.Fatalf("kept %d items", len(kept))
+			}
+			k := kept[0]
+			if k.full != nil {
+				t.Error("history keeps the decoded event")
+			}
+			if k.ID != 1 || k.Type != event.ToolResult || k.SessionID != "s1" {
+				t.Errorf("kept header = %d %q %q", k.ID, k.Type, k.SessionID)
+			}
+			want := in
+			want.ID = 1
+			if got := k.Event(); got.Name != want.Name || got.Output != want.Output || !got.IsError || got.SessionID != "s1" {
+				t.Errorf("decoded %+v, want %+v", got, want)
+			}
+		}
+	}
+}
+
+// TestTopicOpenedOnceUnderContention: callers asking for the same topic
+// at once (a cold start opens journals outside the hub's lock) all get
+// the one topic, loaded once.
+func TestTopicOpenedOnceUnderContention(t *testing.T) {
+	dir := t.TempDir()
+	h := NewHub(dir, 10)
+	defer h.Close()
+	got := make(chan *Topic, 8)
+	for range 8 {
+		go func() {
+			tp, err := h.Topic("w1")
+			if err != nil {
+				t.Error(err)
+			}
+			got <- tp
+		}()
+	}
+	first := <-got
+	for range 7 {
+		if tp := <-got; tp != first {
+			t.Fatal("two topics for one id")
+		}
+	}
+}

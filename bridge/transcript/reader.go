@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
 // DefaultMaxLine bounds the memory one line may take. Claude Code writes
@@ -45,6 +46,7 @@ type ReadResult struct {
 	Reset     bool // the file shrank or was replaced: reading restarted at 0
 	More      bool // the Budget ran out before the end of the file: call Read again
 	Size      int64
+	ModTime   time.Time // the file's, as Read found it (before reading)
 }
 
 // SkipTo starts reading at the first line that begins at or after off, so a
@@ -73,16 +75,12 @@ func (r *Reader) SkipTo(off int64) {
 // the file offset just past it. fn must not keep line after it returns.
 func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 	var res ReadResult
-	f, err := OpenRegular(r.Path) // a FIFO named *.jsonl must not hang the follower
+	f, info, err := openRegular(r.Path) // a FIFO named *.jsonl must not hang the follower
 	if err != nil {
 		return res, fmt.Errorf("open transcript: %w", err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return res, fmt.Errorf("stat transcript: %w", err)
-	}
-	res.Size = info.Size()
+	res.Size, res.ModTime = info.Size(), info.ModTime()
 	pos := r.Offset + int64(len(r.pending))
 	if (r.info != nil && !os.SameFile(r.info, info)) || info.Size() < pos {
 		r.Offset, r.pending, r.skipping, pos = 0, r.pending[:0], false, 0
@@ -92,9 +90,6 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 	if pos >= info.Size() {
 		return res, nil
 	}
-	if _, err := f.Seek(pos, io.SeekStart); err != nil {
-		return res, fmt.Errorf("seek transcript: %w", err)
-	}
 	bp := chunks.Get().(*[]byte)
 	defer chunks.Put(bp)
 	chunk := *bp
@@ -103,8 +98,11 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 		maxLine = DefaultMaxLine
 	}
 	start := r.Offset
-	for !res.More {
-		n, rerr := f.Read(chunk)
+	for off := pos; !res.More; {
+		// pread: no seek first, and a short read ends with io.EOF
+		// itself, without another read to find the end.
+		n, rerr := f.ReadAt(chunk, off)
+		off += int64(n)
 		data := chunk[:n]
 		for len(data) > 0 && !res.More {
 			i := bytes.IndexByte(data, '\n')

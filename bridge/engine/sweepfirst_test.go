@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/event"
+)
+
+// TestSweepFirstLook: the sweep's first look at a path counts as a change
+// unless the workspace began reading it after it last changed (a cold
+// start's thousand workspaces are not all read a second time a second
+// later); later looks compare with the one before.
+func TestSweepFirstLook(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.jsonl")
+	fresh := filepath.Join(dir, "fresh.jsonl")
+	for _, p := range []string{old, fresh} {
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-time.Minute)
+	os.Chtimes(old, long, long)
+	now := time.Now()
+	for _, tt := range []struct {
+		name   string
+		path   string
+		readAt time.Time
+		want   bool
+	}{
+		{"read after its last change", old, now, false},
+		{"never read", old, time.Time{}, true},
+		{"changed while being read", fresh, now, true},
+		{"missing", filepath.Join(dir, "none.jsonl"), now, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &sweeper{stamps: map[string]stamp{}}
+			if got := s.changed(tt.path, tt.readAt); got != tt.want {
+				t.Errorf("first look = %v, want %v", got, tt.want)
+			}
+			if s.changed(tt.path, tt.readAt) {
+				t.Error("second look at an unchanged path counts as a change")
+			}
+		})
+	}
+	s := &sweeper{stamps: map[string]stamp{}}
+	s.changed(old, now)
+	if err := os.WriteFile(old, []byte("{}\n{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !s.changed(old, now) {
+		t.Error("a write after the first look is not a change")
+	}
+}
+
+// TestSweepLoopBacksOffAndWakes: on a running engine the sweep backs off
+// while all is idle (the loop must not undo the backing off after each
+// sweep), and a file event brings it back to its base rate.
+func TestSweepLoopBacksOffAndWakes(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("sleepy")
+	const sid = "eeeeeeee-1111-4111-8111-0000000000e1"
+	cwdOf[sid] = dir
+	p := filepath.Join(proj, sid+".jsonl")
+	h.write(p, prompt(sid, "hello"), answer(sid, "m1", "hi", "end_turn"))
+	r := h.startWith(func(c *Config) { c.SweepEvery, c.ScanEvery, c.IdleScanEvery = 5*time.Millisecond, time.Hour, time.Hour })
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.TurnComplete, ""))
+	waitFor(t, "the sweep to back off", r.eng.sweepIdle.Load)
+	h.write(p, prompt(sid, "again"))
+	waitFor(t, "the sweep back at its base rate", func() bool { return !r.eng.sweepIdle.Load() })
+}
