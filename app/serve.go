@@ -283,7 +283,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Viewer: assets.Viewer, Log: log,
 		// The usage page reads the same files the streams do, with the
 		// same prices; the cache parses only what changed between views.
-		Usage: usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: codexDir("", c.Home), Prices: prices, Cache: &usagerep.Cache{}},
+		Usage: usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices, Cache: &usagerep.Cache{}},
 	}
 	pairs.Announce = b.api.AnnouncePairing
 	return b, nil

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -28,7 +25,6 @@ func usageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	since := fs.String("since", "", "first day counted (YYYY-MM-DD)")
 	until := fs.String("until", "", "last day counted (YYYY-MM-DD)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	codexHome := fs.String("codex-home", "", "Codex's folder (default $CODEX_HOME or ~/.codex)")
 	tz := fs.String("tz", "", "time zone days are counted in (default the local one)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -44,7 +40,7 @@ func usageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		fmt.Fprintf(stderr, "your prices.json is unreadable (%v); pricing with the built-in table\n", err)
 	}
-	src := usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: codexDir(*codexHome, c.Home), Prices: prices}
+	src := usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices}
 	h, err := src.Read(ctx)
 	if err != nil {
 		return err
@@ -63,11 +59,6 @@ func usageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "skipped:", e)
 	}
 	return nil
-}
-
-// codexDir is where Codex keeps its rollouts: the flag, $CODEX_HOME, or ~/.codex.
-func codexDir(flagValue, home string) string {
-	return cmp.Or(flagValue, os.Getenv("CODEX_HOME"), filepath.Join(home, ".codex"))
 }
 
 func printUsage(w io.Writer, rep *usagerep.Report) {

@@ -104,7 +104,7 @@ func TestSubagentSeenTwiceCountsOnce(t *testing.T) {
 			subPath := filepath.Join(proj, corpus21SID, "subagents", corpus21Sub)
 			os.MkdirAll(filepath.Dir(subPath), 0o755)
 			h.write(mainPath, main[:50]...)
-			r := h.startWith(func(c *Config) { c.TailBytes = 1 << 20 })
+			r := h.startWith(func(c *Config) { c.TailBytes, c.ColdTailBytes = 1<<20, 1<<20 })
 			id := r.waitWorkspace(t, dir)
 			r.collect(t, id, 0, has(event.ToolUse, "")) // the main transcript is being read
 			if fileFirst {
@@ -177,7 +177,7 @@ func TestFinishedSessionReadFromTheStart(t *testing.T) {
 	for _, f := range files {
 		h.write(filepath.Join(proj, filepath.Base(f)), readLines(t, f, dir)...)
 	}
-	r := h.startWith(func(c *Config) { c.TailBytes = 1 << 20 })
+	r := h.startWith(func(c *Config) { c.TailBytes, c.ColdTailBytes = 1<<20, 1<<20 })
 	id := r.waitWorkspace(t, dir)
 	turns := func(n int) func([]event.Event) bool {
 		return func(evs []event.Event) bool {
