@@ -84,3 +84,39 @@ func peakResidentKB(pid int) int64 {
 	}
 	return 0
 }
+
+// treeResidentKB is the resident memory of pid and every process below it
+// now: a tool that starts a worker (ccusage's launcher runs node again)
+// is measured whole.
+func treeResidentKB(pid int) int64 {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	children := map[int][]int{}
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so read after its ')'.
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 {
+			if f := strings.Fields(string(b[i+1:])); len(f) >= 2 {
+				pp, _ := strconv.Atoi(f[1])
+				children[pp] = append(children[pp], p)
+			}
+		}
+	}
+	var sum int64
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = append(queue[1:], children[p]...)
+		sum += residentKB(p)
+	}
+	return sum
+}

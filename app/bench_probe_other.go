@@ -11,3 +11,4 @@ func cpuTime(pid int) (time.Duration, bool) { return 0, false }
 func contextSwitches(pid int) (int64, bool) { return 0, false }
 func openFDs(pid int) int                   { return 0 }
 func peakResidentKB(pid int) int64          { return 0 }
+func treeResidentKB(pid int) int64          { return 0 }

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"conductorbridge/bridge/discover"
@@ -100,17 +101,46 @@ func runBenchUsage(ctx context.Context, r *benchReport, exe, ccusage, dir string
 }
 
 // measureRun runs cmd to its end and returns its stdout, wall time and
-// peak resident memory in KB (0: unknown on this system).
+// peak resident memory in KB (0: unknown on this system). The peak is the
+// largest resident memory of the process and its own children together,
+// sampled while it runs: the rusage of a child on Linux also counts the
+// bench's own memory, which the child shared between fork and exec, and
+// misses a worker the tool starts.
 func measureRun(cmd *exec.Cmd) ([]byte, time.Duration, int64, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return nil, 0, 0, err
+	}
+	var peak atomic.Int64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if kb := max(treeResidentKB(cmd.Process.Pid), peakResidentKB(cmd.Process.Pid)); kb > peak.Load() {
+				peak.Store(kb)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	err := cmd.Wait()
 	wall := time.Since(start)
+	close(done)
+	<-sampled
 	if err != nil {
 		return nil, wall, 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String()))
 	}
-	return out.Bytes(), wall, maxRSSKB(cmd.ProcessState), nil
+	rss := peak.Load()
+	if rss == 0 {
+		rss = maxRSSKB(cmd.ProcessState)
+	}
+	return out.Bytes(), wall, rss, nil
 }
 
 // writeUsageCorpus writes about mb MB of Claude Code sessions under
