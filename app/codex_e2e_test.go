@@ -1,6 +1,7 @@
 package main
 
 import (
+	"conductorbridge/bridge/conductortest"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -22,22 +23,6 @@ import (
 	"conductorbridge/bridge/fakeopenai"
 )
 
-// conductorSchema is ../shared/conductor/schema.sql: the database as real
-// installs have it. Missing, the test skips, and fails under CI.
-func conductorSchema(t testing.TB) string {
-	t.Helper()
-	for _, p := range []string{"../../shared/conductor/schema.sql", "/work/shared/conductor/schema.sql"} {
-		if b, err := os.ReadFile(p); err == nil {
-			return string(b)
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("schema.sql not found")
-	}
-	t.Skip("schema.sql not found")
-	return ""
-}
-
 // conductorDB makes the home's conductor.db from schema.sql and runs
 // stmts on it; it returns the open database for later writes, as the
 // Conductor app would make them.
@@ -52,7 +37,7 @@ func conductorDB(t testing.TB, home string, stmts ...string) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	for _, s := range append([]string{conductorSchema(t)}, stmts...) {
+	for _, s := range append([]string{conductortest.Schema(t)}, stmts...) {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatalf("conductor.db: %v", err)
 		}

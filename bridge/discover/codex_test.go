@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"conductorbridge/bridge/conductortest"
 	"context"
 	"fmt"
 	"os"
@@ -43,7 +44,7 @@ func TestScanFindsCodexSessions(t *testing.T) {
 	rollout(t, codexHome, old, elsewhere, now.Add(-time.Hour))
 	rollout(t, codexHome, gone, filepath.Join(h.root, "deleted"), now)
 	rollout(t, codexHome, nocwd, "", now)
-	createDB(t, h.db, realSchema(t), `
+	createDB(t, h.db, conductortest.Schema(t), `
 INSERT INTO repos (id, name, root_path) VALUES ('r1', 'webapp', '/nowhere');
 INSERT INTO workspaces (id, repository_id, directory_name, state) VALUES ('w-tokyo', 'r1', 'tokyo', 'ready');
 INSERT INTO sessions (id, workspace_id, status, agent_type, claude_session_id, is_hidden) VALUES

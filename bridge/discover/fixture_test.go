@@ -1,8 +1,8 @@
 package discover
 
 import (
+	"conductorbridge/bridge/conductortest"
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -10,22 +10,6 @@ import (
 	"testing"
 	"time"
 )
-
-// realSchema is ../shared/conductor/schema.sql, the database as real
-// installs have it; the test skips (fails under CI) when it is missing.
-func realSchema(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{"../../../shared/conductor/schema.sql", "/work/shared/conductor/schema.sql"} {
-		if b, err := os.ReadFile(p); err == nil {
-			return string(b)
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("schema.sql not found")
-	}
-	t.Skip("schema.sql not found")
-	return ""
-}
 
 // TestReadConductorFixture reads a real SQLite file made from schema.sql:
 // three tabs (active, background, hidden), a Codex tab, a relocated
@@ -42,7 +26,7 @@ func TestReadConductorFixture(t *testing.T) {
 	h.transcript(EncodeProjectDir(tokyo), "c-active.jsonl", time.Now(), record("user", tokyo))
 	h.transcript(EncodeProjectDir(tokyo), "s-back.jsonl", time.Now(), record("user", tokyo)) // confirmed by sessions.id
 
-	schema := realSchema(t)
+	schema := conductortest.Schema(t)
 	createDB(t, h.db, schema, `
 INSERT INTO repos (id, name, root_path) VALUES ('r1', 'webapp', '/nowhere/webapp'), ('r2', 'legacy', '`+repoRoot+`');
 INSERT INTO workspaces (id, repository_id, directory_name, workspace_path, workspace_name, branch, pr_title, state,

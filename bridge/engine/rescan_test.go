@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"conductorbridge/bridge/conductortest"
 	"context"
 	"database/sql"
 	"fmt"
@@ -48,7 +49,7 @@ func TestDatabaseWriteIsNoticedWithoutTheTimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, q := range []string{realSchema(t), `INSERT INTO repos (id, name) VALUES ('r1', 'webapp')`} {
+	for _, q := range []string{conductortest.Schema(t), `INSERT INTO repos (id, name) VALUES ('r1', 'webapp')`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -83,22 +84,6 @@ func TestDatabaseWriteIsNoticedWithoutTheTimer(t *testing.T) {
 	if got := scanner.DatabaseReads(); got != reads {
 		t.Errorf("scans of an unchanged database read the tables %d more times", got-reads)
 	}
-}
-
-// realSchema is ../shared/conductor/schema.sql; the test skips (fails
-// under CI) when it is missing.
-func realSchema(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{"../../../shared/conductor/schema.sql", "/work/shared/conductor/schema.sql"} {
-		if b, err := os.ReadFile(p); err == nil {
-			return string(b)
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("schema.sql not found")
-	}
-	t.Skip("schema.sql not found")
-	return ""
 }
 
 // A scan that hangs (a locked database) never holds up the sessions:
