@@ -412,8 +412,17 @@ func (p *Parser) toolResult(base event.Event, b *fastjson.Value, out []event.Eve
 	delete(p.State.Tools, e.ToolUseID)
 	e.IsError = b.GetBool("is_error")
 	e.Output, e.TruncOut = resultText(b.Get("content"))
-	if p.State.Turn != nil && !base.TS.IsZero() {
-		p.State.Turn.Last = base.TS
+	if t := p.State.Turn; t != nil {
+		if !base.TS.IsZero() {
+			t.Last = base.TS
+		}
+		if !base.Sidechain {
+			// A tool's result goes back to the model, which must answer
+			// it: the turn cannot have ended here, however long the answer
+			// takes (an old release's quiet spell after a subagent is not
+			// its end).
+			t.Unsure = false
+		}
 	}
 	return append(out, e)
 }
