@@ -65,6 +65,7 @@ type apiWorkspace struct {
 	Active        bool         `json:"active"`
 	Repo          string       `json:"repo"`
 	Status        string       `json:"status"`
+	Reason        string       `json:"reason,omitempty"`
 	StatusSince   time.Time    `json:"status_since"`
 	SessionID     string       `json:"session_id"`
 	Source        string       `json:"source"`
