@@ -58,7 +58,7 @@ func finishedNote(w engine.Info, tab *engine.SessionInfo, e event.Event, answer 
 }
 
 // turnCost is a turn's cost as a notification says it: "$0.42", or "cost
-// unknown (no price for deepseek-v4-pro)" rather than a made-up $0.00.
+// unknown (no price for kimi-k2-turbo)" rather than a made-up $0.00.
 func turnCost(e event.Event) string {
 	if !e.CostKnown {
 		if e.Model != "" {

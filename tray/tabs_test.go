@@ -113,7 +113,7 @@ func TestCostText(t *testing.T) {
 		{"nothing", spend{}, "", ""},
 		{"known", spend{usd: 1.234}, "$1.23 today", ""},
 		{"subagents", spend{usd: 1, subagent: 0.4}, "$1.00 today", "incl. $0.40 subagents"},
-		{"all unknown", spend{unknown: 2, models: []string{"deepseek-v4-pro"}}, "? today", "2 turn(s) not priced: no price for deepseek-v4-pro"},
+		{"all unknown", spend{unknown: 2, models: []string{"kimi-k2-turbo"}}, "? today", "2 turn(s) not priced: no price for kimi-k2-turbo"},
 		{"some unknown", spend{usd: 0.5, unknown: 1, models: []string{"gpt-9", "claude-opus-7"}}, "≈$0.50 today", "1 turn(s) not priced: no price for claude-opus-7, gpt-9"},
 		{"unknown, no model", spend{unknown: 1}, "? today", "1 turn(s) not priced: no price for an unknown model"},
 	}
@@ -298,18 +298,18 @@ func TestPermissionPromptInAConductorTabIsNotWorthANote(t *testing.T) {
 
 func TestUnknownCostShowsAsUnknown(t *testing.T) {
 	r, _ := newTabRig(t, tabbed(time.Now()))
-	publishAs(r, "c1", "aaaaaaaa-1111", event.Event{Type: event.TurnComplete, TS: time.Now(), Model: "deepseek-v4-pro", DurationMS: 45000})
+	publishAs(r, "c1", "aaaaaaaa-1111", event.Event{Type: event.TurnComplete, TS: time.Now(), Model: "kimi-k2-turbo", DurationMS: 45000})
 	r.eventually(t, "a ? cost", func() bool {
 		it, ok := find(r.shell.last(), "● Fix login · Claude — working")
-		return ok && strings.HasSuffix(it.Title, "· ? today") && strings.Contains(it.Tooltip, "deepseek-v4-pro")
+		return ok && strings.HasSuffix(it.Title, "· ? today") && strings.Contains(it.Tooltip, "kimi-k2-turbo")
 	})
-	if n := r.notes.all(); len(n) != 1 || !strings.HasSuffix(n[0], "cost unknown (no price for deepseek-v4-pro) · 45s") {
+	if n := r.notes.all(); len(n) != 1 || !strings.HasSuffix(n[0], "cost unknown (no price for kimi-k2-turbo) · 45s") {
 		t.Errorf("notification %q", n)
 	}
 	publishAs(r, "c1", "aaaaaaaa-1111", event.Event{Type: event.TurnComplete, TS: time.Now(), CostUSD: 0.4, CostKnown: true, Model: "claude-sonnet-4-5"})
 	r.eventually(t, "an ≈ cost", func() bool {
 		it, _ := find(r.shell.last(), "● shop / Login revamp")
 		u, _ := find(r.shell.last(), "Today's cost: ≈$0.40 — usage…")
-		return strings.HasSuffix(it.Title, "· ≈$0.40 today") && strings.Contains(it.Tooltip, "deepseek-v4-pro") && u.Click.Kind == actUsage
+		return strings.HasSuffix(it.Title, "· ≈$0.40 today") && strings.Contains(it.Tooltip, "kimi-k2-turbo") && u.Click.Kind == actUsage
 	})
 }

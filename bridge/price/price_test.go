@@ -69,8 +69,10 @@ func TestCost(t *testing.T) {
 		{"bedrock", Request{Model: "us.anthropic.claude-opus-4-1-20250805-v1:0", Usage: event.Usage{OutputTokens: 1000}}, 0.075, true},
 		// claude-opus-4-0 is an alias of claude-opus-4: 1000 in × $15
 		{"alias", Request{Model: "claude-opus-4-0", Usage: event.Usage{InputTokens: 1000}}, 0.015, true},
-		// deepseek: 1e6 in × $0.28 + 1e6 out × $0.42
-		{"deepseek", Request{Model: "deepseek-reasoner", Usage: event.Usage{InputTokens: 1e6, OutputTokens: 1e6}}, 0.70, true},
+		// deepseek-reasoner bills as V4-Flash: 1e6 in × $0.14 + 1e6 out × $0.28
+		{"deepseek", Request{Model: "deepseek-reasoner", Usage: event.Usage{InputTokens: 1e6, OutputTokens: 1e6}}, 0.42, true},
+		// deepseek-v4-pro: 1e6 in × $1.74 + 1e6 read × $0.145 + 1e6 out × $3.48
+		{"deepseek v4 pro", Request{Model: "deepseek-v4-pro", Usage: event.Usage{InputTokens: 1e6, CacheReadTokens: 1e6, OutputTokens: 1e6}}, 5.365, true},
 		{"synthetic", Request{Model: "<synthetic>", Usage: event.Usage{InputTokens: 5}}, 0, true},
 		// Claude Code 2.1's default: 1000 in × $4 + 1000 out × $20 + 1000 1h-writes × $8 + 10000 reads × $0.20
 		// = 0.004 + 0.02 + 0.008 + 0.002 = $0.034
@@ -104,7 +106,7 @@ func TestCost(t *testing.T) {
 		{"gpt-4.1", Request{Model: "gpt-4.1-2025-04-14", Usage: event.Usage{CacheReadTokens: 1e6}}, 0.5, true},
 		{"unknown openai", Request{Model: "gpt-7", Usage: event.Usage{InputTokens: 5}}, 0, false},
 		{"unknown newer", Request{Model: "claude-opus-9", Usage: event.Usage{InputTokens: 5}}, 0, false},
-		{"unknown vendor", Request{Model: "deepseek-v4-pro", Usage: event.Usage{InputTokens: 5}}, 0, false},
+		{"unknown vendor", Request{Model: "kimi-k2-turbo", Usage: event.Usage{InputTokens: 5}}, 0, false},
 	} {
 		got, known := tab.Cost(tt.req)
 		if known != tt.known || math.Abs(got-tt.want) > 1e-12 {

@@ -33,7 +33,15 @@ func TestTurnCostByHand(t *testing.T) {
 				`{"type":"assistant","isSidechain":true,"requestId":"rs","message":{"id":"ms","model":"claude-haiku-4-5","usage":{"input_tokens":1000,"output_tokens":0},"content":[]}}`,
 				`{"type":"assistant","requestId":"r","message":{"id":"m4","model":"claude-haiku-4-5","stop_reason":"end_turn","usage":{"output_tokens":10},"content":[{"type":"text","text":"ok"}]}}`},
 			0.00105, 0.001, true},
-		{"unknown model", []string{p0, `{"type":"assistant","message":{"id":"m5","model":"deepseek-v4-pro","stop_reason":"end_turn","usage":{"input_tokens":10},"content":[{"type":"text","text":"ok"}]}}`}, 0, 0, false},
+		{"web searches from server_tool_use",
+			// sonnet 4.5: 100 in × $3 + 10 out × $15 + 3 searches × $0.01 = $0.03045
+			[]string{p0, `{"type":"assistant","requestId":"r","message":{"id":"m7","model":"claude-sonnet-4-5","stop_reason":"end_turn","usage":{"input_tokens":100,"output_tokens":10,"server_tool_use":{"web_search_requests":3,"web_fetch_requests":2}},"content":[{"type":"text","text":"ok"}]}}`},
+			0.03045, 0, true},
+		{"fast mode",
+			// opus 4.6 fast: 1000 in × $30 + 100 out × $150 = $0.045 (not $0.0075 at the standard rate)
+			[]string{p0, `{"type":"assistant","requestId":"r","message":{"id":"m8","model":"claude-opus-4-6","stop_reason":"end_turn","usage":{"input_tokens":1000,"output_tokens":100,"speed":"fast"},"content":[{"type":"text","text":"ok"}]}}`},
+			0.045, 0, true},
+		{"unknown model", []string{p0, `{"type":"assistant","message":{"id":"m5","model":"kimi-k2-turbo","stop_reason":"end_turn","usage":{"input_tokens":10},"content":[{"type":"text","text":"ok"}]}}`}, 0, 0, false},
 		{"synthetic is free and known", []string{p0, `{"type":"assistant","message":{"id":"m6","model":"<synthetic>","stop_reason":"end_turn","usage":{"input_tokens":0},"content":[{"type":"text","text":"ok"}]}}`}, 0, 0, true},
 	} {
 		var p Parser
