@@ -2,13 +2,16 @@ package transcript
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
 )
 
@@ -106,4 +109,57 @@ func corpusModels(t *testing.T, dir string, model func([]byte) string) []string 
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestRealModelNamesByHand prices the models corpus (real Claude Code
+// answered under the names real transcripts carry, each response 1000 in,
+// 2000 5-minute writes, 10000 reads, 500 out) against rates written here
+// from the published price pages, not read from the table.
+func TestRealModelNamesByHand(t *testing.T) {
+	type rates struct{ in, write, read, out float64 } // USD per million
+	opus := rates{5, 6.25, 0.5, 25}
+	sonnet45 := rates{3, 3.75, 0.3, 15}
+	want := map[string]rates{
+		"claude-opus-4.6": opus, "claude-opus-4-6": opus, "claude-opus-4-8": opus, "claude-opus-5": opus,
+		"claude-haiku-4.5":           {1, 1.25, 0.1, 5},
+		"claude-sonnet-4-5-1m":       sonnet45, // under 200k input: the short rate
+		"claude-sonnet-4-5-20250929": sonnet45,
+		"claude-sonnet-5":            {2, 2.5, 0.2, 10},
+		"deepseek-v4-pro":            {1.74, 1.74, 0.145, 3.48},
+		"deepseek-reasoner":          {0.14, 0.14, 0.028, 0.28}, // billed as V4-Flash
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "models", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("models corpus: %v", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Parser
+	var evs []event.Event
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		if evs, err = p.Line(line, evs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range p.Flush(evs) {
+		if e.Type != event.TurnComplete {
+			continue
+		}
+		r, ok := want[e.Model]
+		if !ok {
+			t.Errorf("turn of %q: not a model of the corpus", e.Model)
+			continue
+		}
+		seen[e.Model] = true
+		usd := (1000*r.in + 2000*r.write + 10000*r.read + 500*r.out) / 1e6
+		if !e.CostKnown || math.Abs(e.CostUSD-usd) > 1e-9 {
+			t.Errorf("%s: $%v (known %v), want $%v", e.Model, e.CostUSD, e.CostKnown, usd)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("priced %d of the %d names: %v", len(seen), len(want), seen)
+	}
 }
