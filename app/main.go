@@ -5,7 +5,7 @@
 //	conductor-bridge                 run the bridge, with its menu-bar icon
 //	conductor-bridge serve [flags]   run the bridge
 //	conductor-bridge workspaces      list workspaces
-//	conductor-bridge tail <ws>       follow a workspace's session in the terminal
+//	conductor-bridge tail <ws>       follow a workspace's sessions in the terminal
 //	conductor-bridge send <ws> <msg> inject a message into the agent
 //	conductor-bridge hooks install   install the hooks that deliver messages
 //	conductor-bridge register <dir>  adopt a git worktree as a workspace
@@ -109,8 +109,11 @@ commands:
   demo         the whole product alive on a throwaway home: --speed 2 --seed 7 --port 34568
   serve        run the bridge with its menu-bar icon (the default): --headless --addr 127.0.0.1:34568
   workspaces   list workspaces (from the running bridge, else a direct scan)
-  tail <ws>    follow a workspace's live session (id, name or directory)
-  send <ws> <message>      queue a message for the agent (--wait: until Claude has it)
+  tail <ws>[/<session>]    follow a workspace's live sessions in the terminal, or one of them
+                           (<ws>: id, name or directory; <session>: its id, an id prefix or tab title)
+  send <ws>[/<session>] <message>
+                           queue a message for the agent (default: Conductor's tab on screen;
+                           --wait: until the agent has it)
   hooks install|uninstall|status [<ws>|--all] [--user] [--codex]
                            manage the hooks that deliver messages (--codex: in Codex's config.toml)
   register <dir> | register --repo <repo>
