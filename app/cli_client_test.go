@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"conductorbridge/bridge/event"
 )
 
 func TestHelpListsCommands(t *testing.T) {
@@ -110,5 +112,35 @@ func TestTailRendersEscapesVisibly(t *testing.T) {
 		if !strings.Contains(out, `clip\u001b]52;c;cm0gLXJmIH4=\u0007`) || !strings.Contains(out, `c1\u009b31m`) {
 			t.Errorf("tail %v: escapes not shown: %q", args, out)
 		}
+	}
+}
+
+// `tail <ws>/<session>` follows one tab of a workspace with two: the other
+// tab's events, interleaved in the workspace's stream, never show.
+func TestTailOneTab(t *testing.T) {
+	home := t.TempDir()
+	tokyo := newTranscript(t, home, "tokyo")
+	const second = "0b0b0b0b-2222-4222-8222-000000000002"
+	tab := secondTab(tokyo, second)
+	p := startBridgeProc(t, home, 0)
+	p.waitFor(func(w apiWorkspace) bool { return w.Directory == tokyo.cwd && len(w.Sessions) == 2 })
+	tokyo.prompt("first tab speaks")
+	tab.prompt("second tab speaks")
+	tokyo.prompt("first tab again")
+	tab.prompt("second tab again")
+	out := tailUntil(t, "second tab again", "--home", home, "--json", "-n", "100", "tokyo/0b0b")
+	n := 0
+	for line := range strings.Lines(out) {
+		var e event.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not an event: %q", line)
+		}
+		if e.SessionID != second {
+			t.Errorf("event of session %q in the second tab's tail: %s", e.SessionID, line)
+		}
+		n++
+	}
+	if n < 3 || !strings.Contains(out, "second tab speaks") {
+		t.Errorf("the second tab's events are missing:\n%s", out)
 	}
 }
