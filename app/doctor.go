@@ -168,7 +168,11 @@ func (d *doctorRun) notLocal(f *finding, read discover.ConductorRead) {
 	counts := map[string]int{}
 	for _, n := range read.NotLocal {
 		counts[n.Why]++
-		f.Items = append(f.Items, fmt.Sprintf("not local (%s): %s [%s]", n.Why, n.Name, n.ID))
+		name := n.Name
+		if n.DisplayName != "" && n.DisplayName != n.Name {
+			name = n.DisplayName + " (" + n.Name + ")"
+		}
+		f.Items = append(f.Items, fmt.Sprintf("not local (%s): %s [%s]", n.Why, name, n.ID))
 	}
 	if len(read.NotLocal) > 0 {
 		f.Detail += fmt.Sprintf("; %d rows are not local workspaces (%d cloud, %d directory gone, %d archived)",

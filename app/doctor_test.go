@@ -170,6 +170,17 @@ func TestDoctorConductorDatabaseProblems(t *testing.T) {
 			if tt.name == "older schema" && !strings.Contains(strings.Join(f.Items, " "), "workspaces.branch") {
 				t.Errorf("missing features not named: %v", f.Items)
 			}
+			if tt.name == "rows that are not local" {
+				items := strings.Join(f.Items, "\n")
+				for _, row := range []string{"b (lima) [w2]", "b (oslo) [w3]", "b (paris) [w4]"} {
+					if !strings.Contains(items, row) {
+						t.Errorf("row %s not named: %v", row, f.Items)
+					}
+				}
+				if strings.Contains(items, "tokyo") {
+					t.Errorf("the local workspace is named as not local: %v", f.Items)
+				}
+			}
 		})
 	}
 }

@@ -38,8 +38,9 @@ const (
 )
 
 // NotLocal is a workspaces row that is not a local workspace to follow:
-// doctor counts and names them.
-type NotLocal struct{ ID, Name, Why string }
+// doctor counts and names them, by the name a person sees (DisplayName)
+// and the codename (Name).
+type NotLocal struct{ ID, Name, DisplayName, Why string }
 
 // ConductorRead is what one read of Conductor's database found.
 type ConductorRead struct {
@@ -302,7 +303,7 @@ func placeWorkspaces(rows []workspaceRow, conductorRoot string) ([]Workspace, []
 		}
 		if row.sandbox != "" || row.hosting != "" {
 			// A cloud workspace: no local directory to follow.
-			nl = append(nl, NotLocal{ID: row.id, Name: cmp.Or(row.wsName, row.dirName), Why: NotLocalCloud})
+			nl = append(nl, NotLocal{ID: row.id, Name: row.dirName, DisplayName: cmp.Or(row.wsName, row.prTitle, row.branch, row.dirName), Why: NotLocalCloud})
 			continue
 		}
 		if row.id == "" || !pathElement(row.dirName) || !pathElement(repo) {
@@ -325,11 +326,11 @@ func placeWorkspaces(rows []workspaceRow, conductorRoot string) ([]Workspace, []
 		// derived_status is the sidebar's workflow group, never the
 		// agent's status: it is exposed as Workflow only.
 		if !w.Archived && !isDir(w.Directory) {
-			nl = append(nl, NotLocal{ID: w.ID, Name: w.DisplayName, Why: NotLocalNoDirectory})
+			nl = append(nl, NotLocal{ID: w.ID, Name: w.Name, DisplayName: w.DisplayName, Why: NotLocalNoDirectory})
 			continue
 		}
 		if w.Archived {
-			nl = append(nl, NotLocal{ID: w.ID, Name: w.DisplayName, Why: NotLocalArchived})
+			nl = append(nl, NotLocal{ID: w.ID, Name: w.Name, DisplayName: w.DisplayName, Why: NotLocalArchived})
 		}
 		out = append(out, w)
 	}
