@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +143,44 @@ func TestTailOneTab(t *testing.T) {
 	}
 	if n < 3 || !strings.Contains(out, "second tab speaks") {
 		t.Errorf("the second tab's events are missing:\n%s", out)
+	}
+}
+
+// A model with no price is logged once, however many of its turns stream:
+// the log names it and says how to price it, and the stream says unknown.
+func TestUnknownModelIsLoggedOnce(t *testing.T) {
+	home := t.TempDir()
+	tokyo := newTranscript(t, home, "tokyo")
+	p := startBridgeProc(t, home, 0)
+	ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == tokyo.cwd })
+	for i := range 3 {
+		tokyo.prompt(fmt.Sprintf("question %d", i))
+		tokyo.write(map[string]any{"type": "assistant", "requestId": fmt.Sprintf("req_k%d", i), "message": map[string]any{
+			"id": fmt.Sprintf("msg_k%d", i), "role": "assistant", "model": "kimi-k2-turbo", "stop_reason": "end_turn",
+			"content": []any{map[string]any{"type": "text", "text": "an answer"}}, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5}}})
+	}
+	tokyo.prompt("the next one")
+	evs := openStream(t, p, ws.ID, 0).until(t, 20*time.Second, func(evs []event.Event) bool {
+		n := 0
+		for _, e := range evs {
+			if e.Type == event.TurnComplete && e.Model == "kimi-k2-turbo" {
+				n++
+			}
+		}
+		return n == 3
+	})
+	for _, e := range evs {
+		if e.Type == event.TurnComplete && (e.CostKnown || e.CostUSD != 0) {
+			t.Errorf("turn of an unpriced model: known %v, $%v", e.CostKnown, e.CostUSD)
+		}
+	}
+	logs, _ := filepath.Glob(filepath.Join(p.stateDir(), "logs", "*.log"))
+	var all strings.Builder
+	for _, f := range logs {
+		b, _ := os.ReadFile(f)
+		all.Write(b)
+	}
+	if n := strings.Count(all.String(), "no price for this model"); n != 1 || !strings.Contains(all.String(), "kimi-k2-turbo") {
+		t.Errorf("%d log lines about the unpriced model, want 1:\n%s", n, all.String())
 	}
 }
