@@ -236,6 +236,12 @@ func checkTabs(t *testing.T, ctx context.Context, f *fakeBridge) {
 	poll(t, ctx, "every event", `document.querySelector('#log [data-id="10"]') !== null`)
 	poll(t, ctx, "the sessions listed", `document.querySelectorAll('#tab option').length === 3`)
 
+	// The workspace goes by the name a person sees (display_name), not its codename.
+	shown := browsertest.Eval[string](t, ctx, `(n => n.tagName === 'SELECT' ? n.selectedOptions[0].textContent : n.textContent)(document.querySelector('#workspace'))`)
+	if !strings.HasPrefix(shown, "shop / Login revamp") {
+		t.Errorf("workspace shown as %q, want its display name", shown)
+	}
+
 	// Each event is labelled with its tab; the agent is in the label.
 	labels := browsertest.Eval[[]string](t, ctx, `[...document.querySelectorAll('#log > [data-id]')].map(n => n.dataset.id + ' ' + (n.dataset.tab || '-'))`)
 	want := []string{"1 Fix login · Claude", "2 Fix login · Claude", "3 Fix login · Claude", "4 019a4f2e · Codex", "5 019a4f2e · Codex",
