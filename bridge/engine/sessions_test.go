@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,7 +104,7 @@ func TestTwoTabsStreamUnderTheirOwnSessionIDs(t *testing.T) {
 	}
 
 	h.write(pa, answer(a, "ma", "A-done", "end_turn"))
-	h.write(pb, answer(b, "mb", "B-done", "end_turn"))
+	h.write(pb, `{"type":"assistant","sessionId":"`+b+`","cwd":"`+dir+`","requestId":"r-mb","timestamp":"2026-01-01T00:00:02Z","message":{"id":"mb","model":"claude-opus-4-6","stop_reason":"end_turn","usage":{"input_tokens":1000,"output_tokens":100},"content":[{"type":"text","text":"B-done"}]}}`)
 	h.write(pa, prompt(a, "A2"))
 	evs = r.collect(t, id, last, func(evs []event.Event) bool {
 		n := 0
@@ -128,6 +129,22 @@ func TestTwoTabsStreamUnderTheirOwnSessionIDs(t *testing.T) {
 	for i := 1; i < len(evs); i++ {
 		if evs[i].ID <= evs[i-1].ID {
 			t.Fatalf("ids not increasing: %s", summary(evs))
+		}
+	}
+	// Each tab's turn is priced on its own. A: Sonnet 4.5, 10 in × $3 + 5
+	// out × $15 = $0.000105. B: Opus 4.6, 1000 in × $5 + 100 out × $25 =
+	// $0.0075.
+	want := map[string]struct {
+		in, out int64
+		usd     float64
+	}{a: {10, 5, 0.000105}, b: {1000, 100, 0.0075}}
+	for _, e := range evs {
+		if e.Type != event.TurnComplete {
+			continue
+		}
+		w := want[e.SessionID]
+		if e.Usage.InputTokens != w.in || e.Usage.OutputTokens != w.out || !e.CostKnown || math.Abs(e.CostUSD-w.usd) > 1e-12 {
+			t.Errorf("turn of %s: %+v $%v, want %d in, %d out, $%v", e.SessionID[:8], e.Usage, e.CostUSD, w.in, w.out, w.usd)
 		}
 	}
 	waitFor(t, "A working, B idle", func() bool {
