@@ -251,10 +251,22 @@ func (e *Engine) Adopted(id string) bool {
 func (e *Engine) Rescan(ctx context.Context) { e.scan(ctx) }
 
 // Hint adopts the workspace a hook call comes from when no scan has found
-// it yet: a Claude Code session in cwd writing transcriptPath. Only a
+// it yet: a Claude Code session in cwd writing transcriptPath, or a Codex
+// session writing a rollout under Codex's sessions folder. Only a
 // directory whose transcript lives in the watched projects folder is
 // adopted, so a hook cannot make the bridge follow arbitrary paths.
 func (e *Engine) Hint(ctx context.Context, cwd, transcriptPath string) (string, bool) {
+	if root := e.codexRoot(); root != "" && transcriptPath != "" && agentOf(transcriptPath) == discover.AgentCodex &&
+		within(filepath.Clean(transcriptPath), root) {
+		// A Codex session that began since the last scan, in a folder no
+		// workspace has yet: its first approval can come a second after
+		// its rollout appeared, before the watcher's rescan. The scan
+		// finds it (a plain session's cwd becomes a workspace); nothing
+		// outside Codex's own sessions folder is looked at.
+		e.active()
+		e.scan(ctx)
+		return e.WorkspaceFor(cwd, transcriptPath)
+	}
 	dir, err := filepath.EvalSymlinks(cwd)
 	if err != nil || !filepath.IsAbs(dir) || !isDir(dir) || transcriptPath == "" {
 		return "", false
