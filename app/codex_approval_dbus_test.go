@@ -26,6 +26,8 @@ import (
 // approval is given the command runs, the session is working again, and
 // the turn ends idle. The approval comes in the session's first turn, a
 // second after its rollout appeared: the hook makes the bridge scan for it.
+// Then a Plan-mode question (request_user_input) is needs_input, reason
+// question, until the person answers.
 func TestCodexApprovalNeedsInput(t *testing.T) {
 	codexBin := codextest.Find(t, codextest.Latest)
 	bus := dbustest.Start(t)
@@ -47,6 +49,11 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 			fakeopenai.FunctionCall("exec_command", map[string]any{"cmd": command, "yield_time_ms": 10000,
 				"sandbox_permissions": "require_escalated", "justification": "write approved.txt"})),
 		fakeopenai.Reply(fakeopenai.Message("The file is there.")),
+		// The second turn, in Plan mode, asks the person a question.
+		fakeopenai.Reply(fakeopenai.FunctionCall("request_user_input", map[string]any{"questions": []map[string]any{{
+			"id": "color", "header": "Color", "question": "Which color?",
+			"options": []map[string]any{{"label": "Blue (Recommended)", "description": "calm"}, {"label": "Red", "description": "loud"}}}}})),
+		fakeopenai.Reply(fakeopenai.Message("Blue it is.")),
 	)
 	co := codextest.Options{Bin: codexBin, BaseURL: oai.URL(), Home: home, Dir: dir}
 	if err := codextest.PrepareHome(co.CodexHome(), dir, oai.URL(), codextest.ModelFor(codextest.Latest)); err != nil {
@@ -95,10 +102,10 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 	}
 	n, err := notes.Wait(ctx, func(n dbustest.Notification) bool { return strings.Contains(n.Summary, "needs your input") })
 	if err != nil {
-		t.Fatalf("no needs-input notification: %v (got %+v)\n%s", err, notes.All(), p.log)
+		t.Fatalf("no needs-input notification: %v (got %s)\n%s", err, noteLines(notes.All()), p.log)
 	}
 	if n.Body != "Codex asks for permission" {
-		t.Errorf("notification: %+v", n)
+		t.Errorf("notification: %s", noteLines([]dbustest.Notification{n}))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "approved.txt")); err == nil {
 		t.Fatal("the command ran before it was approved")
@@ -144,7 +151,44 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 		t.Errorf("no successful Bash result in %v", kinds(evs))
 	}
 	if all := notes.All(); len(all) == 0 || !strings.Contains(all[0].Summary, "needs your input") {
-		t.Errorf("notifications: %+v", all)
+		t.Errorf("notifications: %s", noteLines(all))
+	}
+
+	// The first turn's end is noted too (folded with whatever else came
+	// within the tray's coalescing window); past that window, the next
+	// note shows on its own.
+	if _, err := notes.Wait(ctx, func(n dbustest.Notification) bool {
+		return strings.Contains(n.Summary+n.Body, "finished")
+	}); err != nil {
+		t.Fatalf("the first turn's end was not noted: %v (got %s)", err, noteLines(notes.All()))
+	}
+	time.Sleep(3500 * time.Millisecond)
+
+	// A question (Plan mode's request_user_input): the rollout has the
+	// call and, once answered, its output, so the record alone shows the
+	// wait and its end.
+	if err := srv.StartPlanTurn(ctx, thread, "pick a color with me", codextest.ModelFor(codextest.Latest)); err != nil {
+		t.Fatal(err)
+	}
+	question, err := srv.Wait(ctx, "item/tool/requestUserInput")
+	if err != nil {
+		t.Fatal(err)
+	}
+	session(func(s apiSession) bool { return s.Status == event.StateNeedsInput && s.Reason == "question" })
+	qctx, qcancel := context.WithTimeout(ctx, 15*time.Second)
+	defer qcancel()
+	if _, err := notes.Wait(qctx, func(n dbustest.Notification) bool { return n.Body == "Codex asks you a question" }); err != nil {
+		t.Errorf("no notification for the question: %v (got %s)", err, noteLines(notes.All()))
+	}
+	if err := srv.Reply(question, map[string]any{"answers": map[string]any{"color": map[string]any{"answers": []string{"Blue (Recommended)"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Wait(ctx, "turn/completed"); err != nil {
+		t.Fatal(err)
+	}
+	session(func(s apiSession) bool { return s.Status == event.StateIdle })
+	if !oai.MainRequests()[len(oai.MainRequests())-1].Contains("Blue (Recommended)") {
+		t.Error("the answer did not reach the model")
 	}
 }
 
@@ -156,4 +200,13 @@ func lastStatus(evs []event.Event, session string) string {
 		}
 	}
 	return ""
+}
+
+// noteLines is each notification's summary and body, without the icon.
+func noteLines(ns []dbustest.Notification) string {
+	var b strings.Builder
+	for _, n := range ns {
+		b.WriteString("[" + n.Summary + " | " + n.Body + "] ")
+	}
+	return b.String()
 }

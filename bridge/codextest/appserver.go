@@ -75,7 +75,11 @@ func StartAppServer(ctx context.Context, o Options) (*AppServer, error) {
 		return nil, fmt.Errorf("start codex app-server: %w", err)
 	}
 	go s.read(stdout)
-	if _, err := s.Call(ctx, "initialize", map[string]any{"clientInfo": map[string]any{"name": "codextest", "version": "1"}}); err != nil {
+	// experimentalApi: a turn's collaboration mode (Plan mode, where
+	// Codex offers the model its request_user_input question tool) is an
+	// experimental field.
+	if _, err := s.Call(ctx, "initialize", map[string]any{"clientInfo": map[string]any{"name": "codextest", "version": "1"},
+		"capabilities": map[string]any{"experimentalApi": true}}); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -235,7 +239,21 @@ func (s *AppServer) StartThread(ctx context.Context, dir, approval, sandbox stri
 
 // StartTurn sends the person's prompt to a thread.
 func (s *AppServer) StartTurn(ctx context.Context, thread, prompt string) error {
-	_, err := s.Call(ctx, "turn/start", map[string]any{"threadId": thread,
-		"input": []map[string]any{{"type": "text", "text": prompt}}})
+	return s.startTurn(ctx, thread, prompt, nil)
+}
+
+// StartPlanTurn sends a prompt in Plan mode, with model: the mode in which
+// 0.169 lets the model ask the person questions (request_user_input).
+func (s *AppServer) StartPlanTurn(ctx context.Context, thread, prompt, model string) error {
+	return s.startTurn(ctx, thread, prompt, map[string]any{"collaborationMode": map[string]any{
+		"mode": "plan", "settings": map[string]any{"model": model, "reasoning_effort": nil, "developer_instructions": nil}}})
+}
+
+func (s *AppServer) startTurn(ctx context.Context, thread, prompt string, extra map[string]any) error {
+	params := map[string]any{"threadId": thread, "input": []map[string]any{{"type": "text", "text": prompt}}}
+	for k, v := range extra {
+		params[k] = v
+	}
+	_, err := s.Call(ctx, "turn/start", params)
 	return err
 }
