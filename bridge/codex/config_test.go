@@ -19,6 +19,10 @@ trust_level = "trusted"
 [[hooks.Stop]]
 hooks = [{ type = "command", command = "my-own-stop-hook" }]
 
+[[hooks.PermissionRequest]]
+matcher = "Bash"
+hooks = [{ type = "command", command = "my-own-approver" }]
+
 [tui]
 notifications = true
 `
@@ -57,15 +61,16 @@ func TestInstallMergesAndUninstallRestores(t *testing.T) {
 	if doc.Model != "gpt-5.5" || !doc.Tui.Notifications || len(doc.Hooks.Stop) != 2 ||
 		doc.Hooks.Stop[0].Hooks[0].Command != "my-own-stop-hook" || doc.Hooks.Stop[1].Hooks[0].Command != spec.Stop ||
 		strings.Join(doc.Notify, " ") != strings.Join(spec.Notify, " ") ||
-		len(doc.Hooks.PermissionRequest) != 1 || doc.Hooks.PermissionRequest[0].Hooks[0].Command != spec.Permission {
+		len(doc.Hooks.PermissionRequest) != 2 || doc.Hooks.PermissionRequest[0].Hooks[0].Command != "my-own-approver" ||
+		doc.Hooks.PermissionRequest[1].Hooks[0].Command != spec.Permission {
 		t.Errorf("parsed: %+v", doc)
 	}
 	abs, _ := filepath.Abs(path)
 	if !strings.Contains(got, `[hooks.state."`+abs+`:stop:1:0"]`) {
 		t.Errorf("trust key does not name group 1:\n%s", got)
 	}
-	if !strings.Contains(got, `[hooks.state."`+abs+`:permission_request:0:0"]`) {
-		t.Errorf("no trust key for the PermissionRequest hook:\n%s", got)
+	if !strings.Contains(got, `[hooks.state."`+abs+`:permission_request:1:0"]`) {
+		t.Errorf("the PermissionRequest hook's trust key does not name group 1:\n%s", got)
 	}
 	st, err := HooksStatus(h)
 	if err != nil || !st.Installed || !st.Trusted || st.Stop != spec.Stop || st.Permission != spec.Permission || len(st.Notify) != 3 || st.UserNotify != nil {
