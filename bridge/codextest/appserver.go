@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// AppServer is `codex app-server` (0.169) driven over stdio the way a UI
-// drives it: JSON-RPC 2.0, one message a line. Unlike `codex exec`, which
+// AppServer is `codex app-server` driven over stdio the way a UI drives
+// it (0.169's v2 protocol; 0.47's v1 through the Legacy methods): JSON-RPC 2.0, one message a line. Unlike `codex exec`, which
 // never asks, it sends the client an approval request
 // (item/commandExecution/requestApproval, …) whenever the approval policy
 // wants one, and waits for the answer — so a test can be the person at
@@ -255,5 +255,33 @@ func (s *AppServer) startTurn(ctx context.Context, thread, prompt string, extra 
 		params[k] = v
 	}
 	_, err := s.Call(ctx, "turn/start", params)
+	return err
+}
+
+// StartLegacyThread is StartThread for 0.47's app server (its v1
+// protocol): newConversation, then addConversationListener so that its
+// events and approval requests (execCommandApproval) come to this client.
+// It returns the conversation (thread) id.
+func (s *AppServer) StartLegacyThread(ctx context.Context, dir, approval, sandbox string) (string, error) {
+	res, err := s.Call(ctx, "newConversation", map[string]any{"cwd": dir, "approvalPolicy": approval, "sandbox": sandbox})
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		ConversationID string `json:"conversationId"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil || out.ConversationID == "" {
+		return "", fmt.Errorf("codex app-server newConversation answered %s", res)
+	}
+	if _, err := s.Call(ctx, "addConversationListener", map[string]any{"conversationId": out.ConversationID}); err != nil {
+		return "", err
+	}
+	return out.ConversationID, nil
+}
+
+// StartLegacyTurn is StartTurn for 0.47's app server (sendUserMessage).
+func (s *AppServer) StartLegacyTurn(ctx context.Context, thread, prompt string) error {
+	_, err := s.Call(ctx, "sendUserMessage", map[string]any{"conversationId": thread,
+		"items": []map[string]any{{"type": "text", "data": map[string]any{"text": prompt}}}})
 	return err
 }
