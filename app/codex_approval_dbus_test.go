@@ -27,7 +27,8 @@ import (
 // the turn ends idle. The approval comes in the session's first turn, a
 // second after its rollout appeared: the hook makes the bridge scan for it.
 // Then a Plan-mode question (request_user_input) is needs_input, reason
-// question, until the person answers.
+// question, until the person answers; and a refused approval ends its wait
+// as an approved one does.
 func TestCodexApprovalNeedsInput(t *testing.T) {
 	codexBin := codextest.Find(t, codextest.Latest)
 	bus := dbustest.Start(t)
@@ -54,6 +55,10 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 			"id": "color", "header": "Color", "question": "Which color?",
 			"options": []map[string]any{{"label": "Blue (Recommended)", "description": "calm"}, {"label": "Red", "description": "loud"}}}}})),
 		fakeopenai.Reply(fakeopenai.Message("Blue it is.")),
+		// The third asks for a command again, which the person refuses.
+		fakeopenai.Reply(fakeopenai.FunctionCall("exec_command", map[string]any{"cmd": "touch refused.txt", "yield_time_ms": 10000,
+			"sandbox_permissions": "require_escalated", "justification": "write refused.txt"})),
+		fakeopenai.Reply(fakeopenai.Message("Understood, I left it.")),
 	)
 	co := codextest.Options{Bin: codexBin, BaseURL: oai.URL(), Home: home, Dir: dir}
 	if err := codextest.PrepareHome(co.CodexHome(), dir, oai.URL(), codextest.ModelFor(codextest.Latest)); err != nil {
@@ -189,6 +194,27 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 	session(func(s apiSession) bool { return s.Status == event.StateIdle })
 	if !oai.MainRequests()[len(oai.MainRequests())-1].Contains("Blue (Recommended)") {
 		t.Error("the answer did not reach the model")
+	}
+
+	// A refused approval ends the wait too: Codex records the refusal as
+	// the call's result and the model goes on.
+	if err := srv.StartTurn(ctx, thread, "write refused.txt"); err != nil {
+		t.Fatal(err)
+	}
+	refusal, err := srv.Wait(ctx, "item/commandExecution/requestApproval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	session(func(s apiSession) bool { return s.Status == event.StateNeedsInput && s.Reason == "permission_prompt" })
+	if err := srv.Reply(refusal, map[string]any{"decision": "decline"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Wait(ctx, "turn/completed"); err != nil {
+		t.Fatal(err)
+	}
+	session(func(s apiSession) bool { return s.Status == event.StateIdle })
+	if _, err := os.Stat(filepath.Join(dir, "refused.txt")); err == nil {
+		t.Error("the refused command ran")
 	}
 }
 
