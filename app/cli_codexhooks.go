@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"conductorbridge/bridge/codex"
+	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/inject"
 )
 
@@ -23,7 +24,7 @@ func codexHooksCmd(c config, verb string, stdout io.Writer) error {
 	path := codex.ConfigPath(c.CodexHome)
 	switch verb {
 	case "install":
-		changed, err := codex.InstallHooks(c.CodexHome, codexHookSpec(spec.Command(inject.HookStop), spec.Binary, spec.StateDir))
+		changed, err := codex.InstallHooks(c.CodexHome, codexHookSpec(spec))
 		if err != nil {
 			return err
 		}
@@ -52,12 +53,15 @@ func codexHooksCmd(c config, verb string, stdout io.Writer) error {
 }
 
 // codexHookSpec is what the bridge installs for Codex: `conductor-bridge
-// hook stop` as the Stop hook, `conductor-bridge hook codex-notify` as the
-// notify program (Codex appends its JSON as the last argument).
-func codexHookSpec(stopCommand, binary, stateDir string) codex.HookSpec {
+// hook stop` as the Stop hook, `conductor-bridge hook permission-request`
+// as the PermissionRequest hook (the only sign that Codex waits for an
+// approval), `conductor-bridge hook codex-notify` as the notify program
+// (Codex appends its JSON as the last argument).
+func codexHookSpec(spec hooks.Spec) codex.HookSpec {
 	return codex.HookSpec{
-		Stop:   stopCommand,
-		Notify: []string{binary, "hook", inject.HookCodexNotify, "--state-dir", stateDir},
+		Stop:       spec.Command(inject.HookStop),
+		Permission: spec.Command(inject.HookPermissionRequest),
+		Notify:     []string{spec.Binary, "hook", inject.HookCodexNotify, "--state-dir", spec.StateDir},
 	}
 }
 
@@ -71,9 +75,14 @@ func codexHookState(st codex.HookStatus) string {
 	case st.Stop == "":
 		parts = append(parts, "no Stop hook")
 	case !st.Trusted:
-		parts = append(parts, "Stop hook NOT TRUSTED by Codex (run hooks install --codex again)")
+		parts = append(parts, "hooks NOT TRUSTED by Codex (run hooks install --codex again)")
 	default:
 		parts = append(parts, "Stop hook → "+st.Stop)
+	}
+	if st.Permission != "" {
+		parts = append(parts, "PermissionRequest hook → "+st.Permission)
+	} else if st.Stop != "" {
+		parts = append(parts, "no PermissionRequest hook (approvals not shown: run hooks install --codex again)")
 	}
 	if st.Notify != nil {
 		parts = append(parts, "notify → "+strings.Join(st.Notify, " "))

@@ -23,9 +23,9 @@ func (d *doctorRun) codex() finding {
 		return f
 	}
 	notifyGone := st.Notify != nil && !exists(st.Notify[0])
-	if d.fix && st.Installed && (notifyGone || !st.Trusted) {
+	if d.fix && st.Installed && (notifyGone || !st.Trusted || st.Permission == "") {
 		if spec, err := hookSpec(d.c); err == nil {
-			if _, err := codex.InstallHooks(d.c.CodexHome, codexHookSpec(spec.Command("stop"), spec.Binary, spec.StateDir)); err == nil {
+			if _, err := codex.InstallHooks(d.c.CodexHome, codexHookSpec(spec)); err == nil {
 				st, _ = codex.HooksStatus(d.c.CodexHome)
 				f.Items = append(f.Items, "hooks rewritten to call "+spec.Binary)
 				notifyGone = false
@@ -40,6 +40,11 @@ func (d *doctorRun) codex() finding {
 		f.Fix = "conductor-bridge hooks install --codex"
 	case st.Stop == "" || !st.Trusted || notifyGone:
 		f.Status = statusFail
+		f.Fix = "conductor-bridge doctor --fix (or hooks install --codex again)"
+	case st.Permission == "":
+		// An install from before the hook existed: all works but the
+		// needs-input state while Codex waits for an approval.
+		f.Status = statusWarn
 		f.Fix = "conductor-bridge doctor --fix (or hooks install --codex again)"
 	}
 	if bin, err := exec.LookPath("codex"); err != nil {

@@ -11,7 +11,9 @@ import (
 // TestDoctorCodex: doctor says nothing is wrong without Codex, warns with
 // the fix while the bridge's Codex hooks are missing, passes once `hooks
 // install --codex` put them in, fails when Codex would not trust them (the
-// file edited by hand), and --fix makes them trusted again.
+// file edited by hand), and --fix makes them trusted again; an install
+// without the PermissionRequest hook (an older bridge's) warns, and --fix
+// adds it.
 func TestDoctorCodex(t *testing.T) {
 	home := t.TempDir()
 	env := []string{"PATH=" + t.TempDir()} // no codex on PATH: said, not fatal
@@ -38,7 +40,8 @@ func TestDoctorCodex(t *testing.T) {
 		t.Fatalf("hooks install --codex: %v\n%s", err, out)
 	}
 	f := check(statusWarn) // installed; only the missing codex binary warns
-	if !strings.Contains(f.Detail, "Stop hook → ") || !strings.Contains(strings.Join(f.Items, "\n"), "no codex on PATH") {
+	if !strings.Contains(f.Detail, "Stop hook → ") || !strings.Contains(f.Detail, "PermissionRequest hook → ") ||
+		!strings.Contains(strings.Join(f.Items, "\n"), "no codex on PATH") {
 		t.Errorf("installed: %s %v", f.Detail, f.Items)
 	}
 	cfg := filepath.Join(codexHome, "config.toml")
@@ -57,4 +60,21 @@ func TestDoctorCodex(t *testing.T) {
 		t.Errorf("--fix: %s %v", f.Detail, f.Items)
 	}
 	check(statusWarn)
+
+	// An install from before the PermissionRequest hook: doctor says so,
+	// and --fix adds it.
+	old := regexp.MustCompile(`(?s)\[\[hooks\.PermissionRequest\]\].*?\n\n`).ReplaceAllString(string(b), "")
+	old = regexp.MustCompile(`\[hooks\.state\."[^"]*:permission_request:0:0"\]\ntrusted_hash = "[^"]*"\n\n?`).ReplaceAllString(old, "")
+	if old == string(b) {
+		t.Fatalf("no PermissionRequest hook to remove:\n%s", b)
+	}
+	if err := os.WriteFile(cfg, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := check(statusWarn); !strings.Contains(f.Detail, "no PermissionRequest hook") || !strings.Contains(f.Fix, "--fix") {
+		t.Errorf("without the PermissionRequest hook: %s (fix %q)\n%s", f.Detail, f.Fix, old)
+	}
+	if f := check(statusWarn, "--fix"); !strings.Contains(f.Detail, "PermissionRequest hook → ") {
+		t.Errorf("--fix did not add the PermissionRequest hook: %s %v", f.Detail, f.Items)
+	}
 }

@@ -46,3 +46,10 @@ type Parser interface {
 type Waiter interface {
 	Waiting() string
 }
+
+// Asker is a Parser that keeps a wait a hook announced (Codex's
+// PermissionRequest hook: the record never says Codex asks) in its own
+// state, saved with it, and ends it when the record moves on.
+type Asker interface {
+	Ask(reason string)
+}

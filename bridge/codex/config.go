@@ -37,19 +37,63 @@ type HookSpec struct {
 	Stop string
 	// StopTimeout is the hook's timeout in seconds (default 10).
 	StopTimeout int
+	// Permission is the shell command of a PermissionRequest hook (0.169
+	// and later). Codex runs it when a tool call needs an approval, just
+	// before it asks the person (codex-rs/core/src/tools/approvals.rs,
+	// resolve_tool_apporval), with the session and the tool call on stdin.
+	// Its running is the only sign that Codex waits for the person: the
+	// rollout never records an approval request. Printing nothing leaves
+	// the decision to the person, as the bridge's hook always does. ""
+	// installs no hook.
+	Permission string
 	// Notify is the argv of a notify program (every release): Codex runs
 	// it after each turn with a JSON argument {"type":
 	// "agent-turn-complete", "thread-id", "turn-id", …}. nil installs none.
 	Notify []string
 }
 
+// The hook events the bridge installs, by config.toml table and by the
+// name Codex uses in a hook's trust key and hash.
+const (
+	eventStop       = "Stop"
+	eventPermission = "PermissionRequest"
+)
+
+var trustNames = map[string]string{eventStop: "stop", eventPermission: "permission_request"}
+
+// hookTimeout is the timeout in seconds of a managed hook.
+func (s HookSpec) hookTimeout(event string) int {
+	if event == eventStop && s.StopTimeout > 0 {
+		return s.StopTimeout
+	}
+	return 10
+}
+
+// hooks lists the managed hooks of s in the order they are written.
+func (s HookSpec) hooks() []managedHook {
+	var out []managedHook
+	for _, h := range []managedHook{{eventStop, s.Stop}, {eventPermission, s.Permission}} {
+		if h.command != "" {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+type managedHook struct{ event, command string }
+
 // HookStatus says what of the bridge is in a config.toml.
 type HookStatus struct {
 	Path      string
-	Installed bool     // a managed block is there
-	Stop      string   // the Stop hook's command, "" if none
-	Trusted   bool     // the Stop hook's trust hash matches it, so Codex runs it
-	Notify    []string // the notify argv the bridge installed, nil if none
+	Installed bool   // a managed block is there
+	Stop      string // the Stop hook's command, "" if none
+	// Permission is the PermissionRequest hook's command, "" if none (an
+	// install from before the bridge had one).
+	Permission string
+	// Trusted is set when every hook of the bridge found has a trust hash
+	// that matches it, so Codex runs them.
+	Trusted bool
+	Notify  []string // the notify argv the bridge installed, nil if none
 	// UserNotify is the user's own notify program, which the bridge
 	// leaves in place (Codex takes a single notify program).
 	UserNotify []string
@@ -89,25 +133,32 @@ func InstallHooks(codexHome string, spec HookSpec) (bool, error) {
 		}
 	}
 	out.Write(base)
-	group := -1
-	if spec.Stop != "" {
-		group = countStopGroups(doc)
-		timeout := spec.StopTimeout
-		if timeout <= 0 {
-			timeout = 10
-		}
+	groups := map[string]int{}
+	if hooks := spec.hooks(); len(hooks) > 0 {
 		if out.Len() > 0 && !bytes.HasSuffix(out.Bytes(), []byte("\n")) {
 			out.WriteByte('\n')
 		}
 		if out.Len() > 0 {
 			out.WriteByte('\n')
 		}
-		key := trustKey(path, group)
-		fmt.Fprintf(&out, "%s\n[[hooks.Stop]]\nhooks = [{ type = \"command\", command = %s, timeout = %d }]\n\n[hooks.state.%s]\ntrusted_hash = %s\n%s\n",
-			blockBegin, tomlString(spec.Stop), timeout, tomlString(key), tomlString(trustHash("stop", spec.Stop, timeout)), blockEnd)
+		out.WriteString(blockBegin + "\n")
+		for _, h := range hooks {
+			groups[h.event] = countGroups(doc, h.event)
+			fmt.Fprintf(&out, "[[hooks.%s]]\nhooks = [{ type = \"command\", command = %s, timeout = %d }]\n\n",
+				h.event, tomlString(h.command), spec.hookTimeout(h.event))
+		}
+		for i, h := range hooks {
+			if i > 0 {
+				out.WriteByte('\n')
+			}
+			key := trustKey(path, h.event, groups[h.event])
+			fmt.Fprintf(&out, "[hooks.state.%s]\ntrusted_hash = %s\n", tomlString(key),
+				tomlString(trustHash(trustNames[h.event], h.command, spec.hookTimeout(h.event))))
+		}
+		out.WriteString(blockEnd + "\n")
 	}
 	next := out.Bytes()
-	if err := checkInstalled(next, spec, group); err != nil {
+	if err := checkInstalled(next, spec, groups); err != nil {
 		return false, fmt.Errorf("%s: %w", path, err)
 	}
 	if bytes.Equal(next, old) {
@@ -161,20 +212,11 @@ func HooksStatus(codexHome string) (HookStatus, error) {
 	}
 	st.Installed = bytes.Contains(data, []byte(blockBegin))
 	var doc struct {
-		Notify []string `toml:"notify"`
-		Hooks  struct {
-			Stop []struct {
-				Hooks []struct {
-					Command string `toml:"command"`
-					Timeout int    `toml:"timeout"`
-				} `toml:"hooks"`
-			} `toml:"Stop"`
-			State map[string]struct {
-				TrustedHash string `toml:"trusted_hash"`
-			} `toml:"state"`
-		} `toml:"hooks"`
+		Notify []string                  `toml:"notify"`
+		Hooks  map[string]toml.Primitive `toml:"hooks"`
 	}
-	if _, err := toml.Decode(string(data), &doc); err != nil {
+	md, err := toml.Decode(string(data), &doc)
+	if err != nil {
 		return st, fmt.Errorf("%s: %w", path, err)
 	}
 	ours := blockLines(data)
@@ -185,17 +227,43 @@ func HooksStatus(codexHome string) (HookStatus, error) {
 			st.UserNotify = doc.Notify
 		}
 	}
-	for i, g := range doc.Hooks.Stop {
-		for j, h := range g.Hooks {
-			if j != 0 || !bytes.Contains(ours, []byte(tomlString(h.Command))) {
-				continue
+	var state map[string]struct {
+		TrustedHash string `toml:"trusted_hash"`
+	}
+	if p, ok := doc.Hooks["state"]; ok {
+		_ = md.PrimitiveDecode(p, &state) // a state table Codex could not read either
+	}
+	st.Trusted = true
+	for _, event := range []string{eventStop, eventPermission} {
+		var groups []hookGroup
+		if p, ok := doc.Hooks[event]; !ok || md.PrimitiveDecode(p, &groups) != nil {
+			continue
+		}
+		for i, g := range groups {
+			for j, h := range g.Hooks {
+				if j != 0 || !bytes.Contains(ours, []byte(tomlString(h.Command))) {
+					continue
+				}
+				if event == eventStop {
+					st.Stop = h.Command
+				} else {
+					st.Permission = h.Command
+				}
+				want := trustHash(trustNames[event], h.Command, max(h.Timeout, 1))
+				st.Trusted = st.Trusted && state[trustKey(path, event, i)].TrustedHash == want
 			}
-			st.Stop = h.Command
-			want := trustHash("stop", h.Command, max(h.Timeout, 1))
-			st.Trusted = doc.Hooks.State[trustKey(path, i)].TrustedHash == want
 		}
 	}
+	st.Trusted = st.Trusted && (st.Stop != "" || st.Permission != "")
 	return st, nil
+}
+
+// hookGroup is one [[hooks.<Event>]] group of a config.toml.
+type hookGroup struct {
+	Hooks []struct {
+		Command string `toml:"command"`
+		Timeout int    `toml:"timeout"`
+	} `toml:"hooks"`
 }
 
 func readConfig(path string) ([]byte, fs.FileMode, error) {
@@ -259,11 +327,11 @@ func blockLines(data []byte) []byte {
 	return out
 }
 
-// countStopGroups is the number of [[hooks.Stop]] groups already defined:
+// countGroups is the number of [[hooks.<event>]] groups already defined:
 // the bridge's group comes after them, and its trust key names its index.
-func countStopGroups(doc map[string]any) int {
+func countGroups(doc map[string]any, event string) int {
 	h, _ := doc["hooks"].(map[string]any)
-	switch s := h["Stop"].(type) {
+	switch s := h[event].(type) {
 	case []map[string]any:
 		return len(s)
 	case []any:
@@ -273,34 +341,34 @@ func countStopGroups(doc map[string]any) int {
 }
 
 // checkInstalled parses the would-be file and checks that Codex will read
-// the bridge's hook where the trust key says it is.
-func checkInstalled(data []byte, spec HookSpec, group int) error {
+// each of the bridge's hooks where its trust key says it is.
+func checkInstalled(data []byte, spec HookSpec, groups map[string]int) error {
 	var doc struct {
-		Notify any `toml:"notify"`
-		Hooks  struct {
-			Stop []struct {
-				Hooks []struct {
-					Command string `toml:"command"`
-				} `toml:"hooks"`
-			} `toml:"Stop"`
-		} `toml:"hooks"`
+		Notify any                       `toml:"notify"`
+		Hooks  map[string]toml.Primitive `toml:"hooks"`
 	}
-	if _, err := toml.Decode(string(data), &doc); err != nil {
+	md, err := toml.Decode(string(data), &doc)
+	if err != nil {
 		return fmt.Errorf("%w: %v", ErrConfigConflict, err)
 	}
-	if spec.Stop == "" {
-		return nil
-	}
-	if group >= len(doc.Hooks.Stop) || len(doc.Hooks.Stop[group].Hooks) == 0 || doc.Hooks.Stop[group].Hooks[0].Command != spec.Stop {
-		return fmt.Errorf("%w: the Stop hook would not be group %d", ErrConfigConflict, group)
+	for _, h := range spec.hooks() {
+		var got []hookGroup
+		if p, ok := doc.Hooks[h.event]; !ok || md.PrimitiveDecode(p, &got) != nil {
+			return fmt.Errorf("%w: hooks.%s is not a list of groups", ErrConfigConflict, h.event)
+		}
+		g := groups[h.event]
+		if g >= len(got) || len(got[g].Hooks) == 0 || got[g].Hooks[0].Command != h.command {
+			return fmt.Errorf("%w: the %s hook would not be group %d", ErrConfigConflict, h.event, g)
+		}
 	}
 	return nil
 }
 
 // trustKey is how Codex names a config.toml hook in [hooks.state]:
-// "<config path>:<event>:<group>:<handler>".
-func trustKey(configPath string, group int) string {
-	return fmt.Sprintf("%s:stop:%d:0", configPath, group)
+// "<config path>:<event>:<group>:<handler>", the event in snake case
+// (0.169's hooks/list shows such keys).
+func trustKey(configPath, event string, group int) string {
+	return fmt.Sprintf("%s:%s:%d:0", configPath, trustNames[event], group)
 }
 
 // trustHash is the hash Codex 0.169 compares a hook's trusted_hash with:

@@ -19,11 +19,16 @@ trust_level = "trusted"
 [[hooks.Stop]]
 hooks = [{ type = "command", command = "my-own-stop-hook" }]
 
+[[hooks.PermissionRequest]]
+matcher = "Bash"
+hooks = [{ type = "command", command = "my-own-approver" }]
+
 [tui]
 notifications = true
 `
 
-var spec = HookSpec{Stop: "'/opt/cb/conductor-bridge' hook codex-stop --state-dir '/s d'", Notify: []string{"/opt/cb/conductor-bridge", "hook", "codex-notify"}}
+var spec = HookSpec{Stop: "'/opt/cb/conductor-bridge' hook codex-stop --state-dir '/s d'",
+	Permission: "'/opt/cb/conductor-bridge' hook permission-request --state-dir '/s d'", Notify: []string{"/opt/cb/conductor-bridge", "hook", "codex-notify"}}
 
 func TestInstallMergesAndUninstallRestores(t *testing.T) {
 	t.Parallel()
@@ -45,7 +50,8 @@ func TestInstallMergesAndUninstallRestores(t *testing.T) {
 		Model  string
 		Notify []string
 		Hooks  struct {
-			Stop []struct{ Hooks []struct{ Command string } }
+			Stop              []struct{ Hooks []struct{ Command string } }
+			PermissionRequest []struct{ Hooks []struct{ Command string } }
 		}
 		Tui struct{ Notifications bool }
 	}
@@ -54,15 +60,20 @@ func TestInstallMergesAndUninstallRestores(t *testing.T) {
 	}
 	if doc.Model != "gpt-5.5" || !doc.Tui.Notifications || len(doc.Hooks.Stop) != 2 ||
 		doc.Hooks.Stop[0].Hooks[0].Command != "my-own-stop-hook" || doc.Hooks.Stop[1].Hooks[0].Command != spec.Stop ||
-		strings.Join(doc.Notify, " ") != strings.Join(spec.Notify, " ") {
+		strings.Join(doc.Notify, " ") != strings.Join(spec.Notify, " ") ||
+		len(doc.Hooks.PermissionRequest) != 2 || doc.Hooks.PermissionRequest[0].Hooks[0].Command != "my-own-approver" ||
+		doc.Hooks.PermissionRequest[1].Hooks[0].Command != spec.Permission {
 		t.Errorf("parsed: %+v", doc)
 	}
 	abs, _ := filepath.Abs(path)
 	if !strings.Contains(got, `[hooks.state."`+abs+`:stop:1:0"]`) {
 		t.Errorf("trust key does not name group 1:\n%s", got)
 	}
+	if !strings.Contains(got, `[hooks.state."`+abs+`:permission_request:1:0"]`) {
+		t.Errorf("the PermissionRequest hook's trust key does not name group 1:\n%s", got)
+	}
 	st, err := HooksStatus(h)
-	if err != nil || !st.Installed || !st.Trusted || st.Stop != spec.Stop || len(st.Notify) != 3 || st.UserNotify != nil {
+	if err != nil || !st.Installed || !st.Trusted || st.Stop != spec.Stop || st.Permission != spec.Permission || len(st.Notify) != 3 || st.UserNotify != nil {
 		t.Errorf("status: %+v %v", st, err)
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
@@ -88,7 +99,7 @@ func TestInstallMergesAndUninstallRestores(t *testing.T) {
 	if string(data) != userConfig {
 		t.Errorf("uninstall did not restore the file:\n%q\nwant\n%q", data, userConfig)
 	}
-	if st, _ := HooksStatus(h); st.Installed || st.Stop != "" || st.Notify != nil {
+	if st, _ := HooksStatus(h); st.Installed || st.Stop != "" || st.Permission != "" || st.Notify != nil {
 		t.Errorf("status after uninstall: %+v", st)
 	}
 }
@@ -150,6 +161,26 @@ func TestConflictsLeaveTheFileAlone(t *testing.T) {
 	}
 }
 
+// TestUntrustedPermissionHook: a PermissionRequest hook whose trust hash no
+// longer matches it (edited by hand) makes the status untrusted, so doctor
+// says Codex will not run it.
+func TestUntrustedPermissionHook(t *testing.T) {
+	t.Parallel()
+	h := t.TempDir()
+	if _, err := InstallHooks(h, spec); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(ConfigPath(h))
+	edited := strings.Replace(string(data), "hook permission-request", "hook permission-request --verbose", 1)
+	if err := os.WriteFile(ConfigPath(h), []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := HooksStatus(h)
+	if err != nil || st.Trusted || st.Stop != spec.Stop || !strings.Contains(st.Permission, "--verbose") {
+		t.Errorf("status: %+v %v", st, err)
+	}
+}
+
 // TestTrustHash pins the hash of one hook (the scheme itself is proved
 // against the real 0.169 by TestStopHookDeliversToBusySession, which fails
 // when Codex does not trust the hook).
@@ -161,6 +192,11 @@ func TestTrustHash(t *testing.T) {
 	}
 	if a == trustHash("stop", "echo hi", 11) || a == trustHash("stop", "echo ho", 10) || a != trustHash("stop", "echo hi", 10) {
 		t.Error("hash does not follow its inputs")
+	}
+	// The currentHash real 0.169 reported (app-server hooks/list) for a
+	// PermissionRequest hook of config.toml: the event goes in snake case.
+	if h := trustHash("permission_request", "cat > /tmp/TestScratchApproval3050069548/001/perm.json", 10); h != "sha256:f6a3c2f979a8b893d5169c82c8b9bb428c867636f9946442cb43ce161fa7a445" {
+		t.Errorf("permission_request hash %q", h)
 	}
 	// serde_json leaves <, > and & alone; so must we.
 	if trustHash("stop", "a && b > c", 10) == trustHash("stop", `a \u0026\u0026 b \u003e c`, 10) {

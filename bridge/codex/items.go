@@ -33,10 +33,6 @@ func mcpName(name string) string {
 const questionTool = "request_user_input"
 
 func (p *Parser) responseItem(pl *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
-	if p.state.Waiting != "" && p.state.WaitCall == "" {
-		// An approval was answered: the conversation moved on.
-		p.state.Waiting = ""
-	}
 	switch string(pl.GetStringBytes("type")) {
 	case "message":
 		return p.message(pl, ts, out)
@@ -74,6 +70,9 @@ func (p *Parser) responseItem(pl *fastjson.Value, ts time.Time, out []event.Even
 
 func (p *Parser) message(pl *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
 	content := pl.GetArray("content")
+	if role := string(pl.GetStringBytes("role")); (role == "assistant" || role == "user") && p.state.WaitCall == "" {
+		p.state.Waiting = "" // an approval's wait is over: the conversation moved on
+	}
 	switch string(pl.GetStringBytes("role")) {
 	case "assistant":
 		text := joinText(content, "text", "\n")
@@ -194,7 +193,7 @@ func isPreamble(text []byte) bool {
 func (p *Parser) toolUse(ts time.Time, id, name string, args []byte, custom bool, out []event.Event) []event.Event {
 	shown, input := toolView(name, args, custom)
 	if name == questionTool {
-		p.state.Waiting, p.state.WaitCall = "question", id
+		p.state.Waiting, p.state.WaitCall = ReasonQuestion, id
 	}
 	return p.toolUseNamed(ts, id, shown, input, out)
 }
@@ -234,7 +233,9 @@ func (p *Parser) toolResult(pl *fastjson.Value, ts time.Time, out []event.Event)
 	id := string(pl.GetStringBytes("call_id"))
 	name, known := p.state.Tools[id]
 	delete(p.state.Tools, id)
-	if id != "" && id == p.state.WaitCall {
+	if (id != "" && id == p.state.WaitCall) || p.state.WaitCall == "" {
+		// The question is answered, or a wait with no call of its own
+		// (an approval) is over: the approved command ran, or was refused.
 		p.state.Waiting, p.state.WaitCall = "", ""
 	}
 	if !known {

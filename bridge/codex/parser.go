@@ -162,6 +162,31 @@ func (p *Parser) NeedsInput() (reason string, waiting bool) {
 	return p.state.Waiting, p.state.Waiting != ""
 }
 
+// Reasons Codex waits for the person, as the status event's reason names
+// them: the ones Claude Code sessions have for the same waits, so a client
+// treats both agents alike.
+const (
+	// ReasonApproval: a command, patch or tool call waits for the
+	// person's approval (Claude Code's permission prompt).
+	ReasonApproval = "permission_prompt"
+	// ReasonQuestion: Codex asked the person a question.
+	ReasonQuestion = "question"
+)
+
+// Ask records that Codex waits for the person now, for reason, as a hook
+// said: 0.169's PermissionRequest hook runs just before Codex asks for an
+// approval, which its rollout never records. The wait lasts until the
+// record shows the conversation moved on: a tool call's result (the
+// approved command ran, or a refusal), a message, the turn's end. A new
+// tool call does not end it: it may be the very call waiting, written
+// after the hook ran.
+func (p *Parser) Ask(reason string) {
+	if reason == "" {
+		return
+	}
+	p.state.Waiting, p.state.WaitCall = reason, ""
+}
+
 // Waiting is NeedsInput's reason alone, for the engine (agent.Waiter).
 func (p *Parser) Waiting() string { return p.state.Waiting }
 
@@ -256,6 +281,7 @@ func (p *Parser) eventMsg(pl *fastjson.Value, ts time.Time, out []event.Event) [
 			out = p.endTurn(out, p.state.Turn.Last, 0)
 		}
 		p.startTurn(ts)
+		p.state.Waiting, p.state.WaitCall = "", ""
 		p.state.Turn.ID = string(pl.GetStringBytes("turn_id"))
 	case "task_complete", "turn_complete":
 		p.state.Exact = true
@@ -271,11 +297,13 @@ func (p *Parser) eventMsg(pl *fastjson.Value, ts time.Time, out []event.Event) [
 		p.state.Waiting, p.state.WaitCall = "", ""
 	case "token_count":
 		p.tokenCount(pl, ts)
-	case "exec_approval_request", "apply_patch_approval_request", "request_user_input",
-		"elicitation_request", "request_permissions":
-		// Not persisted by the releases tested (they go to the UI only),
-		// but cheap to honour if a release writes them.
-		p.state.Waiting, p.state.WaitCall = string(typ), ""
+	case "exec_approval_request", "apply_patch_approval_request", "request_permissions":
+		// No release writes these to the rollout (its persistence policy,
+		// should_persist_event_msg, drops them: they go to the UI only),
+		// but a release that did would be understood.
+		p.state.Waiting, p.state.WaitCall = ReasonApproval, ""
+	case "request_user_input", "elicitation_request":
+		p.state.Waiting, p.state.WaitCall = ReasonQuestion, ""
 	}
 	return out
 }

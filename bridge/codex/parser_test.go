@@ -340,7 +340,7 @@ func TestNeedsInput(t *testing.T) {
 	}
 	feed(t, p, `{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"open"}}`,
 		`{"type":"event_msg","payload":{"type":"exec_approval_request","call_id":"x"}}`)
-	if r, ok := p.NeedsInput(); !ok || r != "exec_approval_request" {
+	if r, ok := p.NeedsInput(); !ok || r != ReasonApproval {
 		t.Fatalf("approval: %q %v", r, ok)
 	}
 	feed(t, p, `{"type":"response_item","payload":{"type":"function_call_output","call_id":"other","output":"ran"}}`)
@@ -351,5 +351,45 @@ func TestNeedsInput(t *testing.T) {
 	p.EndTurn(nil)
 	if _, ok := p.NeedsInput(); ok || len(p.State().Tools) != 0 {
 		t.Fatalf("waiting or calls open after the turn ended: %+v", p.State())
+	}
+}
+
+// TestAskLastsUntilTheConversationMovesOn: a wait the PermissionRequest
+// hook announced outlives the tool call's own line (which 0.169 may write
+// after the hook ran) and the response's usage record, and ends with the
+// call's result, a message, or the turn.
+func TestAskLastsUntilTheConversationMovesOn(t *testing.T) {
+	t.Parallel()
+	call := `{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"touch x\"}","call_id":"c1"}}`
+	usage := `{"type":"token_usage_record","payload":{"response_id":"r1","usage":{"input_tokens":100,"output_tokens":20}}}`
+	for _, tc := range []struct {
+		name, after string
+		ends        bool
+	}{
+		{"the call's line", call, false},
+		{"a second call", strings.Replace(call, "c1", "c2", 1), false},
+		{"usage", usage, false},
+		{"reasoning", `{"type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"hm"}]}}`, false},
+		{"the result", `{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"rejected by user"}}`, true},
+		{"a message", `{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}}`, true},
+		{"the turn's end", `{"type":"event_msg","payload":{"type":"task_complete"}}`, true},
+		{"an abort", `{"type":"event_msg","payload":{"type":"turn_aborted"}}`, true},
+		{"a new turn", `{"type":"event_msg","payload":{"type":"task_started"}}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := NewParser(nil)
+			feed(t, p, `{"type":"event_msg","payload":{"type":"task_started"}}`)
+			p.Ask(ReasonApproval)
+			if r, ok := p.NeedsInput(); !ok || r != ReasonApproval {
+				t.Fatalf("after Ask: %q %v", r, ok)
+			}
+			// The wait survives a restart: it is part of the saved state.
+			saved, _ := p.Save()
+			p, _ = NewParser(saved)
+			feed(t, p, tc.after)
+			if _, waiting := p.NeedsInput(); waiting == tc.ends {
+				t.Errorf("waiting=%v after %s", waiting, tc.name)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/discover"
 )
 
@@ -122,6 +123,15 @@ func (w *workspace) session(id, transcriptPath string) *tail {
 // NeedsInput marks a session's agent as waiting for the person (a
 // permission prompt, an idle prompt) until it moves on.
 func (e *Engine) NeedsInput(ctx context.Context, ws string, c Call, reason string) bool {
+	if c.SessionID != "" && agentOf(c.TranscriptPath) == discover.AgentCodex && !e.follows(c.SessionID) {
+		// A Codex session that began since the last scan (its first
+		// approval can come a second after it started, before the
+		// watcher's rescan): scan now, or the wait lands on another tab.
+		e.scan(ctx)
+		if id, ok := e.Place(c); ok {
+			ws = id
+		}
+	}
 	return e.do(ctx, ws, func(w *workspace) {
 		t := w.session(c.SessionID, c.TranscriptPath)
 		if t == nil {
@@ -130,9 +140,27 @@ func (e *Engine) NeedsInput(ctx context.Context, ws string, c Call, reason strin
 		if reason == "permission_prompt" && launchedWithStdioPrompts(t) {
 			return // Conductor answers it over stdio, often by itself: not by itself a reason to call the person
 		}
-		t.needs = reason
+		if a, ok := t.parser.(agent.Asker); ok {
+			a.Ask(reason) // Codex: the parser knows when the record moves on
+		} else {
+			t.needs = reason
+		}
 		w.publish(t.statusChange(w.evs[:0], false))
 	})
+}
+
+// follows reports whether some workspace streams the session.
+func (e *Engine) follows(session string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, w := range e.workspaces {
+		for _, si := range w.snap.Load().sessions {
+			if si.SessionID == session && si.Streamed {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TurnEnded is the Stop hook's word that a session's agent finished its
@@ -223,10 +251,22 @@ func (e *Engine) Adopted(id string) bool {
 func (e *Engine) Rescan(ctx context.Context) { e.scan(ctx) }
 
 // Hint adopts the workspace a hook call comes from when no scan has found
-// it yet: a Claude Code session in cwd writing transcriptPath. Only a
+// it yet: a Claude Code session in cwd writing transcriptPath, or a Codex
+// session writing a rollout under Codex's sessions folder. Only a
 // directory whose transcript lives in the watched projects folder is
 // adopted, so a hook cannot make the bridge follow arbitrary paths.
 func (e *Engine) Hint(ctx context.Context, cwd, transcriptPath string) (string, bool) {
+	if root := e.codexRoot(); root != "" && transcriptPath != "" && agentOf(transcriptPath) == discover.AgentCodex &&
+		within(filepath.Clean(transcriptPath), root) {
+		// A Codex session that began since the last scan, in a folder no
+		// workspace has yet: its first approval can come a second after
+		// its rollout appeared, before the watcher's rescan. The scan
+		// finds it (a plain session's cwd becomes a workspace); nothing
+		// outside Codex's own sessions folder is looked at.
+		e.active()
+		e.scan(ctx)
+		return e.WorkspaceFor(cwd, transcriptPath)
+	}
 	dir, err := filepath.EvalSymlinks(cwd)
 	if err != nil || !filepath.IsAbs(dir) || !isDir(dir) || transcriptPath == "" {
 		return "", false

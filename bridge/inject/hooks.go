@@ -24,11 +24,21 @@ const (
 	// HookCodexNotify is Codex's notify program: it runs after every turn
 	// (all releases), the exact turn end 0.47's files do not write.
 	HookCodexNotify = "codex-notify"
+	// HookPermissionRequest is Codex's PermissionRequest hook (0.169):
+	// Codex runs it just before it asks the person to approve a tool
+	// call, which its rollout never records. The bridge shows the session
+	// as needing input and leaves the decision to the person.
+	HookPermissionRequest = "permission-request"
 )
+
+// ReasonPermission is the needs_input reason of a permission or approval
+// prompt, Claude Code's name for it (its Notification hook's type), which
+// Codex's approvals share.
+const ReasonPermission = "permission_prompt"
 
 // Events lists every hook event the bridge answers. Codex's Stop hook
 // (0.169) is HookStop: its input has the same fields.
-var Events = []string{HookStop, HookRewake, HookPostToolUse, HookNotification, HookSessionStart, HookSessionEnd, HookUserPromptSubmit, HookCodexNotify}
+var Events = []string{HookStop, HookRewake, HookPostToolUse, HookNotification, HookSessionStart, HookSessionEnd, HookUserPromptSubmit, HookCodexNotify, HookPermissionRequest}
 
 // Engine is what answering hooks needs from the engine. Every call names
 // the session it comes from (engine.Call), so a workspace with several
@@ -125,6 +135,9 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 		h.cancelWaiter(ws, in.SessionID)
 	case HookCodexNotify:
 		h.Engine.TurnEnded(ctx, ws, call)
+	case HookPermissionRequest:
+		// No output: Codex goes on to ask the person, as without the hook.
+		h.Engine.NeedsInput(ctx, ws, call, ReasonPermission)
 	case HookNotification:
 		reason := in.NotificationType
 		if reason == "" {

@@ -130,6 +130,23 @@ func TestNotificationAndSessionHooks(t *testing.T) {
 	}
 }
 
+// TestCodexPermissionRequest: Codex's PermissionRequest hook marks the
+// session as waiting for an approval and answers nothing, even with a
+// message queued, so Codex goes on to ask the person as without the hook.
+func TestCodexPermissionRequest(t *testing.T) {
+	h, e := newHooks(t)
+	if _, _, err := h.Queue.EnqueueTo("ws", "s", "not for this hook"); err != nil {
+		t.Fatal(err)
+	}
+	ans := h.Handle(context.Background(), HookPermissionRequest, HookInput{SessionID: "s", Cwd: "/w", HookEventName: "PermissionRequest"})
+	if ans != (Answer{}) {
+		t.Errorf("answer %+v: the hook must leave the decision to the person", ans)
+	}
+	if len(e.needs) != 1 || e.needs[0] != ReasonPermission {
+		t.Errorf("needs %v", e.needs)
+	}
+}
+
 func TestUserScopeHooksActOnlyInAdoptedWorkspaces(t *testing.T) {
 	h, _ := newHooks(t)
 	ctx := context.Background()
