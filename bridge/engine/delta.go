@@ -61,6 +61,12 @@ type journaled struct {
 // output.
 const maxReplay = 8 << 20
 
+// idleReplay bounds it for a session whose turn just ended, where its
+// journal most often ends while the bridge restarts: a cold start reads
+// a thousand workspaces, and should not parse megabytes of each again.
+// One whole cursor per turn of this much transcript costs next to nothing.
+const idleReplay = 256 << 10
+
 // shapeOf hashes what a delta cannot change: which files the session
 // reads, and which subagents' states the cursor carries.
 func shapeOf(tc tailCursor) uint64 {
@@ -108,6 +114,9 @@ func (w *workspace) delta(c cursor) (d delta, whole bool) {
 		j := t.journaled
 		if t.rewound || shapeOf(tc) != j.shape || tc.Offset < j.offset || tc.Offset-j.wholeAt > maxReplay {
 			return d, true
+		}
+		if j.status == event.StateWorking && tc.Status != j.status && tc.Offset-j.wholeAt > idleReplay {
+			return d, true // the turn ended: journal where it stands
 		}
 		var sd sessionDelta
 		moved := tc.Offset != j.offset

@@ -12,6 +12,7 @@ import (
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
+	"conductorbridge/bridge/transcript"
 	"conductorbridge/bridge/transcript/synth"
 )
 
@@ -291,5 +292,87 @@ func TestRestartAfterDeltasResumesTheTurnExactly(t *testing.T) {
 	if tc.Usage != wtc.Usage || tc.CostUSD != wtc.CostUSD || tc.SubagentUsage != wtc.SubagentUsage || tc.SubagentUsage.OutputTokens == 0 {
 		t.Errorf("turn after a restart: usage %+v cost %v (subagents %+v); without: %+v %v (%+v)",
 			tc.Usage, tc.CostUSD, tc.SubagentUsage, wtc.Usage, wtc.CostUSD, wtc.SubagentUsage)
+	}
+}
+
+// TestWholeCursorWhenTheBytesDoNotExplainTheChange: a delta stands for the
+// cursor only when a restart can rebuild the state from the bytes; every
+// other change journals the whole cursor.
+func TestWholeCursorWhenTheBytesDoNotExplainTheChange(t *testing.T) {
+	const id = "0b0e0f10-0000-4000-8000-000000000001"
+	tests := []struct {
+		name   string
+		change func(w *workspace, tl *tail)
+		whole  bool
+		want   string // the delta's JSON, when not whole
+	}{
+		{"nothing", func(*workspace, *tail) {}, false, `{"s":{}}`},
+		{"read on", func(_ *workspace, tl *tail) {
+			tl.reader.Offset += 300
+			tl.parser.(*transcript.Parser).State.LastText = "more"
+		}, false, `{"s":{"` + id + `":{"o":400}}}`},
+		{"status", func(_ *workspace, tl *tail) { tl.status, tl.reason = event.StateNeedsInput, "question" }, false, ""},
+		{"state with nothing read (a hook ended the turn)", func(_ *workspace, tl *tail) {
+			tl.parser.(*transcript.Parser).State.LastText = "ended"
+		}, true, ""},
+		{"read again from the start", func(_ *workspace, tl *tail) { tl.rewound = true }, true, ""},
+		{"offset back", func(_ *workspace, tl *tail) { tl.reader.Offset = 50 }, true, ""},
+		{"session added", func(w *workspace, _ *tail) {
+			w.tails["other"] = &tail{id: "other", reader: transcript.Reader{Path: "/x/other.jsonl"}, parser: &transcript.Parser{}}
+		}, true, ""},
+		{"session retired", func(w *workspace, _ *tail) { w.retired = map[string]tailCursor{"/x/old.jsonl": {Offset: 9}} }, true, ""},
+		{"subagent started", func(_ *workspace, tl *tail) {
+			tl.subs = map[string]*subTail{"/x/" + id + "/subagents/agent-1.jsonl": {grew: time.Now()}}
+		}, true, ""},
+		{"turn ended after a little", func(_ *workspace, tl *tail) { tl.reader.Offset += 1000; tl.status = event.StateIdle }, false, ""},
+		{"turn ended after much", func(_ *workspace, tl *tail) { tl.reader.Offset += idleReplay + 1; tl.status = event.StateIdle }, true, ""},
+		{"far into a turn", func(_ *workspace, tl *tail) { tl.reader.Offset += maxReplay + 1 }, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tl := &tail{id: id, reader: transcript.Reader{Path: "/x/" + id + ".jsonl", Offset: 100}, parser: &transcript.Parser{}, status: event.StateWorking}
+			w := &workspace{tails: map[string]*tail{id: tl}}
+			w.journaledAs(w.cursor(), true)
+			tt.change(w, tl)
+			d, whole := w.delta(w.cursor())
+			if whole != tt.whole {
+				t.Fatalf("whole = %v, want %v (delta %+v)", whole, tt.whole, d)
+			}
+			if b, _ := json.Marshal(d); !whole && tt.want != "" && string(b) != tt.want {
+				t.Errorf("delta %s, want %s", b, tt.want)
+			}
+		})
+	}
+}
+
+// TestRestartAfterDeltasOnAShorterTranscript: while the bridge was down,
+// the transcript was cut short (rewritten) below the deltas' offsets. The
+// bytes cannot be parsed again, so the session resumes at its journaled
+// position, as it did before deltas: the reader finds the file shorter and
+// reads it again from its start.
+func TestRestartAfterDeltasOnAShorterTranscript(t *testing.T) {
+	lt := newLongTurn(t, false)
+	r := lt.h.start()
+	id := r.waitWorkspace(t, lt.dir)
+	f := follow(t, r, id, 0)
+	for lt.calls < 20 || !strings.Contains(lastLine(t, journalFile(t, lt.h)), `"d":`) {
+		if lt.calls == 200 {
+			t.Fatal("no delta as the journal's last line")
+		}
+		lt.call()
+		f.until("a result", func() bool { return f.results == lt.calls })
+	}
+	r.stop()
+	line := fmt.Sprintf(`{"type":"user","sessionId":%q,"cwd":%q,"timestamp":"2026-11-02T00:00:00Z","message":{"role":"user","content":"after the cut"}}`, longTurnSession, lt.dir)
+	if err := os.WriteFile(lt.path, []byte(line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r2 := lt.h.start()
+	r2.waitWorkspace(t, lt.dir)
+	last := f.got[len(f.got)-1].ID
+	f2 := follow(t, r2, id, last)
+	f2.until("the rewritten transcript", func() bool { return has(event.User, "after the cut")(f2.got) })
+	if f2.got[0].ID != last+1 {
+		t.Errorf("first id after the restart %d, want %d", f2.got[0].ID, last+1)
 	}
 }

@@ -382,10 +382,7 @@ func (w *workspace) sorted() []*tail {
 // publish sends evs to the topic, journaled with every session's cursor
 // (or a delta that stands for it), then publishes a fresh snapshot.
 func (w *workspace) publish(evs []event.Event) {
-	c := cursor{Sessions: make(map[string]tailCursor, len(w.tails)), Retired: w.retired}
-	for id, t := range w.tails {
-		c.Sessions[id] = t.cursor()
-	}
+	c := w.cursor()
 	raw, err := json.Marshal(c)
 	if err != nil {
 		w.warnOnce("cursor", "encode cursor", err)
@@ -424,6 +421,15 @@ func (w *workspace) publish(evs []event.Event) {
 	if len(evs) > 0 || changed {
 		w.eng.changed()
 	}
+}
+
+// cursor is the workspace's whole resume point.
+func (w *workspace) cursor() cursor {
+	c := cursor{Sessions: make(map[string]tailCursor, len(w.tails)), Retired: w.retired}
+	for id, t := range w.tails {
+		c.Sessions[id] = t.cursor()
+	}
+	return c
 }
 
 // snapshot publishes the workspace's state for readers; it reports whether
