@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,63 +46,110 @@ func runBenchJournal(ctx context.Context, r *benchReport, exe, root string, call
 		}
 		return info.Size()
 	}
-	// write appends s and returns how much the journal grew for it; -1
-	// when it was compacted meanwhile (the growth is then unknown).
-	write := func(s string) (int64, error) {
+	// write appends s and returns how much the journal grew for it, and
+	// how many of those bytes are the events' own JSON; -1 when it was
+	// compacted meanwhile (the growth is then unknown).
+	write := func(s string) (int64, int64, error) {
 		before := size()
 		if _, err := f.WriteString(s); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		deadline := time.Now().Add(5 * time.Second)
 		for size() == before {
 			if time.Now().After(deadline) {
-				return 0, fmt.Errorf("the journal did not grow after call")
+				return 0, 0, fmt.Errorf("the journal did not grow after call")
 			}
 			time.Sleep(200 * time.Microsecond)
 		}
 		time.Sleep(2 * time.Millisecond) // a status event may follow the batch
-		if after := size(); after > before {
-			return after - before, nil
+		after := size()
+		if after <= before {
+			return -1, -1, nil
 		}
-		return -1, nil
+		evs, err := eventBytes(journals[0], before, after)
+		if err != nil {
+			return -1, -1, nil // compacted between the two looks
+		}
+		return after - before, evs, nil
 	}
 	ts := "2026-11-01T10:00:00Z"
-	if _, err := write(fmt.Sprintf(`{"type":"user","sessionId":%q,"cwd":%q,"version":"2.1.328","timestamp":%q,"message":{"role":"user","content":"a long turn"}}`+"\n", sid, cwd, ts)); err != nil {
+	if _, _, err := write(fmt.Sprintf(`{"type":"user","sessionId":%q,"cwd":%q,"version":"2.1.328","timestamp":%q,"message":{"role":"user","content":"a long turn"}}`+"\n", sid, cwd, ts)); err != nil {
 		return err
 	}
-	var grew []int64
+	var grew, events []int64
 	var transcript int64
 	for i := range calls {
 		call := fmt.Sprintf(`{"type":"assistant","sessionId":%q,"cwd":%q,"version":"2.1.328","requestId":"req_%05d","timestamp":%q,"message":{"id":"msg_%05d","model":"claude-sonnet-4-5","stop_reason":"tool_use","usage":{"input_tokens":12,"output_tokens":40,"cache_read_input_tokens":20000},"content":[{"type":"tool_use","id":"toolu_%05d","name":"Bash","input":{"command":"go test ./..."}}]}}`+"\n", sid, cwd, i, ts, i, i) +
 			fmt.Sprintf(`{"type":"user","sessionId":%q,"cwd":%q,"version":"2.1.328","timestamp":%q,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%05d","content":"ok"}]}}`+"\n", sid, cwd, ts, i)
 		transcript += int64(len(call))
-		n, err := write(call)
+		n, e, err := write(call)
 		if err != nil {
 			return fmt.Errorf("call %d: %w", i, err)
 		}
-		grew = append(grew, n)
+		grew, events = append(grew, n), append(events, e)
 	}
-	mean := func(xs []int64) (float64, int) {
-		var sum int64
-		n := 0
+	sum := func(xs []int64) (total int64, n int) {
 		for _, x := range xs {
 			if x > 0 {
-				sum += x
+				total += x
 				n++
 			}
 		}
+		return total, n
+	}
+	mean := func(xs []int64) (float64, int) {
+		total, n := sum(xs)
 		if n == 0 {
 			return 0, 0
 		}
-		return float64(sum) / float64(n), n
+		return float64(total) / float64(n), n
 	}
 	k := min(10, len(grew)/2)
 	first, n1 := mean(grew[:k])
 	last, n2 := mean(grew[len(grew)-k:])
-	all, _ := mean(grew)
+	// Batches caught by a compaction are left out of both sums alike.
+	var journaled, evBytes, measuredTranscript int64
+	for i := range grew {
+		if grew[i] > 0 && events[i] > 0 {
+			journaled += grew[i]
+			evBytes += events[i]
+			measuredTranscript += transcript / int64(calls)
+		}
+	}
+	_, measured := sum(grew)
 	cond := fmt.Sprintf("one turn of %d tool calls, one batch per call (%d B of transcript each)", calls, transcript/int64(calls))
 	r.add("journal bytes per batch, first calls", first, "B", fmt.Sprintf("%s; mean of calls 1–%d (%d measured)", cond, k, n1))
 	r.add("journal bytes per batch, last calls", last, "B", fmt.Sprintf("%s; mean of the last %d (%d measured)", cond, k, n2))
-	r.add("journal bytes per transcript byte", all*float64(len(grew))/float64(transcript), "×", cond+"; every batch (compactions excepted)")
+	if evBytes > 0 && measuredTranscript > 0 {
+		r.add("journal bytes per event byte", float64(journaled)/float64(evBytes), "×", fmt.Sprintf("%s; %d B journaled for %d B of events' JSON (%d batches, compactions excepted)", cond, journaled, evBytes, measured))
+		r.add("journal bytes per transcript byte", float64(journaled)/float64(measuredTranscript), "×", cond+"; same batches")
+	}
 	return nil
+}
+
+// eventBytes sums the events' own JSON in the journal lines between two
+// offsets: what the journal must hold whatever its resume state costs.
+func eventBytes(path string, from, to int64) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, to-from)
+	if _, err := f.ReadAt(buf, from); err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, line := range bytes.Split(bytes.TrimSuffix(buf, []byte("\n")), []byte("\n")) {
+		var l struct {
+			E []json.RawMessage `json:"e"`
+		}
+		if err := json.Unmarshal(line, &l); err != nil {
+			return 0, fmt.Errorf("journal line at %d: %w", from, err)
+		}
+		for _, e := range l.E {
+			total += int64(len(e))
+		}
+	}
+	return total, nil
 }

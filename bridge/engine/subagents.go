@@ -83,45 +83,55 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 	}
 	sort.Strings(paths) // a stable order for events read in one batch
 	for _, p := range paths {
-		st := f.subs[p]
-		switch {
-		case st.uncounted || main == nil:
-			st.parser.CountInto(&transcript.Parser{}) // read, but counted nowhere
-			st.uncounted = false
-		default:
-			// Set before every read: the session's parser is replaced
-			// when its transcript is read again from the start.
-			st.parser.CountInto(main)
-		}
-		n, from := len(evs), st.reader.Offset
-		res, err := st.reader.Read(func(line []byte, _ int64) {
-			evs, _ = st.parser.Line(line, evs)
-		})
-		if res.Lines > 0 {
-			st.grew = time.Now()
-		}
-		if err != nil {
+		var err error
+		if evs, err = f.subs[p].read(main, evs); err != nil {
 			delete(f.subs, p) // removed: nothing more will come
-			continue
 		}
-		for i := n; i < len(evs); i++ {
-			evs[i].Sidechain = true // every line of a subagent file is, whatever it says
-			if i == n && from == 0 && evs[i].Type == event.User && strings.TrimSpace(evs[i].Content) == "Warmup" {
-				st.warmup = true
-			}
-		}
-		// A subagent's events belong to no turn of their own: drop the
-		// turn_complete its parser would infer and keep its state small.
-		kept := evs[:n]
-		for _, e := range evs[n:] {
-			if e.Type != event.TurnComplete && !st.warmup {
-				kept = append(kept, e)
-			}
-		}
-		evs = kept
-		st.parser.State.Turn, st.parser.State.Carry, st.parser.State.Recent = nil, nil, nil
 	}
 	return evs
+}
+
+// read appends what a subagent file gained and counts what it spent into
+// main, the session's parser (nil: counted nowhere). A restart replays
+// the journaled bytes through it again (replay), so its state after a
+// read depends on the bytes alone.
+func (st *subTail) read(main *transcript.Parser, evs []event.Event) ([]event.Event, error) {
+	switch {
+	case st.uncounted || main == nil:
+		st.parser.CountInto(&transcript.Parser{}) // read, but counted nowhere
+		st.uncounted = false
+	default:
+		// Set before every read: the session's parser is replaced
+		// when its transcript is read again from the start.
+		st.parser.CountInto(main)
+	}
+	n, from := len(evs), st.reader.Offset
+	res, err := st.reader.Read(func(line []byte, _ int64) {
+		evs, _ = st.parser.Line(line, evs)
+	})
+	if res.Lines > 0 {
+		st.grew = time.Now()
+	}
+	if err != nil {
+		return evs, err
+	}
+	for i := n; i < len(evs); i++ {
+		evs[i].Sidechain = true // every line of a subagent file is, whatever it says
+		if i == n && from == 0 && evs[i].Type == event.User && strings.TrimSpace(evs[i].Content) == "Warmup" {
+			st.warmup = true
+		}
+	}
+	// A subagent's events belong to no turn of their own: drop the
+	// turn_complete its parser would infer and keep its state small.
+	kept := evs[:n]
+	for _, e := range evs[n:] {
+		if e.Type != event.TurnComplete && !st.warmup {
+			kept = append(kept, e)
+		}
+	}
+	evs = kept
+	st.parser.State.Turn, st.parser.State.Carry, st.parser.State.Recent = nil, nil, nil
+	return evs, nil
 }
 
 // addSub starts following the subagent file p of the session.

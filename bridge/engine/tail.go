@@ -39,6 +39,10 @@ type tail struct {
 	oversized      int
 	lastID         int64 // the last event id this session published
 	hinted         bool  // adopted from a hook call, not found by a listing
+
+	journaled journaled // what the journal's last line holds of it (see delta)
+	rewound   bool      // read again from its start since: the bytes no longer explain its state
+	stale     bool      // a restart could not parse its journaled bytes again (see replay)
 }
 
 // tailCursor is a session's resume point in the workspace's journal.

@@ -81,6 +81,11 @@ type workspace struct {
 
 	readAt, listedAt time.Time // see snapshot
 	caughtUp         bool      // the first read is done
+
+	// What the journal's last line holds: journaledOK once this run has
+	// journaled a line, journaledShape its sessions (see delta).
+	journaledOK    bool
+	journaledShape uint64
 }
 
 // snapshot is a workspace's state as of its last sync: immutable once
@@ -213,9 +218,11 @@ func (w *workspace) quietSync() {
 	w.publish(evs)
 }
 
-// restore resumes from the cursor journaled with the topic's last events.
+// restore resumes from the cursor journaled with the topic's last events:
+// the last whole one, brought up to the deltas after it.
 func (w *workspace) restore() {
-	raw := w.topic.Cursor()
+	res := w.topic.Resume()
+	raw := res.Cursor
 	if raw == nil {
 		return
 	}
@@ -240,6 +247,7 @@ func (w *workspace) restore() {
 			w.watchTail(t)
 		}
 	}
+	w.replay(res.Deltas)
 }
 
 // resume makes a tail from its journaled cursor; nil if its parser state
@@ -341,6 +349,7 @@ func (w *workspace) read(t *tail, evs *[]event.Event) (transcript.ReadResult, er
 		if p, perr := w.eng.newParser(t.agent, nil); perr == nil {
 			t.parser = p
 		}
+		t.rewound = true
 	}
 	if err != nil {
 		w.warnOnce("read", "read transcript", err)
@@ -370,23 +379,36 @@ func (w *workspace) sorted() []*tail {
 	return out
 }
 
-// publish sends evs to the topic, journaled with every session's cursor,
-// then publishes a fresh snapshot.
+// publish sends evs to the topic, journaled with every session's cursor
+// (or a delta that stands for it), then publishes a fresh snapshot.
 func (w *workspace) publish(evs []event.Event) {
-	c := cursor{Sessions: make(map[string]tailCursor, len(w.tails)), Retired: w.retired}
-	for id, t := range w.tails {
-		c.Sessions[id] = t.cursor()
-	}
-	var raw json.RawMessage
-	if b, err := json.Marshal(c); err != nil {
+	c := w.cursor()
+	raw, err := json.Marshal(c)
+	if err != nil {
 		w.warnOnce("cursor", "encode cursor", err)
-	} else if len(evs) > 0 || string(b) != string(w.topic.Cursor()) {
-		raw = b
+		raw = nil
 	}
-	if len(evs) > 0 || raw != nil {
-		items, err := w.topic.Publish(evs, raw)
+	d, whole := w.delta(c)
+	res := w.topic.Resume()
+	same := raw != nil && string(raw) == string(res.Cursor) && len(res.Deltas) == 0
+	if !same && !whole && len(d.Sessions) == 0 {
+		whole = true // a change no delta says: the whole cursor does
+	}
+	if same && len(evs) == 0 {
+		w.journaledAs(c, false) // the journal holds it already (an idle restart writes nothing)
+	} else if raw != nil || len(evs) > 0 {
+		var draw json.RawMessage
+		if !whole && raw != nil {
+			if draw, err = json.Marshal(d); err != nil {
+				draw = nil // the whole cursor says it too
+			}
+		}
+		items, err := w.topic.PublishDelta(evs, raw, draw)
 		if err != nil {
 			w.warnOnce("publish", "journal events", err)
+		}
+		if raw != nil {
+			w.journaledAs(c, draw == nil)
 		}
 		for _, it := range items {
 			if t := w.tails[it.SessionID]; t != nil {
@@ -399,6 +421,15 @@ func (w *workspace) publish(evs []event.Event) {
 	if len(evs) > 0 || changed {
 		w.eng.changed()
 	}
+}
+
+// cursor is the workspace's whole resume point.
+func (w *workspace) cursor() cursor {
+	c := cursor{Sessions: make(map[string]tailCursor, len(w.tails)), Retired: w.retired}
+	for id, t := range w.tails {
+		c.Sessions[id] = t.cursor()
+	}
+	return c
 }
 
 // snapshot publishes the workspace's state for readers; it reports whether

@@ -19,7 +19,13 @@ import (
 //	{"e":[<events>],"c":<cursor>,"n":<next id>}
 //
 // so the events and the producer's resume point are written together, in
-// one write(2). A torn last line (the bridge killed mid-write) is dropped
+// one write(2). A producer whose cursor is large next to its events (a
+// live agent's: one event a batch, a cursor of kilobytes) may offer a
+// delta with it, what changed since its last line; most lines then carry
+// "d":<delta> in place of "c", and a whole cursor is written again once
+// the lines since the last one outweigh it many times (fullEvery), so
+// the file stays within a small constant of the events' own bytes. Load
+// hands back the last whole cursor and the deltas after it (Resume). A torn last line (the bridge killed mid-write) is dropped
 // on load, which rewinds cursor and ids together. When the file grows past
 // a bound it is rewritten as one line holding the kept history.
 //
@@ -46,6 +52,17 @@ type Journal struct {
 	size   int64     // bytes of whole lines in f
 	torn   bool      // f may hold a partial line past size: cut it before writing
 	behind bool      // the last append failed: the file lacks its cursor
+
+	// Since the last whole cursor in the file: its length, and the bytes
+	// of the lines after it (0, 0: the file holds none).
+	fullLen, sinceFull int64
+}
+
+// Resume is a producer's resume point as journaled: the last whole
+// cursor, and the deltas journaled after it, oldest first.
+type Resume struct {
+	Cursor json.RawMessage
+	Deltas []json.RawMessage
 }
 
 // journalFile is what Journal needs of its file (an *os.File), so tests can
@@ -59,6 +76,7 @@ type journalFile interface {
 type journalLine struct {
 	Events []json.RawMessage `json:"e,omitempty"`
 	Cursor json.RawMessage   `json:"c,omitempty"`
+	Delta  json.RawMessage   `json:"d,omitempty"` // what changed since the line before
 	Next   int64             `json:"n,omitempty"` // no id below this may be handed out again
 }
 
@@ -74,21 +92,22 @@ func OpenJournal(path string) (*Journal, error) {
 	return &Journal{Path: path, f: f}, nil
 }
 
-// Load reads the journal, keeping the newest max events and the last
-// cursor, and truncates a torn or garbled tail so appends start clean.
-func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
+// Load reads the journal, keeping the newest max events, the last cursor
+// and the deltas after it, and truncates a torn or garbled tail so
+// appends start clean.
+func (j *Journal) Load(max int) ([]Item, Resume, error) {
 	var (
-		items  []Item
-		cursor json.RawMessage
-		good   int64 // bytes of well-formed lines
+		items []Item
+		res   Resume
+		good  int64 // bytes of well-formed lines
 	)
 	if end, err := j.f.Seek(0, io.SeekEnd); err != nil {
-		return nil, nil, fmt.Errorf("seek journal: %w", err)
+		return nil, res, fmt.Errorf("seek journal: %w", err)
 	} else if end == 0 {
-		return nil, nil, nil // a new journal: nothing to read (a cold start opens a thousand)
+		return nil, res, nil // a new journal: nothing to read (a cold start opens a thousand)
 	}
 	if _, err := j.f.Seek(0, io.SeekStart); err != nil {
-		return nil, nil, fmt.Errorf("seek journal: %w", err)
+		return nil, res, fmt.Errorf("seek journal: %w", err)
 	}
 	// ReadBytes gathers a long line from several fills: the buffer need
 	// not hold the longest line, and a thousand topics load at start.
@@ -99,7 +118,7 @@ func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
 			break // a line without its newline is torn: drop it
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("read journal: %w", err)
+			return nil, Resume{}, fmt.Errorf("read journal: %w", err)
 		}
 		var jl journalLine
 		if json.Unmarshal(bytes.TrimSpace(line), &jl) != nil {
@@ -126,8 +145,15 @@ func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
 		if len(items) > 2*max {
 			items = append(items[:0:0], items[len(items)-max:]...)
 		}
-		if jl.Cursor != nil {
-			cursor = jl.Cursor
+		switch {
+		case jl.Cursor != nil:
+			res = Resume{Cursor: jl.Cursor}
+			j.fullLen, j.sinceFull = int64(len(jl.Cursor)), 0
+		case jl.Delta != nil && res.Cursor != nil:
+			res.Deltas = append(res.Deltas, jl.Delta)
+			fallthrough
+		default:
+			j.sinceFull += int64(len(line))
 		}
 		good += int64(len(line))
 	}
@@ -135,14 +161,20 @@ func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
 		items = items[len(items)-max:]
 	}
 	if err := j.f.Truncate(good); err != nil {
-		return nil, nil, fmt.Errorf("truncate torn journal tail: %w", err)
+		return nil, Resume{}, fmt.Errorf("truncate torn journal tail: %w", err)
 	}
 	if _, err := j.f.Seek(good, io.SeekStart); err != nil {
-		return nil, nil, fmt.Errorf("seek journal: %w", err)
+		return nil, Resume{}, fmt.Errorf("seek journal: %w", err)
 	}
 	j.size = good
-	return items, cursor, nil
+	return items, res, nil
 }
+
+// fullEvery is how many bytes of lines may follow a whole cursor before
+// the next is written: many times the cursor, so whole cursors add a
+// small fraction to the file, and a floor, so a small one is not
+// rewritten every few lines. It also bounds what a restart replays.
+func (j *Journal) fullEvery() int64 { return max(64<<10, 16*j.fullLen) }
 
 // Append writes one batch. When the file has outgrown MaxBytes it is
 // rewritten from history (the events kept before this batch), the batch and
@@ -154,6 +186,14 @@ func (j *Journal) Load(max int) ([]Item, json.RawMessage, error) {
 // "unchanged"), so that cursor and ids on disk move past the lost batch
 // together.
 func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, max int, current json.RawMessage) error {
+	return j.appendDelta(items, cursor, nil, history, max, current)
+}
+
+// appendDelta is Append where delta, when set with cursor, may be written
+// in cursor's place: when the file holds a whole cursor, the last append
+// reached the file (the delta is relative to the line before), and not
+// too much has been written since the last whole cursor.
+func (j *Journal) appendDelta(items []Item, cursor, delta json.RawMessage, history []Item, max int, current json.RawMessage) error {
 	if j.budget != nil {
 		if victim := j.budget.use(j); victim != nil {
 			victim.release()
@@ -166,13 +206,16 @@ func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, m
 		last = items[n-1].ID
 	}
 	if j.behind {
-		cursor = current
+		cursor, delta = current, nil
+	}
+	if cursor == nil || j.fullLen == 0 || j.sinceFull >= j.fullEvery() {
+		delta = nil
 	}
 	// The line is written at once and not kept: its buffer goes back to
 	// the hub's pool for the next batch (a line a batch, thousands a
 	// second when agents work), not kept by each of a thousand journals.
 	buf := j.budget.lineBuffer()
-	line := encodeLine((*buf)[:0], items, cursor, last+1)
+	line := encodeLine((*buf)[:0], items, cursor, delta, last+1)
 	defer j.budget.putLine(buf, line)
 	limit := j.MaxBytes
 	if limit <= 0 {
@@ -184,12 +227,27 @@ func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, m
 		if len(kept) > max {
 			kept = kept[len(kept)-max:]
 		}
-		err = j.rewrite(encodeLine(nil, kept, current, last+1))
+		err = j.rewrite(encodeLine(nil, kept, current, nil, last+1))
+		if err == nil {
+			j.noteFull(current)
+		}
 	} else {
 		err = j.write(line)
+		if err == nil && delta == nil && cursor != nil {
+			j.noteFull(cursor)
+		} else if err == nil {
+			j.sinceFull += int64(len(line))
+		}
 	}
 	j.LastID, j.behind = last, err != nil
 	return err
+}
+
+// noteFull records that the file's last line holds the whole cursor c.
+func (j *Journal) noteFull(c json.RawMessage) {
+	if c != nil {
+		j.fullLen, j.sinceFull = int64(len(c)), 0
+	}
 }
 
 // maxKeptLine bounds the line buffer a journal keeps between batches.
@@ -278,8 +336,9 @@ func (j *Journal) Close() error {
 	return err
 }
 
-// encodeLine appends one journal line to dst.
-func encodeLine(dst []byte, items []Item, cursor json.RawMessage, next int64) []byte {
+// encodeLine appends one journal line to dst: with delta, if set, in
+// place of cursor.
+func encodeLine(dst []byte, items []Item, cursor, delta json.RawMessage, next int64) []byte {
 	dst = append(dst, `{"e":[`...)
 	for i, it := range items {
 		if i > 0 {
@@ -288,7 +347,11 @@ func encodeLine(dst []byte, items []Item, cursor json.RawMessage, next int64) []
 		dst = append(dst, it.Data...)
 	}
 	dst = append(dst, ']')
-	if cursor != nil {
+	switch {
+	case delta != nil:
+		dst = append(dst, `,"d":`...)
+		dst = append(dst, delta...)
+	case cursor != nil:
 		dst = append(dst, `,"c":`...)
 		dst = append(dst, cursor...)
 	}

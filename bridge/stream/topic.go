@@ -65,18 +65,19 @@ type Topic struct {
 	history []Item // oldest first, at most max
 	max     int
 	subs    map[*Subscriber]struct{}
-	journal *Journal        // nil: in memory only
-	cursor  json.RawMessage // the producer's resume point, journaled with events
+	journal *Journal          // nil: in memory only
+	cursor  json.RawMessage   // the producer's resume point, journaled with events
+	deltas  []json.RawMessage // journaled after cursor, loaded: see Resume
 }
 
 func newTopic(id string, max int, j *Journal) (*Topic, error) {
 	t := &Topic{ID: id, next: 1, max: max, subs: make(map[*Subscriber]struct{}), journal: j}
 	if j != nil {
-		items, cursor, err := j.Load(max)
+		items, res, err := j.Load(max)
 		if err != nil {
 			return nil, fmt.Errorf("load journal of %s: %w", id, err)
 		}
-		t.history, t.cursor = items, cursor
+		t.history, t.cursor, t.deltas = items, res.Cursor, res.Deltas
 		if n := len(items); n > 0 {
 			t.next = items[n-1].ID + 1
 		}
@@ -87,11 +88,21 @@ func newTopic(id string, max int, j *Journal) (*Topic, error) {
 	return t, nil
 }
 
-// Cursor returns the resume point journaled with the newest events.
+// Cursor returns the resume point journaled with the newest events; a
+// producer that publishes deltas reads Resume instead.
 func (t *Topic) Cursor() json.RawMessage {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.cursor
+}
+
+// Resume returns the newest whole cursor and the deltas to apply to it,
+// oldest first: those the journal held after it when loaded, none once
+// the producer has published a cursor since.
+func (t *Topic) Resume() Resume {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return Resume{Cursor: t.cursor, Deltas: t.deltas}
 }
 
 // LastID returns the id of the newest event, 0 if none.
@@ -109,6 +120,15 @@ func (t *Topic) LastID() int64 {
 // with them; their ids stay spent (see Journal), so a restart does not hand
 // them out again to clients that have already seen them.
 func (t *Topic) Publish(evs []event.Event, cursor json.RawMessage) ([]Item, error) {
+	return t.PublishDelta(evs, cursor, nil)
+}
+
+// PublishDelta is Publish with a delta the journal may write in cursor's
+// place: what changed since the producer's previous Publish, such that
+// the cursor last journaled whole, with every delta after it applied in
+// order, yields cursor. The journal decides which it writes (see Journal);
+// cursor must be set with delta.
+func (t *Topic) PublishDelta(evs []event.Event, cursor, delta json.RawMessage) ([]Item, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	items := make([]Item, 0, len(evs))
@@ -126,11 +146,11 @@ func (t *Topic) Publish(evs []event.Event, cursor json.RawMessage) ([]Item, erro
 		return nil, nil
 	}
 	if cursor != nil {
-		t.cursor = cursor
+		t.cursor, t.deltas = cursor, nil
 	}
 	var jerr error
 	if t.journal != nil {
-		jerr = t.journal.Append(items, cursor, t.history, t.max, t.cursor)
+		jerr = t.journal.appendDelta(items, cursor, delta, t.history, t.max, t.cursor)
 	}
 	for _, it := range items {
 		t.history = append(t.history, it.kept())

@@ -94,23 +94,7 @@ func (s *Writer) Turn(prompt string) error {
 		return err
 	}
 	for i, n := 0, 1+s.Rand.IntN(5); i < n; i++ {
-		id := fmt.Sprintf("toolu_%s_%d", s.SessionID[:8], s.n)
-		name, input, size := "Bash", map[string]any{"command": commands[s.Rand.IntN(len(commands))]}, 200+s.Rand.IntN(3000)
-		switch s.Rand.IntN(4) {
-		case 0:
-			name, input, size = "Read", map[string]any{"file_path": s.Cwd + "/src/file.go"}, 2000+s.Rand.IntN(30000)
-		case 1:
-			name, input, size = "Edit", map[string]any{"file_path": s.Cwd + "/src/file.go", "old_string": words(s.Rand, 30), "new_string": words(s.Rand, 40)}, 300
-		}
-		if s.Rand.IntN(100) == 0 {
-			size = 512 << 10 // now and then a huge output (a big file, a long log)
-		}
-		if err := s.assistant([]any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}, "tool_use"); err != nil {
-			return err
-		}
-		result := map[string]any{"type": "tool_result", "tool_use_id": id, "content": words(s.Rand, size/6), "is_error": s.Rand.IntN(10) == 0}
-		if err := s.line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{result}},
-			"toolUseResult": map[string]any{"stdout": "(elided)", "stderr": ""}}); err != nil {
+		if err := s.ToolCall(); err != nil {
 			return err
 		}
 	}
@@ -123,6 +107,31 @@ func (s *Writer) Turn(prompt string) error {
 	}
 	return s.line(map[string]any{"type": "file-history-snapshot", "messageId": "m", "snapshot": map[string]any{
 		"trackedFileBackups": map[string]any{"src/file.go": map[string]any{"version": s.n, "backupFileName": "abc@v2"}}}})
+}
+
+// ToolCall writes one tool call of a turn and its result, of a realistic
+// size: the unit a long agentic turn repeats.
+func (s *Writer) ToolCall() error {
+	id := fmt.Sprintf("toolu_%s_%d", s.SessionID[:8], s.n)
+	name, input, size := "Bash", map[string]any{"command": commands[s.Rand.IntN(len(commands))]}, 200+s.Rand.IntN(3000)
+	switch s.Rand.IntN(4) {
+	case 0:
+		name, input, size = "Read", map[string]any{"file_path": s.Cwd + "/src/file.go"}, 2000+s.Rand.IntN(30000)
+	case 1:
+		name, input, size = "Edit", map[string]any{"file_path": s.Cwd + "/src/file.go", "old_string": words(s.Rand, 30), "new_string": words(s.Rand, 40)}, 300
+	}
+	if s.Rand.IntN(100) == 0 {
+		size = 512 << 10 // now and then a huge output (a big file, a long log)
+	}
+	if err := s.assistant([]any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}, "tool_use"); err != nil {
+		return err
+	}
+	result := map[string]any{"type": "tool_result", "tool_use_id": id, "content": words(s.Rand, size/6), "is_error": s.Rand.IntN(10) == 0}
+	if err := s.line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{result}},
+		"toolUseResult": map[string]any{"stdout": "(elided)", "stderr": ""}}); err != nil {
+		return err
+	}
+	return nil
 }
 
 var vocab = strings.Fields(`the func return error value test file package import string build

@@ -1,0 +1,256 @@
+package engine
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"maps"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/transcript"
+)
+
+// A live agent's batch is one event of a few hundred bytes, its cursor
+// kilobytes (the parser's state: the turn's sums, the responses counted
+// once). Journaling the cursor with every batch made the journal ten
+// times the events. So most lines carry a delta instead: where each
+// session's reading stands, and its status when it changed. The parser
+// state is not in it: it follows from the bytes read, parsing being
+// deterministic, so a restart rebuilds it by parsing again the bytes
+// between the last whole cursor and the newest delta, dropping the
+// events (they are journaled, with their ids). A change the bytes do not
+// explain (a hook ending a turn, a quiet spell, a session or subagent
+// coming or going, a transcript read again from its start) journals
+// the whole cursor.
+
+// delta is a journal line's resume point in place of the whole cursor.
+type delta struct {
+	Sessions map[string]sessionDelta `json:"s"` // the sessions whose position or status moved
+}
+
+// sessionDelta is what changed of one session since the line before.
+type sessionDelta struct {
+	Offset int64            `json:"o,omitempty"`   // read up to here; 0: unchanged
+	Subs   map[string]int64 `json:"sub,omitempty"` // subagent files read up to, by base name
+	Status *statusDelta     `json:"st,omitempty"`
+	LastID int64            `json:"l,omitempty"`
+}
+
+type statusDelta struct {
+	State  string    `json:"s"`
+	Reason string    `json:"r"`
+	Since  time.Time `json:"t"`
+}
+
+// journaled is what the journal holds of a session as of its last line.
+type journaled struct {
+	offset         int64
+	subs           map[string]int64 // by path
+	status, reason string
+	since          time.Time
+	lastID         int64
+	shape, state   uint64 // see shapeOf and stateOf
+	wholeAt        int64  // offset at the last whole cursor the engine asked for
+}
+
+// maxReplay bounds the transcript bytes a restart parses again per
+// session: beyond it the whole cursor is journaled. Events are cut to a
+// bound, so a few kilobytes of journal can stand for megabytes of tool
+// output.
+const maxReplay = 8 << 20
+
+// idleReplay bounds it for a session whose turn just ended, where its
+// journal most often ends while the bridge restarts: a cold start reads
+// a thousand workspaces, and should not parse megabytes of each again.
+// One whole cursor per turn of this much transcript costs next to nothing.
+const idleReplay = 256 << 10
+
+// shapeOf hashes what a delta cannot change: which files the session
+// reads, and which subagents' states the cursor carries.
+func shapeOf(tc tailCursor) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(tc.Path + "\x00" + tc.Agent + "\x00" + tc.SubsDone.String()))
+	for _, p := range slices.Sorted(maps.Keys(tc.Subs)) {
+		h.Write([]byte("\x00" + p))
+	}
+	return h.Sum64()
+}
+
+// stateOf hashes the parsers' states: when they changed with nothing
+// read, something besides the bytes changed them.
+func stateOf(tc tailCursor) uint64 {
+	h := fnv.New64a()
+	h.Write(tc.Parser)
+	for _, p := range slices.Sorted(maps.Keys(tc.Subs)) {
+		b, _ := json.Marshal(tc.Subs[p].Parser)
+		h.Write(b)
+	}
+	return h.Sum64()
+}
+
+// workspaceShape hashes the sessions followed and the retired ones.
+func workspaceShape(c cursor) uint64 {
+	h := fnv.New64a()
+	for _, id := range sortedKeys(c.Sessions) {
+		h.Write([]byte(id + "\x00"))
+	}
+	b, _ := json.Marshal(c.Retired)
+	h.Write(b)
+	return h.Sum64()
+}
+
+// delta returns what changed since the journal's last line as a delta,
+// or whole when only the whole cursor can say it. An empty delta means
+// nothing changed.
+func (w *workspace) delta(c cursor) (d delta, whole bool) {
+	if !w.journaledOK || workspaceShape(c) != w.journaledShape {
+		return d, true
+	}
+	d.Sessions = make(map[string]sessionDelta)
+	for id, tc := range c.Sessions {
+		t := w.tails[id]
+		j := t.journaled
+		if t.rewound || shapeOf(tc) != j.shape || tc.Offset < j.offset || tc.Offset-j.wholeAt > maxReplay {
+			return d, true
+		}
+		if j.status == event.StateWorking && tc.Status != j.status && tc.Offset-j.wholeAt > idleReplay {
+			return d, true // the turn ended: journal where it stands
+		}
+		var sd sessionDelta
+		moved := tc.Offset != j.offset
+		if moved {
+			sd.Offset = tc.Offset
+		}
+		bases := make(map[string]bool, len(tc.Subs))
+		for p, sc := range tc.Subs {
+			base := filepath.Base(p)
+			if bases[base] || sc.Offset < j.subs[p] {
+				return d, true // two subagents one name; a file read again
+			}
+			bases[base] = true
+			if sc.Offset != j.subs[p] {
+				if sd.Subs == nil {
+					sd.Subs = make(map[string]int64)
+				}
+				sd.Subs[base], moved = sc.Offset, true
+			}
+		}
+		if !moved && stateOf(tc) != j.state {
+			return d, true
+		}
+		if tc.Status != j.status || tc.Reason != j.reason || !tc.Since.Equal(j.since) {
+			sd.Status = &statusDelta{State: tc.Status, Reason: tc.Reason, Since: tc.Since}
+		}
+		if tc.LastID != j.lastID {
+			sd.LastID = tc.LastID
+		}
+		if sd.Offset != 0 || sd.Subs != nil || sd.Status != nil || sd.LastID != 0 {
+			d.Sessions[id] = sd
+		}
+	}
+	return d, false
+}
+
+// journaledAs records that the journal now holds c (whole when asked).
+func (w *workspace) journaledAs(c cursor, whole bool) {
+	w.journaledOK, w.journaledShape = true, workspaceShape(c)
+	for id, tc := range c.Sessions {
+		t := w.tails[id]
+		j := journaled{offset: tc.Offset, status: tc.Status, reason: tc.Reason, since: tc.Since, lastID: tc.LastID,
+			shape: shapeOf(tc), state: stateOf(tc), wholeAt: t.journaled.wholeAt}
+		if whole {
+			j.wholeAt = tc.Offset
+		}
+		for p, sc := range tc.Subs {
+			if j.subs == nil {
+				j.subs = make(map[string]int64, len(tc.Subs))
+			}
+			j.subs[p] = sc.Offset
+		}
+		t.journaled, t.rewound = j, false
+	}
+}
+
+// replay brings the tails restored from the last whole cursor up to the
+// deltas journaled after it, one line at a time as they were read. A
+// session whose bytes cannot be parsed again (its transcript shrank or
+// is gone) is put at its journaled position with the state it reached,
+// as a restart did before deltas: no event is read twice.
+func (w *workspace) replay(deltas []json.RawMessage) {
+	var scratch []event.Event
+	for _, raw := range deltas {
+		var d delta
+		if err := json.Unmarshal(raw, &d); err != nil {
+			w.warnOnce("cursor", "journal delta unreadable; resuming from the one before", err)
+			return
+		}
+		for _, id := range sortedKeys(d.Sessions) {
+			if t := w.tails[id]; t != nil {
+				scratch = t.replayStep(d.Sessions[id], scratch)
+			}
+		}
+	}
+	clear(scratch)
+}
+
+// replayStep parses what one journal line's batch read of the session,
+// as readTail did: its transcript, its subagents' files, then Flush.
+func (t *tail) replayStep(sd sessionDelta, scratch []event.Event) []event.Event {
+	if sd.Status != nil {
+		t.status, t.reason, t.since = sd.Status.State, sd.Status.Reason, sd.Status.Since
+	}
+	if sd.LastID != 0 {
+		t.lastID = sd.LastID
+	}
+	if sd.Offset == 0 && sd.Subs == nil {
+		return scratch
+	}
+	if t.stale || (sd.Offset != 0 && !reparse(&t.reader, sd.Offset, func(line []byte) {
+		scratch, _ = t.parser.Line(line, scratch[:0])
+	})) {
+		t.stale = true // positions only from here on
+		if sd.Offset != 0 {
+			t.reader = transcript.Reader{Path: t.reader.Path, Offset: sd.Offset, Budget: backlogBudget}
+		}
+		for p, st := range t.subs {
+			if off, ok := sd.Subs[filepath.Base(p)]; ok {
+				st.reader = transcript.Reader{Path: p, Offset: off}
+			}
+		}
+		return scratch
+	}
+	main, _ := t.parser.(*transcript.Parser)
+	for _, p := range slices.Sorted(maps.Keys(t.subs)) {
+		st := t.subs[p]
+		off, ok := sd.Subs[filepath.Base(p)]
+		if !ok || off <= st.reader.Offset {
+			continue // nothing new in it: its read was empty
+		}
+		// Its events are dropped; a budget stops it where the batch did.
+		st.reader.Budget = off - st.reader.Offset
+		scratch, _ = st.read(main, scratch[:0])
+		st.reader.Budget = 0
+		if st.reader.Offset != off {
+			st.reader = transcript.Reader{Path: p, Offset: off}
+		}
+	}
+	return t.parser.Flush(scratch[:0])
+}
+
+// reparse hands line to fn from r's offset up to off, which a journal
+// line says a batch read to; false when the file no longer holds those
+// bytes (r is then left wherever it got).
+func reparse(r *transcript.Reader, off int64, fn func(line []byte)) bool {
+	if off <= r.Offset {
+		return off == r.Offset
+	}
+	budget := r.Budget
+	defer func() { r.Budget = budget }()
+	// A read under a budget ends at the first line's end past it: off
+	// is one, where the batch ended.
+	r.Budget = off - r.Offset
+	res, err := r.Read(func(line []byte, _ int64) { fn(line) })
+	return err == nil && !res.Reset && r.Offset == off
+}

@@ -1,0 +1,154 @@
+package stream
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// bigCursor stands in for a live agent's resume point: kilobytes, next to
+// a batch of one small event.
+func bigCursor(n int) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"off":%d,"pad":%q}`, n, strings.Repeat("x", 4000)))
+}
+
+func delta(n int) json.RawMessage { return json.RawMessage(fmt.Sprintf(`{"off":%d}`, n)) }
+
+// lineKinds says, line by line, which resume point each journal line
+// carries: c (whole), d (delta) or - (none).
+func lineKinds(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		var jl journalLine
+		if err := json.Unmarshal([]byte(line), &jl); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		switch {
+		case jl.Cursor != nil:
+			out.WriteByte('c')
+		case jl.Delta != nil:
+			out.WriteByte('d')
+		default:
+			out.WriteByte('-')
+		}
+	}
+	return out.String()
+}
+
+func deltaOffsets(r Resume) []string {
+	var out []string
+	for _, d := range r.Deltas {
+		out = append(out, string(d))
+	}
+	return out
+}
+
+// TestDeltasKeepTheJournalNearTheEventsBytes: a thousand one-event batches,
+// each with a 4 KB cursor. Today every line repeats the cursor (10× the
+// events); with deltas the file stays within 2× of the events' own bytes,
+// and a reload hands back the last whole cursor and the deltas after it.
+func TestDeltasKeepTheJournalNearTheEventsBytes(t *testing.T) {
+	dir := t.TempDir()
+	h := NewHub(dir, 2000)
+	tp, _ := h.Topic("w")
+	tp.journal.MaxBytes = 64 << 20 // no compaction: every line is measured
+	var events int64
+	const n = 1000
+	for i := 1; i <= n; i++ {
+		items, err := tp.PublishDelta(texts(1, "ran go test ./... and it passed"), bigCursor(i), delta(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		events += int64(len(items[0].Data))
+	}
+	h.Close()
+	path := filepath.Join(dir, "w.jsonl")
+	info, _ := os.Stat(path)
+	if info.Size() > 2*events {
+		t.Errorf("journal is %d B for %d B of events (%.1f×), want at most 2×", info.Size(), events, float64(info.Size())/float64(events))
+	}
+	t.Logf("journal %d B for %d B of events: %.2f×", info.Size(), events, float64(info.Size())/float64(events))
+	kinds := lineKinds(t, path)
+	if kinds[0] != 'c' || strings.Count(kinds, "c") < 2 || strings.Count(kinds, "c") > n/20 {
+		t.Errorf("whole cursors at %q: want the first line, then one now and then", kinds)
+	}
+
+	tp2, _ := NewHub(dir, 2000).Topic("w")
+	last := strings.LastIndexByte(kinds, 'c') + 1 // the number of the line with the last whole cursor
+	r := tp2.Resume()
+	if want := bigCursor(last); string(r.Cursor) != string(want) {
+		t.Errorf("resumed cursor is not line %d's", last)
+	}
+	got := deltaOffsets(r)
+	if len(got) != n-last || got[0] != string(delta(last+1)) || got[len(got)-1] != string(delta(n)) {
+		t.Errorf("deltas after line %d: %d of them, %v…", last, len(got), got[:min(3, len(got))])
+	}
+	if tp2.LastID() != n {
+		t.Errorf("last id %d, want %d", tp2.LastID(), n)
+	}
+}
+
+// TestDeltaJournalEdges: the first line of a journal, the line after a
+// failed write and a compacted file carry the whole cursor (a delta there
+// would be relative to nothing on disk); a torn delta is dropped with its
+// events; a cursor published whole supersedes the loaded deltas.
+func TestDeltaJournalEdges(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "w.jsonl")
+	h := NewHub(dir, 100)
+	tp, _ := h.Topic("w")
+	for i := 1; i <= 3; i++ {
+		tp.PublishDelta(texts(1, "a"), bigCursor(i), delta(i))
+	}
+	if k := lineKinds(t, path); k != "cdd" {
+		t.Errorf("lines %q, want cdd", k)
+	}
+
+	d := failingJournal(t, tp)
+	d.full = true
+	if _, err := tp.PublishDelta(texts(1, "lost"), bigCursor(4), delta(4)); err == nil {
+		t.Fatal("a write to a full disk succeeded")
+	}
+	d.full = false
+	tp.PublishDelta(texts(1, "b"), bigCursor(5), delta(5))
+	tp.PublishDelta(texts(1, "c"), bigCursor(6), delta(6))
+	if k := lineKinds(t, path); k != "cddcd" {
+		t.Errorf("after a failed write, lines %q, want cddcd: the next line must be whole", k)
+	}
+	h.Close()
+
+	// Killed mid-write of a delta line.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"e":[{"type":"assistant","id":7,"content":"torn"}],"d":{"off":`)
+	f.Close()
+	h2 := NewHub(dir, 100)
+	tp2, _ := h2.Topic("w")
+	r := tp2.Resume()
+	if string(r.Cursor) != string(bigCursor(5)) || strings.Join(deltaOffsets(r), " ") != string(delta(6)) || tp2.LastID() != 6 {
+		t.Errorf("after a torn delta: cursor %.12s…, deltas %v, last id %d; want line 5's, [{off:6}], 6", r.Cursor, deltaOffsets(r), tp2.LastID())
+	}
+	tp2.PublishDelta(texts(1, "d"), bigCursor(7), delta(7))
+	if r := tp2.Resume(); string(r.Cursor) != string(bigCursor(7)) || len(r.Deltas) != 0 {
+		t.Errorf("after a publish the topic still offers %d loaded deltas", len(r.Deltas))
+	}
+
+	// Compaction writes the whole current cursor.
+	tp2.journal.MaxBytes = 1
+	tp2.PublishDelta(texts(1, "e"), bigCursor(8), delta(8))
+	h2.Close()
+	if k := lineKinds(t, path); k != "c" {
+		t.Errorf("compacted journal lines %q, want one whole cursor", k)
+	}
+	tp3, _ := NewHub(dir, 100).Topic("w")
+	if r := tp3.Resume(); string(r.Cursor) != string(bigCursor(8)) || len(r.Deltas) != 0 || tp3.LastID() != 8 {
+		t.Errorf("after compaction: %d deltas, last id %d", len(r.Deltas), tp3.LastID())
+	}
+}
