@@ -65,7 +65,7 @@ const maxReplay = 8 << 20
 // journal most often ends while the bridge restarts: a cold start reads
 // a thousand workspaces, and should not parse megabytes of each again.
 // One whole cursor per turn of this much transcript costs next to nothing.
-const idleReplay = 256 << 10
+const idleReplay = 64 << 10
 
 // shapeOf hashes what a delta cannot change: which files the session
 // reads, and which subagents' states the cursor carries.
