@@ -17,10 +17,11 @@ type Transcript struct {
 // RecentTranscripts lists the session transcripts in projectDir that record
 // cwd as their directory (or no cwd yet: just created) and were modified at
 // or after since, newest first. Folder names are lossy, so a file of
-// another directory that shares the folder is passed over. The newest
-// matching file is always included, however old, so a workspace still
-// shows its last session; with none at all the list is empty.
-func RecentTranscripts(projectDir, cwd string, since time.Time) ([]Transcript, error) {
+// another directory that shares the folder is passed over. With
+// keepNewest the newest matching file is always included, however old, so
+// a workspace whose sessions are known by no id still shows its last one;
+// with none at all the list is empty.
+func RecentTranscripts(projectDir, cwd string, since time.Time, keepNewest bool) ([]Transcript, error) {
 	files, err := transcripts(projectDir)
 	if err != nil {
 		return nil, fmt.Errorf("list transcripts of %s: %w", projectDir, err)
@@ -31,7 +32,7 @@ func RecentTranscripts(projectDir, cwd string, since time.Time) ([]Transcript, e
 	}
 	var out []Transcript
 	for _, f := range files {
-		if len(out) > 0 && f.info.ModTime().Before(since) {
+		if (len(out) > 0 || !keepNewest) && f.info.ModTime().Before(since) {
 			break // newest first: the rest are older still
 		}
 		if cwd != "" {

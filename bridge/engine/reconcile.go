@@ -59,7 +59,11 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 		return tab != "" && tabOf[tab] != id
 	}
 	if w.ws.ProjectDir != "" {
-		list, err := discover.RecentTranscripts(w.ws.ProjectDir, w.ws.Directory, time.Now().Add(-w.eng.cfg.ActiveWindow))
+		// The newest file stands for the workspace's session only where
+		// no session is known by its id (a plain project, an old
+		// Conductor): a known tab's own transcript is its record, and an
+		// older file beside it (a hidden tab's, a closed one's) is not.
+		list, err := discover.RecentTranscripts(w.ws.ProjectDir, w.ws.Directory, time.Now().Add(-w.eng.cfg.ActiveWindow), len(known) == 0)
 		if err != nil && !isNotExist(err) {
 			w.warnOnce("list", "list sessions", err)
 		}

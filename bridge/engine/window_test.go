@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 )
 
@@ -50,4 +51,56 @@ func TestOnlyRecentTranscriptsAreSessions(t *testing.T) {
 	r.eng.Rescan(context.Background())
 	waitFor(t, "the resumed session", func() bool { return slices.Equal(ids(), []string{old, a, b}) })
 	r.collect(t, id, 0, has(event.User, "back again"))
+}
+
+// TestNewestFileOnlyWhereNoIDIsKnown: a workspace whose sessions are known
+// by no id shows its newest transcript however old; one whose tabs are
+// known by id follows those, and not an old file beside them (a hidden
+// tab's) just because it is the newest.
+func TestNewestFileOnlyWhereNoIDIsKnown(t *testing.T) {
+	hourAgo := time.Now().Add(-time.Hour)
+	old := func(t *testing.T, path string, at time.Time) {
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("plain project", func(t *testing.T) {
+		h := newHome(t)
+		dir, proj := h.workspace("plain")
+		const a = "aaaaaaaa-0000-4000-8000-0000000000a1"
+		cwdOf[a] = dir
+		p := filepath.Join(proj, a+".jsonl")
+		h.write(p, prompt(a, "long ago"))
+		old(t, p, hourAgo)
+		r := h.start()
+		id := r.waitWorkspace(t, dir)
+		r.collect(t, id, 0, has(event.User, "long ago"))
+	})
+	t.Run("tabs known by id", func(t *testing.T) {
+		h := newHome(t)
+		dir, proj := h.workspace("tabs")
+		const a, hidden = "aaaaaaaa-0000-4000-8000-0000000000a2", "bbbbbbbb-0000-4000-8000-0000000000b2"
+		cwdOf[a], cwdOf[hidden] = dir, dir
+		pa, ph := filepath.Join(proj, a+".jsonl"), filepath.Join(proj, hidden+".jsonl")
+		h.write(pa, prompt(a, "the tab"))
+		h.write(ph, prompt(hidden, "the hidden tab"))
+		old(t, pa, hourAgo.Add(-time.Hour))
+		old(t, ph, hourAgo) // newer than the tab's, and still long ago
+		r, ts := h.startTabs()
+		ts.set(dir, discover.Session{ID: a, ConductorID: "tab-a", Agent: discover.AgentClaude, Active: true, Transcript: pa})
+		r.eng.Rescan(context.Background())
+		id := r.waitWorkspace(t, dir)
+		evs := r.collect(t, id, 0, has(event.User, "the tab"))
+		r.eng.Rescan(context.Background())
+		time.Sleep(200 * time.Millisecond)
+		in, _ := r.eng.Workspace(id)
+		if len(in.Sessions) != 1 || in.Sessions[0].SessionID != a {
+			t.Errorf("sessions %+v, want only the tab", in.Sessions)
+		}
+		for _, e := range evs {
+			if e.SessionID == hidden {
+				t.Errorf("the hidden tab's file streamed: %+v", e)
+			}
+		}
+	})
 }
