@@ -45,7 +45,7 @@ func (e *tabsEnv) open(i int) {
 }
 
 // sessionsOf reads a workspace's sessions from the API.
-func (e *tabsEnv) sessionsOf(ws string) map[string]map[string]any {
+func (e *agentEnv) sessionsOf(ws string) map[string]map[string]any {
 	e.t.Helper()
 	var out struct {
 		Sessions []map[string]any `json:"sessions"`
