@@ -25,6 +25,7 @@ func (e *Engine) AgentPID(ws string, c Call, running bool) {
 		if !running {
 			if _, ok := w.hookPIDs[c.SessionID]; ok {
 				delete(w.hookPIDs, c.SessionID)
+				w.hooked.Store(len(w.hookPIDs) > 0)
 				w.republish()
 			}
 			return
@@ -41,6 +42,7 @@ func (e *Engine) AgentPID(ws string, c Call, running bool) {
 			}
 		}
 		w.hookPIDs[c.SessionID] = c.PID
+		w.hooked.Store(true)
 		w.republish()
 	})
 }
@@ -62,13 +64,25 @@ func (w *workspace) pidOf(id string, m discover.Session) int {
 }
 
 // recheckPIDs drops the hooks' pids whose process is gone or is no
-// longer an agent (a reused pid), as each scan comes in.
+// longer an agent (a reused pid); the scan calls it every time, so an
+// agent killed without its SessionEnd hook loses its pid within a scan.
 func (w *workspace) recheckPIDs() {
-	for id, pid := range w.hookPIDs {
-		if !isAgentProcess(pid) {
-			delete(w.hookPIDs, id)
-		}
+	if !w.hooked.Load() {
+		return
 	}
+	w.enqueue(func() {
+		dropped := false
+		for id, pid := range w.hookPIDs {
+			if !isAgentProcess(pid) {
+				delete(w.hookPIDs, id)
+				dropped = true
+			}
+		}
+		w.hooked.Store(len(w.hookPIDs) > 0)
+		if dropped {
+			w.republish()
+		}
+	})
 }
 
 // isAgentProcess reports whether pid is a live Claude Code process, by

@@ -80,6 +80,7 @@ type workspace struct {
 	tabOf   map[string]string // agent session id → the Conductor tab it was seen in
 
 	hookPIDs map[string]int // session id → the agent process its hooks came from (hookpid.go)
+	hooked   atomic.Bool    // hookPIDs is not empty: each scan checks them
 
 	readAt, listedAt time.Time // see snapshot
 	caughtUp         bool      // the first read is done
@@ -272,7 +273,6 @@ func cmpOr(a, b string) string {
 func (w *workspace) sync() {
 	if ws := w.update.Swap(nil); ws != nil {
 		w.ws = *ws
-		w.recheckPIDs()
 	}
 	// A few workspaces read at a time: at a cold start a thousand would
 	// otherwise each hold a read buffer and a batch of events at once,
