@@ -64,9 +64,16 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	// The agent's pid places its session's process when the process's
 	// arguments name no session (a plain `claude` run). Claude Code may
 	// run the hook through a shell: the agent is the first ancestor that
-	// is Claude Code. Codex places its threads by its own arguments.
+	// is Claude Code. Codex places its threads by its own arguments, so a
+	// walk that meets Codex first (its hooks, or a Codex run inside a
+	// Claude Code session's tool) sends none.
 	if event != inject.HookCodexNotify {
-		if pid := proc.Ancestor(os.Getppid(), discover.IsClaudeCommand); pid > 0 {
+		codexFirst := false
+		pid := proc.Ancestor(os.Getppid(), func(comm string, args []string) bool {
+			codexFirst = discover.IsCodexCommand(comm, args)
+			return codexFirst || discover.IsClaudeCommand(comm, args)
+		})
+		if pid > 0 && !codexFirst {
 			q.Set("pid", strconv.Itoa(pid))
 		}
 	}
