@@ -14,12 +14,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/codex"
+	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/bridge/proc"
 )
 
 // Hook calls get a short bound: a hook must never stall the agent. The
@@ -57,6 +60,22 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	// the session. This reads the hook's own environment, never the agent's.
 	if p := os.Getenv("CONDUCTOR_WORKSPACE_PATH"); p != "" && filepath.IsAbs(p) {
 		q.Set("workspace_path", p)
+	}
+	// The agent's pid places its session's process when the process's
+	// arguments name no session (a plain `claude` run). Claude Code may
+	// run the hook through a shell: the agent is the first ancestor that
+	// is Claude Code. Codex places its threads by its own arguments, so a
+	// walk that meets Codex first (its hooks, or a Codex run inside a
+	// Claude Code session's tool) sends none.
+	if event != inject.HookCodexNotify {
+		codexFirst := false
+		pid := proc.Ancestor(os.Getppid(), func(comm string, args []string) bool {
+			codexFirst = discover.IsCodexCommand(comm, args)
+			return codexFirst || discover.IsClaudeCommand(comm, args)
+		})
+		if pid > 0 && !codexFirst {
+			q.Set("pid", strconv.Itoa(pid))
+		}
 	}
 	path := event
 	if len(q) > 0 {

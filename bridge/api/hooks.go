@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"conductorbridge/bridge/inject"
 )
@@ -27,6 +28,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	}
 	in.UserScope = r.URL.Query().Get("scope") == "user"
 	in.WorkspacePath = r.URL.Query().Get("workspace_path")
+	if pid, err := strconv.Atoi(r.URL.Query().Get("pid")); err == nil && pid > 1 {
+		in.PID = pid
+	}
 	ctx := r.Context()
 	if s.Done != nil {
 		var cancel context.CancelFunc

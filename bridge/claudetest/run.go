@@ -31,6 +31,10 @@ type Options struct {
 	// SessionID fixes the session id (a random UUID by default) so the
 	// transcript path is known before the run; ignored when resuming.
 	SessionID string
+	// NoSessionArg starts a new session with no session argument at all,
+	// as a person typing `claude` does: Claude Code picks the id, and the
+	// process's arguments do not say it (SessionID is then ignored).
+	NoSessionArg bool
 	// Resume continues that session (--resume); Continue the latest (--continue).
 	Resume   string
 	Continue bool
@@ -57,7 +61,10 @@ func (o Options) withDefaults() (Options, error) {
 	if o.OutputFormat == "" {
 		o.OutputFormat = "json"
 	}
-	if o.SessionID == "" && o.Resume == "" && !o.Continue {
+	if o.NoSessionArg {
+		o.SessionID = ""
+	}
+	if o.SessionID == "" && o.Resume == "" && !o.Continue && !o.NoSessionArg {
 		id, err := NewSessionID()
 		if err != nil {
 			return o, err
@@ -96,6 +103,7 @@ func (o Options) commonArgs() []string {
 		args = append(args, "--resume", o.Resume)
 	case o.Continue:
 		args = append(args, "--continue")
+	case o.NoSessionArg:
 	default:
 		args = append(args, "--session-id", o.SessionID)
 	}

@@ -370,6 +370,7 @@ func (e *Engine) scan(ctx context.Context) bool {
 				w.setWorkspace(ws)
 				changed = true
 			}
+			w.recheckPIDs() // a hooked agent may have gone with nothing else changed
 			continue
 		}
 		if err := e.startLocked(ws); err != nil {

@@ -9,13 +9,15 @@ import (
 )
 
 // Call says where a hook call comes from, as its input and environment
-// tell: the agent's session id and transcript, its working directory, and
-// Conductor's CONDUCTOR_WORKSPACE_PATH when the agent runs under Conductor.
+// tell: the agent's session id and transcript, its working directory,
+// Conductor's CONDUCTOR_WORKSPACE_PATH when the agent runs under Conductor,
+// and the agent's pid when the relay found it among its ancestors.
 type Call struct {
 	SessionID      string
 	TranscriptPath string
 	Cwd            string
 	WorkspacePath  string
+	PID            int
 }
 
 // Place finds the followed workspace a hook call comes from: by the

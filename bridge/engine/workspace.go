@@ -79,6 +79,9 @@ type workspace struct {
 	hinted  map[string]string // session id → transcript path a hook named
 	tabOf   map[string]string // agent session id → the Conductor tab it was seen in
 
+	hookPIDs map[string]int // session id → the agent process its hooks came from (hookpid.go)
+	hooked   atomic.Bool    // hookPIDs is not empty: each scan checks them
+
 	readAt, listedAt time.Time // see snapshot
 	caughtUp         bool      // the first read is done
 
@@ -450,7 +453,7 @@ func (w *workspace) snapshot() bool {
 		s.sessions = append(s.sessions, SessionInfo{
 			SessionID: t.id, ConductorID: m.ConductorID, Agent: t.agent, Title: m.Title,
 			Status: cmpOr(t.status, event.StateIdle), Reason: t.reason, StatusSince: t.since,
-			Active: m.Active, Unread: m.Unread, PID: m.PID, Model: m.Model, Version: t.parser.Version(),
+			Active: m.Active, Unread: m.Unread, PID: w.pidOf(t.id, m), Model: m.Model, Version: t.parser.Version(),
 			Transcript: t.reader.Path, Streamed: true, LastEventID: t.lastID, LastActivity: latest(t.liveMod, m.UpdatedAt),
 		})
 	}
@@ -463,7 +466,7 @@ func (w *workspace) snapshot() bool {
 		st, reason := conductorState(m.ConductorStatus)
 		s.sessions = append(s.sessions, SessionInfo{
 			SessionID: m.ID, ConductorID: m.ConductorID, Agent: m.Agent, Title: m.Title, Status: st, Reason: reason,
-			Active: m.Active, Unread: m.Unread, PID: m.PID, Model: m.Model, LastActivity: m.UpdatedAt,
+			Active: m.Active, Unread: m.Unread, PID: w.pidOf(m.ID, m), Model: m.Model, LastActivity: m.UpdatedAt,
 		})
 	}
 	slices.SortFunc(s.sessions, func(a, b SessionInfo) int {

@@ -52,6 +52,9 @@ type Engine interface {
 	NeedsInput(ctx context.Context, ws string, c engine.Call, reason string) bool
 	TurnEnded(ctx context.Context, ws string, c engine.Call) bool
 	Relook(ws string, c engine.Call)
+	// AgentPID records (running) or forgets the agent process a call
+	// came from as its session's.
+	AgentPID(ws string, c engine.Call, running bool)
 	Hint(ctx context.Context, cwd, transcriptPath string) (string, bool)
 }
 
@@ -69,6 +72,10 @@ type HookInput struct {
 	// environment, which the relay adds when the agent runs under
 	// Conductor (it is not part of Claude Code's input).
 	WorkspacePath string `json:"-"`
+
+	// PID is the agent process the relay found above itself (0: none), as
+	// the relay adds it.
+	PID int `json:"-"`
 
 	// UserScope is set for hooks installed in the user's own settings,
 	// which run in every Claude Code session on the machine: those act
@@ -108,6 +115,7 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 		h.Seen.Record(ws, event)
 	}
 	call := in.call()
+	h.Engine.AgentPID(ws, call, event != HookSessionEnd)
 	switch event {
 	case HookStop:
 		h.Engine.TurnEnded(ctx, ws, call)
@@ -154,7 +162,7 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 }
 
 func (in HookInput) call() engine.Call {
-	return engine.Call{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Cwd: in.Cwd, WorkspacePath: in.WorkspacePath}
+	return engine.Call{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Cwd: in.Cwd, WorkspacePath: in.WorkspacePath, PID: in.PID}
 }
 
 // workspace finds the workspace a hook call comes from. A session that

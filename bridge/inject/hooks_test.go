@@ -36,6 +36,7 @@ func (f *fakeEngine) NeedsInput(_ context.Context, _ string, _ engine.Call, reas
 }
 func (f *fakeEngine) TurnEnded(context.Context, string, engine.Call) bool { f.ended++; return true }
 func (f *fakeEngine) Relook(string, engine.Call)                          { f.relooks++ }
+func (f *fakeEngine) AgentPID(string, engine.Call, bool)                  {}
 func (f *fakeEngine) Hint(context.Context, string, string) (string, bool) { return "", false }
 
 func newHooks(t *testing.T) (*Hooks, *fakeEngine) {

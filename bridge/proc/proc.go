@@ -6,7 +6,12 @@
 // never another process's environment.
 package proc
 
-import "strings"
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Process is one entry of the process table.
 type Process struct {
@@ -79,4 +84,48 @@ func CodexThreadArg(args []string) string {
 		}
 	}
 	return ""
+}
+
+// maxAncestors bounds the walk up the process tree: a hook runs a
+// shell or two below its agent, never dozens.
+const maxAncestors = 8
+
+// Ancestor walks up from pid (itself included) to the first process isAgent
+// accepts, by its command name and arguments, and returns its pid; 0 when
+// none is found within a few generations or the table cannot be read. A
+// hook relay finds its agent this way: Claude Code may run a hook's
+// command through a shell, so the relay's parent is not always the agent.
+func Ancestor(pid int, isAgent func(comm string, args []string) bool) int {
+	for range maxAncestors {
+		if pid <= 1 {
+			return 0
+		}
+		p, ppid, err := Parent(pid)
+		if err != nil {
+			return 0
+		}
+		if isAgent(p.Comm, p.Args) {
+			return pid
+		}
+		pid = ppid
+	}
+	return 0
+}
+
+// parseStat reads the command name and the parent pid from a Linux
+// /proc/<pid>/stat line.
+func parseStat(b []byte) (Process, int, error) {
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return Process{}, 0, fmt.Errorf("unreadable stat line")
+	}
+	fields := strings.Fields(string(b[end+1:]))
+	if len(fields) < 2 {
+		return Process{}, 0, fmt.Errorf("stat line too short")
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return Process{}, 0, fmt.Errorf("parent pid %q: %w", fields[1], err)
+	}
+	return Process{Comm: string(b[open+1 : end])}, ppid, nil
 }

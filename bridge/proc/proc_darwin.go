@@ -84,3 +84,22 @@ func Cwd(pid int) (string, error) {
 	}
 	return string(path), nil
 }
+
+// Parent reads one process's entry and its parent's pid through sysctl
+// kern.proc.pid, and its arguments through kern.procargs2.
+func Parent(pid int) (Process, int, error) {
+	kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	if err != nil {
+		return Process{}, 0, fmt.Errorf("status of %d: %w", pid, err)
+	}
+	if int(kp.Proc.P_pid) != pid {
+		return Process{}, 0, fmt.Errorf("status of %d: no such process", pid)
+	}
+	comm := kp.Proc.P_comm[:]
+	if n := bytes.IndexByte(comm, 0); n >= 0 {
+		comm = comm[:n]
+	}
+	p := Process{PID: pid, Comm: string(comm)}
+	p.Args, _ = Args(pid)
+	return p, int(kp.Eproc.Ppid), nil
+}

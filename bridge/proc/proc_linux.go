@@ -66,3 +66,21 @@ func Cwd(pid int) (string, error) {
 	}
 	return cwd, nil
 }
+
+// Parent reads one process's entry and its parent's pid, from
+// /proc/<pid>/stat ("pid (comm) state ppid …": the command name may hold
+// spaces and parentheses, so the fields after it are found from the last
+// ")") and /proc/<pid>/cmdline.
+func Parent(pid int) (Process, int, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Process{}, 0, fmt.Errorf("status of %d: %w", pid, err)
+	}
+	p, ppid, err := parseStat(b)
+	if err != nil {
+		return Process{}, 0, fmt.Errorf("status of %d: %w", pid, err)
+	}
+	p.PID = pid
+	p.Args, _ = Args(pid)
+	return p, ppid, nil
+}

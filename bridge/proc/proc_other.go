@@ -14,3 +14,6 @@ func Args(pid int) ([]string, error) { return nil, errUnsupported }
 
 // Cwd has no process table to read here.
 func Cwd(pid int) (string, error) { return "", errUnsupported }
+
+// Parent has no process table to read here.
+func Parent(pid int) (Process, int, error) { return Process{}, 0, errUnsupported }

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,14 @@ const helperEnv = "PROC_TEST_SLEEP"
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "1" {
 		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	if os.Getenv(agentEnv) == "1" {
+		os.Exit(runAgent())
+	}
+	if os.Getenv(hookEnv) == "1" {
+		// Prints the pid of the first ancestor started as an agent.
+		fmt.Println(Ancestor(os.Getppid(), func(_ string, args []string) bool { return slices.Contains(args, agentArg) }))
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

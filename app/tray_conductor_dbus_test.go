@@ -1,0 +1,74 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/claudetest"
+	"conductorbridge/bridge/fakemodel"
+	"conductorbridge/tray/dbustest"
+)
+
+// TestBackgroundTabNotifiesOnRealDBus runs real Claude Code in two tabs of
+// one Conductor worktree (the database built from schema.sql): the
+// background tab's finished turn brings exactly one notification over a
+// private D-Bus, named by the workspace and by the tab's Conductor title.
+func TestBackgroundTabNotifiesOnRealDBus(t *testing.T) {
+	bus := dbustest.Start(t)
+	notes := bus.Notifications(t)
+	e := newTabsEnv(t, [2][]fakemodel.Turn{
+		{fakemodel.Reply(fakemodel.Text("A is set up."))},
+		{fakemodel.Reply(fakemodel.Text("B checked the login page."))},
+	})
+	e.demoTabs()
+	// Tab A, on screen, worked before the bridge started: history, no note.
+	e.open(0, claudetest.Options{SessionID: e.ids[0]})
+	e.tabs[0].Send("set up")
+	if _, err := e.tabs[0].WaitResult(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Every turn is worth a note here: a fake model's turn takes a second.
+	state := filepath.Join(e.home, ".local", "state", "conductor-bridge")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(state, "tray.json"), []byte(`{"notifications":"on","min_turn_seconds":0}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.p = startBridgeWith(t, e.home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	e.cfg.Addr = strings.TrimPrefix(e.p.base, "http://")
+	ws := e.p.waitFor(func(w apiWorkspace) bool { return w.ID == "w-demo" && w.LastEventID > 0 })
+
+	e.open(1, claudetest.Options{SessionID: e.ids[1]})
+	e.tabs[1].Send("check the login page")
+	if _, err := e.tabs[1].WaitResult(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, err := notes.Wait(ctx, func(n dbustest.Notification) bool { return strings.Contains(n.Summary, "finished") })
+	if err != nil {
+		t.Fatalf("no notification: %v (%d others)\n%s", err, len(notes.All()), e.p.log)
+	}
+	name := ws.DisplayName
+	if name == "" {
+		name = ws.Name
+	}
+	if n.Summary != name+" · Tab B finished" || !strings.Contains(n.Body, "B checked the login page") {
+		t.Errorf("notification %q: %q, want %q", n.Summary, n.Body, name+" · Tab B finished")
+	}
+	time.Sleep(3500 * time.Millisecond) // a coalescing window and then some
+	if all := notes.All(); len(all) != 1 {
+		var titles []string
+		for _, n := range all {
+			titles = append(titles, n.Summary)
+		}
+		t.Errorf("%d notifications for one turn: %q", len(all), titles)
+	}
+}
