@@ -1,8 +1,10 @@
 package tray
 
 import (
+	"cmp"
 	"context"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -197,6 +199,14 @@ func (m *Menu) onEvent(ctx context.Context, ev wsEvent) bool {
 	key := sessKey{ev.id, ev.e.SessionID}
 	w, _ := m.workspace(ev.id)
 	tab := findSession(w, ev.e.SessionID)
+	if tab == nil && ev.e.SessionID != "" && len(w.Sessions) > 0 {
+		// A session the list does not hold yet: one that started and
+		// finished between two reads of it (a one-second Codex run beside
+		// a Claude tab). The engine publishes its events before its new
+		// picture, so the event itself names the tab.
+		w.Sessions = append(slices.Clone(w.Sessions), engine.SessionInfo{SessionID: ev.e.SessionID, Agent: cmp.Or(ev.e.Agent, discover.AgentClaude)})
+		tab = &w.Sessions[len(w.Sessions)-1]
+	}
 	switch {
 	case ev.e.Type == event.TurnComplete:
 		if ev.e.ID != 0 && ev.e.ID <= m.notified[key] {

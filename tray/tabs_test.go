@@ -313,3 +313,21 @@ func TestUnknownCostShowsAsUnknown(t *testing.T) {
 		return strings.HasSuffix(it.Title, "· ≈$0.40 today") && strings.Contains(it.Tooltip, "kimi-k2-turbo") && u.Click.Kind == actUsage
 	})
 }
+
+// A session that started and finished before the tray's list held it (a
+// one-second Codex run beside a Claude tab) is still named as a tab, from
+// its events.
+func TestTabNotYetListedIsNamedFromItsEvents(t *testing.T) {
+	w := ws("c1", "tokyo", "shop", event.StateIdle, time.Now(), discover.SourceClaude)
+	w.Sessions = []engine.SessionInfo{tab("aaaaaaaa-1111", "", "claude", "", event.StateIdle, true, time.Now())}
+	r, _ := newTabRig(t, w)
+	evs := turn("Codex checked the login page.", 65, 0.02)
+	for i := range evs {
+		evs[i].Agent = "codex"
+	}
+	publishAs(r, "c1", "019b0000-new-thread", evs...)
+	r.eventually(t, "a notification", func() bool { return len(r.notes.all()) == 1 })
+	if got, want := r.notes.all()[0], "tokyo · Codex 019b0000 finished | Codex checked the login page.\n$0.02 · 1m 05s"; got != want {
+		t.Errorf("notification\n got %q\nwant %q", got, want)
+	}
+}
