@@ -64,17 +64,26 @@ func splitKey(k string) (id, req string) {
 	return id, req
 }
 
-// sameResponse reports whether two keys name one response: equal, or one
+// sameKeyed reports whether two keys name one response: equal, or one
 // message whose requestId only one of the lines carried (a subagent's line
 // relayed in a progress record and written again in its own file need not
-// both have it).
-func sameResponse(a, b string) bool {
+// both have it). b comes split into id and req already, and a is not
+// split: add asks this of every remembered response for every line.
+func sameKeyed(a, b, id, req string) bool {
 	if a == b {
 		return true
 	}
-	ida, reqa := splitKey(a)
-	idb, reqb := splitKey(b)
-	return ida != "" && ida == idb && (reqa == "" || reqb == "")
+	// a's id equals b's when a is id alone or id, "|" and a requestId.
+	if id == "" || !strings.HasPrefix(a, id) {
+		return false
+	}
+	if len(a) == len(id) {
+		return true // a has no requestId
+	}
+	if a[len(id)] != '|' {
+		return false
+	}
+	return len(a) == len(id)+1 || req == ""
 }
 
 // add counts what one line adds: the response's usage the first time its
@@ -84,7 +93,8 @@ func (t *Totals) add(recent *[]counted, r Response, tab *price.Table) {
 	i := -1
 	if r.Key != "" {
 		short := shortKey(r.Key)
-		i = slices.IndexFunc(*recent, func(c counted) bool { return c.Key == short || sameResponse(c.Key, r.Key) })
+		id, req := splitKey(r.Key)
+		i = slices.IndexFunc(*recent, func(c counted) bool { return c.Key == short || sameKeyed(c.Key, r.Key, id, req) })
 	}
 	if i >= 0 {
 		c := (*recent)[i]

@@ -20,11 +20,21 @@ import (
 // count them, so a response relayed in a progress record and written again
 // in its subagent's file is counted once.
 func readClaude(g group, prices *price.Table, fn func(Turn)) (int64, error) {
+	return readClaudeParsed(g, prices, true, fn)
+}
+
+// readClaudeParsed is readClaude with the parsers' CountOnly fast path
+// (lean) or without it: the tests prove both give the same turns.
+func readClaudeParsed(g group, prices *price.Table, lean bool, fn func(Turn)) (int64, error) {
 	main, err := transcript.NewParser(nil)
 	if err != nil {
 		return 0, err
 	}
 	main.SetPrices(prices)
+	if lean {
+		// The report reads turn_complete events only: no content is copied.
+		main.CountOnly()
+	}
 	var m merged
 	parsers := make([]*transcript.Parser, 0, len(g.files))
 	var readers []*lineReader
@@ -47,6 +57,9 @@ func readClaude(g group, prices *price.Table, fn func(Turn)) (int64, error) {
 			p = &transcript.Parser{}
 			p.SetPrices(prices)
 			p.CountInto(main)
+			if lean {
+				p.CountOnly()
+			}
 		}
 		parsers = append(parsers, p)
 		if err := m.add(r); err != nil {
