@@ -14,7 +14,7 @@ import (
 // parsers' CountOnly fast path the report uses and with the plain parser
 // the streams use, and wants every Turn equal, field by field: the fast
 // path may skip work, never change a number, a time or a name. The
-// histories are the whole Claude corpus, generated sessions, and the
+// histories are the whole Claude corpus, generated sessions (realistic ones, and random lines of every kind), and the
 // corpus cut up (lines dropped, repeated, files ending mid-turn) so that
 // turns end in every state a parser can be in.
 func TestCountOnlySameTurns(t *testing.T) {
@@ -28,6 +28,9 @@ func TestCountOnlySameTurns(t *testing.T) {
 		}},
 		{"generated", func(t *testing.T, projects string) {
 			writeSynthHistory(t, projects, 12)
+		}},
+		{"random lines", func(t *testing.T, projects string) {
+			writeRandomHistory(t, projects, 40, 400, 15)
 		}},
 		{"every third line dropped", func(t *testing.T, projects string) {
 			layOutCorpus(t, corpus, projects, func(lines [][]byte) [][]byte {
