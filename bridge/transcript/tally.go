@@ -106,7 +106,10 @@ func (t *Totals) add(recent *[]counted, r Response, tab *price.Table) {
 		(*recent)[i].Req = &merged
 	} else if r.Key != "" {
 		if len(*recent) >= recentMax {
-			*recent = append((*recent)[:0], (*recent)[1:]...)
+			// Slide the window rather than shift it: append moves it to a
+			// new array once the old one is used up, one copy per
+			// recentMax responses instead of one per response.
+			*recent = (*recent)[1:]
 		}
 		m := merged
 		*recent = append(*recent, counted{Key: r.Key, Req: &m, Side: r.Side})

@@ -19,13 +19,13 @@ import (
 // into the session's turns through Parser.CountInto, the way the streams
 // count them, so a response relayed in a progress record and written again
 // in its subagent's file is counted once.
-func readClaude(g group, prices *price.Table, fn func(Turn)) (int64, error) {
-	return readClaudeParsed(g, prices, true, fn)
+func readClaude(g group, prices *price.Table, bufs *buffers, fn func(Turn)) (int64, error) {
+	return readClaudeParsed(g, prices, true, bufs, fn)
 }
 
 // readClaudeParsed is readClaude with the parsers' CountOnly fast path
 // (lean) or without it: the tests prove both give the same turns.
-func readClaudeParsed(g group, prices *price.Table, lean bool, fn func(Turn)) (int64, error) {
+func readClaudeParsed(g group, prices *price.Table, lean bool, bufs *buffers, fn func(Turn)) (int64, error) {
 	main, err := transcript.NewParser(nil)
 	if err != nil {
 		return 0, err
@@ -44,7 +44,7 @@ func readClaudeParsed(g group, prices *price.Table, lean bool, fn func(Turn)) (i
 		}
 	}()
 	for i, path := range g.files {
-		r, err := openLines(path)
+		r, err := bufs.open(path)
 		if err != nil {
 			if i == 0 {
 				return 0, err

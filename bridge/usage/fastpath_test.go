@@ -81,10 +81,11 @@ func TestCountOnlySameTurns(t *testing.T) {
 				t.Fatal(err)
 			}
 			turns := 0
+			var bufs buffers // lent and taken back across sessions, as a worker does
 			for _, g := range groups {
 				var plain, lean []Turn
-				pb, perr := readClaudeParsed(g, prices, false, func(t Turn) { plain = append(plain, t) })
-				lb, lerr := readClaudeParsed(g, prices, true, func(t Turn) { lean = append(lean, t) })
+				pb, perr := readClaudeParsed(g, prices, false, nil, func(t Turn) { plain = append(plain, t) })
+				lb, lerr := readClaudeParsed(g, prices, true, &bufs, func(t Turn) { lean = append(lean, t) })
 				if (perr == nil) != (lerr == nil) || pb != lb {
 					t.Fatalf("%s: plain read %d bytes (%v), fast path %d (%v)", g.files[0], pb, perr, lb, lerr)
 				}

@@ -23,18 +23,57 @@ type lineReader struct {
 	br    *bufio.Reader
 	long  []byte // a line longer than the read buffer, gathered
 	bytes int64
+	home  *buffers // where its buffers go back on Close (nil: nowhere)
 }
 
-func openLines(path string) (*lineReader, error) {
+// readBuffer is what most lines, even long tool results, fit in without
+// gathering.
+const readBuffer = 256 << 10
+
+// keepLong is the largest gathered-line buffer a worker keeps for its
+// next file: a rare huge line's buffer is let go.
+const keepLong = 4 << 20
+
+func openLines(path string) (*lineReader, error) { return (*buffers)(nil).open(path) }
+
+// buffers are one worker's read buffers, lent to each file it opens and
+// taken back when the file is closed: a history of thousands of files
+// then allocates a few buffers, not one (and a gathered long line) per
+// file. Not safe for concurrent use; nil lends nothing.
+type buffers struct {
+	free []*lineReader
+}
+
+func (b *buffers) open(path string) (*lineReader, error) {
 	f, err := transcript.OpenRegular(path) // a FIFO named *.jsonl must not hang the report
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	// Most lines, even long tool results, fit without gathering.
-	return &lineReader{f: f, br: bufio.NewReaderSize(f, 256<<10)}, nil
+	if b != nil && len(b.free) > 0 {
+		r := b.free[len(b.free)-1]
+		b.free = b.free[:len(b.free)-1]
+		r.f, r.bytes = f, 0
+		r.br.Reset(f)
+		return r, nil
+	}
+	return &lineReader{f: f, br: bufio.NewReaderSize(f, readBuffer), home: b}, nil
 }
 
-func (r *lineReader) Close() error { return r.f.Close() }
+// Close closes the file; its buffers go back to the worker, so no line it
+// returned may be used after.
+func (r *lineReader) Close() error {
+	err := r.f.Close()
+	if b := r.home; b != nil {
+		r.f = nil
+		r.br.Reset(nil)
+		if cap(r.long) > keepLong {
+			r.long = nil
+		}
+		r.long = r.long[:0]
+		b.free = append(b.free, r)
+	}
+	return err
+}
 
 // next returns the next complete, non-empty line (valid until the next
 // call), or io.EOF. A last line without its newline counts: the file is
