@@ -63,11 +63,23 @@ func size(tb testing.TB, f *os.File) int64 {
 }
 
 // BenchmarkReadClaude reads a generated history on one worker: the read
-// path `conductor-bridge usage` spends its time in.
+// path `conductor-bridge usage` spends its time in. USAGE_BENCH_PROJECTS
+// names a projects folder to read instead (a multi-GB one, say), on every
+// CPU as the command does.
 func BenchmarkReadClaude(b *testing.B) {
 	projects := filepath.Join(b.TempDir(), "projects")
-	n := writeSynthHistory(b, projects, 64)
 	src := Source{ClaudeProjects: projects, Workers: 1}
+	var n int64
+	if dir := os.Getenv("USAGE_BENCH_PROJECTS"); dir != "" {
+		src = Source{ClaudeProjects: dir}
+		h, err := src.Read(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = h.Bytes
+	} else {
+		n = writeSynthHistory(b, projects, 64)
+	}
 	b.SetBytes(n)
 	for b.Loop() {
 		if _, err := src.Read(context.Background()); err != nil {

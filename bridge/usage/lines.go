@@ -168,11 +168,11 @@ var timestampKey = []byte(`"timestamp":"`)
 // line holding it once has it there; only a line that also nests one (a
 // relayed message) needs the walk that tells the levels apart.
 func timestampOf(line []byte) []byte {
-	i := bytes.Index(line, timestampKey)
+	i := indexQuoted(line, timestampKey)
 	if i < 0 {
 		return nil
 	}
-	if bytes.Index(line[i+len(timestampKey):], timestampKey) >= 0 {
+	if indexQuoted(line[i+len(timestampKey):], timestampKey) >= 0 {
 		return topLevelString(line, "timestamp")
 	}
 	v := line[i+len(timestampKey):]
@@ -180,6 +180,25 @@ func timestampOf(line []byte) []byte {
 		return v[:end] // a time has no escapes; a bad one fails to parse
 	}
 	return nil
+}
+
+// indexQuoted is bytes.Index(line, key) for a key that starts with a
+// quote: it jumps from quote to quote. bytes.Index gives up on that after
+// the first few quotes of a line's head and compares at every byte of the
+// rest, a long tool output included, which made this search a third of
+// the whole report's time.
+func indexQuoted(line, key []byte) int {
+	for i := 0; ; {
+		j := bytes.IndexByte(line[i:], key[0])
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if bytes.HasPrefix(line[i:], key) {
+			return i
+		}
+		i++
+	}
 }
 
 // topLevelString finds the value of key in a JSON object's top level
