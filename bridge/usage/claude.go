@@ -24,7 +24,8 @@ func readClaude(g group, prices *price.Table, bufs *buffers, fn func(Turn)) (int
 }
 
 // readClaudeParsed is readClaude with the parsers' CountOnly fast path
-// (lean) or without it: the tests prove both give the same turns.
+// and lazy line times (lean) or without: the tests prove both give the
+// same turns.
 func readClaudeParsed(g group, prices *price.Table, lean bool, bufs *buffers, fn func(Turn)) (int64, error) {
 	main, err := transcript.NewParser(nil)
 	if err != nil {
@@ -35,7 +36,7 @@ func readClaudeParsed(g group, prices *price.Table, lean bool, bufs *buffers, fn
 		// The report reads turn_complete events only: no content is copied.
 		main.CountOnly()
 	}
-	var m merged
+	m := merged{eager: !lean}
 	parsers := make([]*transcript.Parser, 0, len(g.files))
 	var readers []*lineReader
 	defer func() {
@@ -113,13 +114,11 @@ func readClaudeParsed(g group, prices *price.Table, lean bool, bufs *buffers, fn
 	if t := main.State.Turn; t != nil && t.Sum.Usage != (event.Usage{}) {
 		evs = main.EndTurn(evs)
 	}
-	for _, s := range m.srcs {
-		if s.ts.After(last) {
-			last = s.ts
-		}
-	}
 	emit()
 	if c := main.State.Carry; c != nil && c.Usage != (event.Usage{}) {
+		if last, err = m.latest(); err != nil {
+			return bytesOf(readers), err
+		}
 		// Usage read after the last turn (a background subagent, a
 		// subagent file whose session is gone): it was spent, so it counts.
 		t := Turn{End: last, Start: last, Agent: AgentClaude, Workspace: cwd, Session: main.State.SessionID,

@@ -10,9 +10,11 @@ import (
 	"conductorbridge/bridge/price"
 )
 
-// TestCountOnlySameTurns reads every Claude session twice, with the
-// parsers' CountOnly fast path the report uses and with the plain parser
-// the streams use, and wants every Turn equal, field by field: the fast
+// TestCountOnlySameTurns reads every Claude session twice, the fast way
+// the report does (the parsers' CountOnly, a merge that reads lines' times
+// only while two files are left) and the plain way (the parser the
+// streams use, every line's time read), and wants every Turn equal, field
+// by field: the fast
 // path may skip work, never change a number, a time or a name. The
 // histories are the whole Claude corpus, generated sessions (realistic ones, and random lines of every kind), and the
 // corpus cut up (lines dropped, repeated, files ending mid-turn) so that

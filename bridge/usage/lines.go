@@ -123,14 +123,21 @@ func eofOr(err error) error {
 // subagents' files) as one stream in timestamp order, the order in which
 // a live follower would have seen them: a subagent's usage then lands in
 // the turn that ran it.
+//
+// A line's time is read only while it decides the order: once one file
+// is left, its lines are taken as they come, and the time of its last
+// line (which latest needs, rarely) is read again then.
 type merged struct {
-	srcs []*source
+	srcs  []*source
+	eager bool // read every line's time, as a plain merge does (the tests compare)
 }
 
 type source struct {
 	r    *lineReader
 	line []byte // the current line, in r's buffer
 	ts   time.Time
+	seen bool // ts is read up to the current line
+	lazy bool // a line was taken without reading its time: ts is stale
 	done bool
 	idx  int // which file: 0 is the session's own
 }
@@ -152,13 +159,63 @@ func (m *merged) advance(s *source) error {
 	}
 	// Each file has its own read buffer, so the line stays valid until
 	// this file is read again: no copy.
-	s.line = line
-	// A line with no time keeps its file's previous one: it stays where
-	// it was written.
+	s.line, s.seen = line, false
+	if m.eager {
+		s.timeOf()
+	}
+	return nil
+}
+
+// timeOf reads the current line's time into ts, once. A line with no
+// time keeps its file's previous one: it stays where it was written.
+func (s *source) timeOf() {
+	if s.seen || s.done {
+		return
+	}
+	s.seen = true
 	if ts, err := time.Parse(time.RFC3339Nano, string(timestampOf(s.line))); err == nil {
 		s.ts = ts
 	}
-	return nil
+}
+
+// latest is the time of the newest line read from any of the files: the
+// latest a line with a time says in each, as the merge read them.
+func (m *merged) latest() (time.Time, error) {
+	var last time.Time
+	for _, s := range m.srcs {
+		ts := s.ts
+		if s.lazy {
+			t, err := lastTime(s.r.f, s.r.bytes)
+			if err != nil {
+				return last, err
+			}
+			ts = t
+		}
+		if ts.After(last) {
+			last = ts
+		}
+	}
+	return last, nil
+}
+
+// lastTime reads the first n bytes of f again (the lines a lineReader
+// read, from the file still open: it may be gone from its folder by now)
+// for the time the last of them with one says (zero: none has).
+func lastTime(f *os.File, n int64) (time.Time, error) {
+	r := &lineReader{f: f, br: bufio.NewReaderSize(io.NewSectionReader(f, 0, n), readBuffer)}
+	var last time.Time
+	for {
+		line, err := r.next()
+		if errors.Is(err, io.EOF) {
+			return last, nil
+		}
+		if err != nil {
+			return last, err
+		}
+		if ts, err := time.Parse(time.RFC3339Nano, string(timestampOf(line))); err == nil {
+			last = ts
+		}
+	}
 }
 
 var timestampKey = []byte(`"timestamp":"`)
@@ -261,16 +318,29 @@ func stringEnd(line []byte, i int) int {
 // false once every file is read. Ties go to the session's own file.
 func (m *merged) next(fn func(line []byte, idx int)) (bool, error) {
 	var best *source
+	alone := true
 	for _, s := range m.srcs {
 		if s.done {
 			continue
 		}
-		if best == nil || s.ts.Before(best.ts) {
+		if best == nil {
+			best = s
+			continue
+		}
+		if alone {
+			alone = false
+			best.timeOf()
+		}
+		s.timeOf()
+		if s.ts.Before(best.ts) {
 			best = s
 		}
 	}
 	if best == nil {
 		return false, nil
+	}
+	if alone && !best.seen {
+		best.lazy = true // no other file's line to order it against
 	}
 	fn(best.line, best.idx)
 	return true, m.advance(best)
