@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,13 +48,31 @@ type counted struct {
 // id alone when it has one, so that a line of it written without its
 // requestId (Response.Key) is still known.
 func shortKey(k string) string {
+	var b [shortKeyMax]byte
+	return string(appendShortKey(b[:0], k))
+}
+
+// shortKeyMax is the longest short key: "#" and 64 bits in base 36.
+const shortKeyMax = 1 + 13
+
+// appendShortKey appends k's short key to b: add compares it with every
+// remembered response for every line, and builds no string for that.
+func appendShortKey(b []byte, k string) []byte {
 	if id, _ := splitKey(k); id != "" {
 		k = id
 	}
-	h := fnv.New64a()
-	h.Write([]byte(k))
-	return "#" + strconv.FormatUint(h.Sum64(), 36)
+	h := uint64(fnvOffset)
+	for i := 0; i < len(k); i++ { // FNV-1a, as hash/fnv's New64a
+		h ^= uint64(k[i])
+		h *= fnvPrime
+	}
+	return strconv.AppendUint(append(b, '#'), h, 36)
 }
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 // splitKey parses a Response.Key: message.id, then "|" and the requestId
 // when the line had one.
@@ -92,9 +109,10 @@ func (t *Totals) add(recent *[]counted, r Response, tab *price.Table) {
 	prev, merged := price.Request{}, r.Req
 	i := -1
 	if r.Key != "" {
-		short := shortKey(r.Key)
+		var sb [shortKeyMax]byte
+		short := appendShortKey(sb[:0], r.Key)
 		id, req := splitKey(r.Key)
-		i = slices.IndexFunc(*recent, func(c counted) bool { return c.Key == short || sameKeyed(c.Key, r.Key, id, req) })
+		i = slices.IndexFunc(*recent, func(c counted) bool { return c.Key == string(short) || sameKeyed(c.Key, r.Key, id, req) })
 	}
 	if i >= 0 {
 		c := (*recent)[i]

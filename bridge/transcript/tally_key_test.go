@@ -1,6 +1,10 @@
 package transcript
 
-import "testing"
+import (
+	"hash/fnv"
+	"strconv"
+	"testing"
+)
 
 // sameResponse is the plain definition sameKeyed must agree with: both
 // keys split at "|" into message id and requestId.
@@ -22,6 +26,22 @@ func TestSameKeyedIsSameResponse(t *testing.T) {
 			if got, want := sameKeyed(a, b, id, req), sameResponse(a, b); got != want {
 				t.Errorf("sameKeyed(%q, %q) = %v, sameResponse says %v", a, b, got, want)
 			}
+		}
+	}
+}
+
+// TestShortKeyIsFNV wants the short keys journals already hold: "#" and
+// the FNV-1a hash of the message id, in base 36.
+func TestShortKeyIsFNV(t *testing.T) {
+	for _, k := range []string{"", "msg_1", "msg_1|req_1", "|req_1", "msg_01ABCdef|req_011CXYZ", "日本|x"} {
+		id, _ := splitKey(k)
+		if id == "" {
+			id = k
+		}
+		h := fnv.New64a()
+		h.Write([]byte(id))
+		if got, want := shortKey(k), "#"+strconv.FormatUint(h.Sum64(), 36); got != want {
+			t.Errorf("shortKey(%q) = %q, want %q", k, got, want)
 		}
 	}
 }
