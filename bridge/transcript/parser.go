@@ -35,6 +35,8 @@ type Parser struct {
 	// subagent file's parser counts into its session's parser.
 	prices *price.Table
 	sink   *Parser
+	// countOnly: emit turn_complete events only (CountOnly).
+	countOnly bool
 }
 
 // SetPrices makes the parser price with t rather than the built-in table.
@@ -45,6 +47,13 @@ func (p *Parser) SetPrices(t *price.Table) { p.prices = t }
 // response seen both in a progress record and in the subagent's file is
 // counted once.
 func (p *Parser) CountInto(main *Parser) { p.sink = main }
+
+// CountOnly makes the parser emit turn_complete events and nothing else,
+// for a reader that sums turns (the usage report): it keeps exactly the
+// state a full parse keeps, so its turns are the same, but copies no
+// content into events nobody reads (a tool result's text, an input).
+// The streams never set it.
+func (p *Parser) CountOnly() { p.countOnly = true }
 
 func (p *Parser) table() *price.Table {
 	if p.prices != nil {
@@ -293,6 +302,12 @@ func (p *Parser) blocks(msg *fastjson.Value, ts time.Time, side bool, out []even
 			if len(text) == 0 {
 				continue
 			}
+			if p.countOnly {
+				if !side {
+					p.State.LastText, _ = cut(text)
+				}
+				continue
+			}
 			e := base
 			e.Type = event.Assistant
 			e.Content, e.Truncated = cut(text)
@@ -301,6 +316,9 @@ func (p *Parser) blocks(msg *fastjson.Value, ts time.Time, side bool, out []even
 			}
 			out = append(out, e)
 		case "thinking":
+			if p.countOnly {
+				continue // no state: only an event
+			}
 			text := b.GetStringBytes("thinking")
 			if len(text) == 0 {
 				continue // redacted or signature-only
@@ -314,13 +332,16 @@ func (p *Parser) blocks(msg *fastjson.Value, ts time.Time, side bool, out []even
 			e.Type = event.ToolUse
 			e.Name = string(b.GetStringBytes("name"))
 			e.ToolUseID = string(b.GetStringBytes("id"))
-			e.Input, e.TruncIn = toolInput(e.Name, b.Get("input"))
 			if e.ToolUseID != "" {
 				if p.State.Tools == nil {
 					p.State.Tools = make(map[string]string)
 				}
 				p.State.Tools[e.ToolUseID] = e.Name
 			}
+			if p.countOnly {
+				continue
+			}
+			e.Input, e.TruncIn = toolInput(e.Name, b.Get("input"))
 			out = append(out, e)
 		}
 	}
@@ -393,6 +414,9 @@ func (p *Parser) prompt(base event.Event, text []byte, out []event.Event) []even
 			p.startTurn(base.TS)
 		}
 	}
+	if p.countOnly {
+		return out
+	}
 	e := base
 	e.Type = event.User
 	e.Content, e.Truncated = cut(text)
@@ -405,13 +429,11 @@ func (p *Parser) prompt(base event.Event, text []byte, out []event.Event) []even
 var conductorInstruction = []byte("<system_instruction>")
 
 func (p *Parser) toolResult(base event.Event, b *fastjson.Value, out []event.Event) []event.Event {
-	e := base
-	e.Type = event.ToolResult
-	e.ToolUseID = string(b.GetStringBytes("tool_use_id"))
-	e.Name = p.State.Tools[e.ToolUseID]
-	delete(p.State.Tools, e.ToolUseID)
-	e.IsError = b.GetBool("is_error")
-	e.Output, e.TruncOut = resultText(b.Get("content"))
+	id := b.GetStringBytes("tool_use_id")
+	name, answered := p.State.Tools[string(id)]
+	if answered {
+		delete(p.State.Tools, string(id))
+	}
 	if t := p.State.Turn; t != nil {
 		if !base.TS.IsZero() {
 			t.Last = base.TS
@@ -424,6 +446,14 @@ func (p *Parser) toolResult(base event.Event, b *fastjson.Value, out []event.Eve
 			t.Unsure = false
 		}
 	}
+	if p.countOnly {
+		return out
+	}
+	e := base
+	e.Type = event.ToolResult
+	e.ToolUseID, e.Name = string(id), name
+	e.IsError = b.GetBool("is_error")
+	e.Output, e.TruncOut = resultText(b.Get("content"))
 	return append(out, e)
 }
 

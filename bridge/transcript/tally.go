@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,13 +48,31 @@ type counted struct {
 // id alone when it has one, so that a line of it written without its
 // requestId (Response.Key) is still known.
 func shortKey(k string) string {
+	var b [shortKeyMax]byte
+	return string(appendShortKey(b[:0], k))
+}
+
+// shortKeyMax is the longest short key: "#" and 64 bits in base 36.
+const shortKeyMax = 1 + 13
+
+// appendShortKey appends k's short key to b: add compares it with every
+// remembered response for every line, and builds no string for that.
+func appendShortKey(b []byte, k string) []byte {
 	if id, _ := splitKey(k); id != "" {
 		k = id
 	}
-	h := fnv.New64a()
-	h.Write([]byte(k))
-	return "#" + strconv.FormatUint(h.Sum64(), 36)
+	h := uint64(fnvOffset)
+	for i := 0; i < len(k); i++ { // FNV-1a, as hash/fnv's New64a
+		h ^= uint64(k[i])
+		h *= fnvPrime
+	}
+	return strconv.AppendUint(append(b, '#'), h, 36)
 }
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 // splitKey parses a Response.Key: message.id, then "|" and the requestId
 // when the line had one.
@@ -64,17 +81,26 @@ func splitKey(k string) (id, req string) {
 	return id, req
 }
 
-// sameResponse reports whether two keys name one response: equal, or one
+// sameKeyed reports whether two keys name one response: equal, or one
 // message whose requestId only one of the lines carried (a subagent's line
 // relayed in a progress record and written again in its own file need not
-// both have it).
-func sameResponse(a, b string) bool {
+// both have it). b comes split into id and req already, and a is not
+// split: add asks this of every remembered response for every line.
+func sameKeyed(a, b, id, req string) bool {
 	if a == b {
 		return true
 	}
-	ida, reqa := splitKey(a)
-	idb, reqb := splitKey(b)
-	return ida != "" && ida == idb && (reqa == "" || reqb == "")
+	// a's id equals b's when a is id alone or id, "|" and a requestId.
+	if id == "" || !strings.HasPrefix(a, id) {
+		return false
+	}
+	if len(a) == len(id) {
+		return true // a has no requestId
+	}
+	if a[len(id)] != '|' {
+		return false
+	}
+	return len(a) == len(id)+1 || req == ""
 }
 
 // add counts what one line adds: the response's usage the first time its
@@ -83,8 +109,10 @@ func (t *Totals) add(recent *[]counted, r Response, tab *price.Table) {
 	prev, merged := price.Request{}, r.Req
 	i := -1
 	if r.Key != "" {
-		short := shortKey(r.Key)
-		i = slices.IndexFunc(*recent, func(c counted) bool { return c.Key == short || sameResponse(c.Key, r.Key) })
+		var sb [shortKeyMax]byte
+		short := appendShortKey(sb[:0], r.Key)
+		id, req := splitKey(r.Key)
+		i = slices.IndexFunc(*recent, func(c counted) bool { return c.Key == string(short) || sameKeyed(c.Key, r.Key, id, req) })
 	}
 	if i >= 0 {
 		c := (*recent)[i]
@@ -96,7 +124,10 @@ func (t *Totals) add(recent *[]counted, r Response, tab *price.Table) {
 		(*recent)[i].Req = &merged
 	} else if r.Key != "" {
 		if len(*recent) >= recentMax {
-			*recent = append((*recent)[:0], (*recent)[1:]...)
+			// Slide the window rather than shift it: append moves it to a
+			// new array once the old one is used up, one copy per
+			// recentMax responses instead of one per response.
+			*recent = (*recent)[1:]
 		}
 		m := merged
 		*recent = append(*recent, counted{Key: r.Key, Req: &m, Side: r.Side})

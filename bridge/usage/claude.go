@@ -19,13 +19,24 @@ import (
 // into the session's turns through Parser.CountInto, the way the streams
 // count them, so a response relayed in a progress record and written again
 // in its subagent's file is counted once.
-func readClaude(g group, prices *price.Table, fn func(Turn)) (int64, error) {
+func readClaude(g group, prices *price.Table, bufs *buffers, fn func(Turn)) (int64, error) {
+	return readClaudeParsed(g, prices, true, bufs, fn)
+}
+
+// readClaudeParsed is readClaude with the parsers' CountOnly fast path
+// and lazy line times (lean) or without: the tests prove both give the
+// same turns.
+func readClaudeParsed(g group, prices *price.Table, lean bool, bufs *buffers, fn func(Turn)) (int64, error) {
 	main, err := transcript.NewParser(nil)
 	if err != nil {
 		return 0, err
 	}
 	main.SetPrices(prices)
-	var m merged
+	if lean {
+		// The report reads turn_complete events only: no content is copied.
+		main.CountOnly()
+	}
+	m := merged{eager: !lean}
 	parsers := make([]*transcript.Parser, 0, len(g.files))
 	var readers []*lineReader
 	defer func() {
@@ -34,7 +45,7 @@ func readClaude(g group, prices *price.Table, fn func(Turn)) (int64, error) {
 		}
 	}()
 	for i, path := range g.files {
-		r, err := openLines(path)
+		r, err := bufs.open(path)
 		if err != nil {
 			if i == 0 {
 				return 0, err
@@ -47,6 +58,9 @@ func readClaude(g group, prices *price.Table, fn func(Turn)) (int64, error) {
 			p = &transcript.Parser{}
 			p.SetPrices(prices)
 			p.CountInto(main)
+			if lean {
+				p.CountOnly()
+			}
 		}
 		parsers = append(parsers, p)
 		if err := m.add(r); err != nil {
@@ -100,13 +114,11 @@ func readClaude(g group, prices *price.Table, fn func(Turn)) (int64, error) {
 	if t := main.State.Turn; t != nil && t.Sum.Usage != (event.Usage{}) {
 		evs = main.EndTurn(evs)
 	}
-	for _, s := range m.srcs {
-		if s.ts.After(last) {
-			last = s.ts
-		}
-	}
 	emit()
 	if c := main.State.Carry; c != nil && c.Usage != (event.Usage{}) {
+		if last, err = m.latest(); err != nil {
+			return bytesOf(readers), err
+		}
 		// Usage read after the last turn (a background subagent, a
 		// subagent file whose session is gone): it was spent, so it counts.
 		t := Turn{End: last, Start: last, Agent: AgentClaude, Workspace: cwd, Session: main.State.SessionID,

@@ -1,6 +1,12 @@
 package usage
 
-import "testing"
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestTopLevelString(t *testing.T) {
 	for _, tt := range []struct{ line, want string }{
@@ -29,6 +35,40 @@ func TestTimestampOf(t *testing.T) {
 	} {
 		if got := string(timestampOf([]byte(tt.line))); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}
+
+// TestIndexQuotedIsBytesIndex wants indexQuoted to find exactly what
+// bytes.Index finds: at the corpus's lines, and at random mixes of quotes,
+// key fragments and text, where near misses abound.
+func TestIndexQuotedIsBytesIndex(t *testing.T) {
+	var lines [][]byte
+	files, _ := filepath.Glob("../transcript/testdata/corpus/*/*.jsonl")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, bytes.Split(b, []byte("\n"))...)
+	}
+	if len(lines) < 100 {
+		t.Fatalf("only %d corpus lines", len(lines))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	parts := []string{`"`, `"timestamp":"`, `"timestamp"`, `timestamp":"`, `"timestam`, `\"`, `:`, `x`, "2026", `{`, `}`, `"t`}
+	for range 20000 {
+		var b []byte
+		for range r.IntN(12) {
+			b = append(b, parts[r.IntN(len(parts))]...)
+		}
+		lines = append(lines, b)
+	}
+	for _, key := range [][]byte{timestampKey, cwdKey, sidKey, []byte(`"`)} {
+		for _, l := range lines {
+			if got, want := indexQuoted(l, key), bytes.Index(l, key); got != want {
+				t.Fatalf("indexQuoted(%q, %q) = %d, bytes.Index says %d", l, key, got, want)
+			}
 		}
 	}
 }

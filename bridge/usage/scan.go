@@ -69,10 +69,11 @@ func (s Source) Read(ctx context.Context) (*History, error) {
 	for range workers {
 		wg.Go(func() {
 			var turns [][]Turn // by group: joined once at the end
+			var bufs buffers   // this worker's, lent to each file it reads
 			for g := range work {
 				c, ok := s.Cache.get(g)
 				if !ok {
-					c = readGroup(g, prices)
+					c = readGroup(g, prices, &bufs)
 					if c.err == nil { // a file that failed is tried again next time
 						s.Cache.put(g, c)
 					}
@@ -128,13 +129,13 @@ feed:
 }
 
 // readGroup reads one unit of work.
-func readGroup(g group, prices *price.Table) cached {
+func readGroup(g group, prices *price.Table, bufs *buffers) cached {
 	var c cached
 	collect := func(t Turn) { c.turns = append(c.turns, t) }
 	if g.agent == AgentCodex {
 		c.bytes, c.err = readCodex(g.files[0], prices, collect, func(ls []Limit) { c.limits = ls })
 	} else {
-		c.bytes, c.err = readClaude(g, prices, collect)
+		c.bytes, c.err = readClaude(g, prices, bufs, collect)
 	}
 	return c
 }
