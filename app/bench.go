@@ -49,7 +49,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	calls := fs.Int("turn-calls", 1000, "tool calls in the long turn whose journal is measured (0 skips)")
 	codexWS := fs.Int("codex-sessions", 200, "plain Codex sessions for the Codex line → event run, 10 prompts/s each (0 skips)")
 	codexLines := fs.Int("codex-lines", 50, "prompts each Codex session appends")
-	usageMB := fs.Int("usage-mb", 256, "MB of history read by the usage command and by ccusage side by side (0 skips)")
+	usageMB := fs.Int("usage-mb", 2048, "MB of history read by the usage command and by ccusage side by side (0 skips)")
 	ccusage := fs.String("ccusage", "", "the ccusage to compare with (default: "+ccusagePinned+", else the one on PATH)")
 	if err := fs.Parse(args); err != nil {
 		return err
