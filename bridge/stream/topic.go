@@ -115,7 +115,7 @@ func (t *Topic) Publish(evs []event.Event, cursor json.RawMessage) ([]Item, erro
 	for _, e := range evs {
 		e.Bound() // nothing unbounded reaches the wire or the journal
 		e.ID = t.next
-		data, err := json.Marshal(e)
+		data, err := e.MarshalJSON() // directly: json.Marshal would reflect on it and compact the result again
 		if err != nil {
 			return nil, fmt.Errorf("encode event %d: %w", e.ID, err)
 		}
