@@ -65,10 +65,6 @@ type Config struct {
 	// IdleScanEvery is how far the scan timer backs off while nothing
 	// changes (default 30 s; never below ScanEvery).
 	IdleScanEvery time.Duration
-	// IdleSweepEvery is how far the sweep backs off while every agent is
-	// idle (default 30 s). Once there, each sweep brings a scan with it,
-	// so that the two safety nets cost an idle bridge one wake-up, not two.
-	IdleSweepEvery time.Duration
 	// MaxWatches caps the paths given to fsnotify (0: no cap but the
 	// system's own). Past it, as when the system runs out of inotify
 	// watches or kqueue descriptors, a path is polled by the sweep.
@@ -81,9 +77,6 @@ func (c *Config) withDefaults() {
 	}
 	if c.IdleScanEvery < c.ScanEvery {
 		c.IdleScanEvery = max(c.ScanEvery, 30*time.Second)
-	}
-	if c.IdleSweepEvery <= 0 {
-		c.IdleSweepEvery = 30 * time.Second
 	}
 	if c.ScanTimeout <= 0 {
 		c.ScanTimeout = 10 * time.Second
@@ -235,20 +228,14 @@ func (e *Engine) Run(ctx context.Context) error {
 // nudge) says agents are at work.
 func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
 	sw := newSweeper(e)
-	sweep := newWakeTimer(sw.every)
-	defer sweep.Close()
+	sweep := time.NewTimer(sw.every)
+	defer sweep.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-sweep.C():
-			backedOff := sw.every >= sw.max
+		case <-sweep.C:
 			sweep.Reset(sw.sweep())
-			if backedOff {
-				// Every agent idle: the scan's safety net runs now too,
-				// in the same wake-up (its own timer is reset by it).
-				e.askRescan()
-			}
 		case <-e.nudge:
 			sw.wake(sweep)
 		case <-active:
@@ -260,7 +247,7 @@ func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
 
 // wake brings a backed-off sweep back to its base rate: agents are at
 // work again, and it must not wait out its long interval.
-func (s *sweeper) wake(t wakeTimer) {
+func (s *sweeper) wake(t *time.Timer) {
 	if s.active() {
 		t.Reset(s.every)
 	}
@@ -272,14 +259,14 @@ func (s *sweeper) wake(t wakeTimer) {
 // and comes back to ScanEvery as soon as one does.
 func (e *Engine) scanLoop(ctx context.Context) {
 	every := e.cfg.ScanEvery
-	timer := newWakeTimer(every)
-	defer timer.Close()
+	timer := time.NewTimer(every)
+	defer timer.Stop()
 	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-timer.C():
+		case <-timer.C:
 		case <-e.rescan:
 			// Conductor writes its database many times a turn: asks that
 			// come faster than minScanGap are folded into one scan.

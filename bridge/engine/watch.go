@@ -290,13 +290,11 @@ func (e *Engine) unwatchLocked(projectDir string) {
 // workspaces whose files changed: the safety net for missed or unsupported
 // fsnotify events, and how new session files are noticed where folders
 // are not watched. While nothing changes and no agent works it backs off,
-// doubling its interval up to Config.IdleSweepEvery, so an idle bridge
-// barely wakes.
+// doubling its interval up to maxSweep, so an idle bridge barely wakes.
 type sweeper struct {
 	e      *Engine
 	base   time.Duration
 	every  time.Duration
-	max    time.Duration    // the longest it waits while every agent is idle
 	stamps map[string]stamp // path → what the last sweep saw
 }
 
@@ -305,9 +303,11 @@ type stamp struct {
 	size int64
 }
 
+// maxSweep is the longest the sweep waits while every agent is idle.
+const maxSweep = 20 * time.Second
+
 func newSweeper(e *Engine) *sweeper {
-	return &sweeper{e: e, base: e.cfg.SweepEvery, every: e.cfg.SweepEvery, max: max(e.cfg.SweepEvery, e.cfg.IdleSweepEvery),
-		stamps: make(map[string]stamp)}
+	return &sweeper{e: e, base: e.cfg.SweepEvery, every: e.cfg.SweepEvery, stamps: make(map[string]stamp)}
 }
 
 // active is told of a file event: agents are at work, so the sweep comes
@@ -384,7 +384,7 @@ func (s *sweeper) sweep() time.Duration {
 		// not back off while there are any.
 		s.every = s.base
 	} else {
-		s.every = min(2*s.every, s.max)
+		s.every = min(2*s.every, maxSweep)
 	}
 	return s.every
 }
