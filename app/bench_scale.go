@@ -84,11 +84,13 @@ func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o bench
 		rate := float64(time.Second) / float64(o.fanInterval)
 		cond := fmt.Sprintf("%d SSE subscribers on one workspace, %.0f lines/s for %d lines; %d/%d delivered", o.fanSubs, rate, o.fanLines, len(res.lat), res.expected)
 		r.addLatencies("fan-out line → event", res.lat, cond)
-		if res.rssIdle > 0 && res.rssSubs > 0 {
-			r.add("memory per subscriber", float64(res.rssSubs-res.rssIdle)/float64(o.fanSubs), "KB",
-				fmt.Sprintf("resident memory with %d subscribers connected minus before, divided by %d", o.fanSubs, o.fanSubs))
+		if res.memErr == nil {
+			d := (res.memSubs.HeapInuse + res.memSubs.StackInuse) - (res.memIdle.HeapInuse + res.memIdle.StackInuse)
+			r.add("memory per subscriber", float64(d)/1024/float64(o.fanSubs), "KB",
+				fmt.Sprintf("Go heap in use + stacks after a full GC, with %d subscribers held open minus before, divided by %d (%+d goroutines); kernel socket buffers not counted",
+					o.fanSubs, o.fanSubs, res.memSubs.Goroutines-res.memIdle.Goroutines))
 		} else {
-			r.unknown("memory per subscriber", "KB", "resident memory unreadable")
+			r.unknown("memory per subscriber", "KB", "GET /api/memory: "+res.memErr.Error())
 		}
 	}
 	r.add("peak open descriptors", float64(c.peakFDs.Load()), "", fmt.Sprintf("%d workspaces, through every run above (sampled every 20 ms)", o.workspaces))

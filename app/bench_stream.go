@@ -103,15 +103,19 @@ type streamResult struct {
 	lat      []time.Duration
 	expected int
 	elapsed  time.Duration
-	rssIdle  int64 // KB before the subscribers connected
-	rssSubs  int64 // KB with every subscriber connected
+	// The bridge's Go heap and stacks in use after a full collection,
+	// before the subscribers connected and with all of them held open.
+	memIdle, memSubs benchMemory
+	memErr           error
 }
 
 func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []string, load streamLoad) (streamResult, error) {
 	var res streamResult
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	res.rssIdle = residentKB(c.pid())
+	if load.fanOut { // each reading is a full GC: only the fan-out states memory
+		res.memIdle, res.memErr = childMemory(ctx, c)
+	}
 	var mu sync.Mutex
 	var ready, done sync.WaitGroup
 	targets := ids[:load.workspaces]
@@ -161,7 +165,9 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 	}
 	ready.Wait()
 	time.Sleep(time.Second) // let the bridge settle with every subscriber
-	res.rssSubs = residentKB(c.pid())
+	if load.fanOut && res.memErr == nil {
+		res.memSubs, res.memErr = childMemory(ctx, c)
+	}
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range load.workspaces {
@@ -200,4 +206,20 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 	cancel()
 	done.Wait()
 	return res, nil
+}
+
+// benchMemory is the bridge's GET /api/memory.
+type benchMemory struct {
+	HeapInuse  int64 `json:"heap_inuse"`
+	StackInuse int64 `json:"stack_inuse"`
+	Goroutines int   `json:"goroutines"`
+}
+
+// childMemory asks the bridge to collect its garbage and say what its heap
+// and stacks hold: resident memory sampled around a connection storm
+// falls as often as it rises, as the collector returns pages.
+func childMemory(ctx context.Context, c *benchChild) (benchMemory, error) {
+	var m benchMemory
+	err := getJSON(ctx, c.base+"/api/memory", c.token(), &m)
+	return m, err
 }

@@ -262,15 +262,6 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	go requeueLost(ctx, eng, queue, log)
 	codexes := newCodexDelivery(c, queue, eng, log)
 	go codexes.Run(ctx)
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-eng.CaughtUp():
-			// The cold start's reading left its buffers as garbage: hand
-			// their pages back now rather than hold them all day.
-			debug.FreeOSMemory()
-		}
-	}()
 	b.api = &api.Server{
 		Engine: eng, Version: version(), Started: time.Now(),
 		Origins: c.origins(), Done: ctx,
@@ -286,6 +277,18 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Usage: usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices, Cache: &usagerep.Cache{}},
 	}
 	pairs.Announce = b.api.AnnouncePairing
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-eng.CaughtUp():
+			// The first list call must not pay for encoding a thousand
+			// workspaces; then the cold start's reading left its buffers
+			// as garbage: hand their pages back now rather than hold
+			// them all day.
+			b.api.WarmList()
+			debug.FreeOSMemory()
+		}
+	}()
 	return b, nil
 }
 

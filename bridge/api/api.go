@@ -108,6 +108,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("DELETE /api/workspaces/{id}", s.local(s.unregisterWorkspace))
 	mux.HandleFunc("POST /api/viewer-link", s.local(s.viewerLink))
 	mux.HandleFunc("POST /api/token/rotate", s.local(s.rotateToken))
+	mux.HandleFunc("GET /api/memory", s.local(s.memory))
 
 	mux.HandleFunc("POST /hook/{event}", authorized(s.HookSecret, s.hook))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -268,8 +269,21 @@ func (s *Server) withPairingInto(in engine.Info, sessions []sessionJSON) workspa
 }
 
 func (s *Server) workspaces(w http.ResponseWriter, r *http.Request) {
+	buf := s.list.buffer()
+	defer s.list.done(buf)
+	*buf = s.listBody(*buf, s.visibility(r))
+	body := *buf
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}
+
+// listBody appends the workspace list that sees lets through to b,
+// encoding only what changed since the cache last saw it.
+func (s *Server) listBody(b []byte, sees func(id string) bool) []byte {
 	list := s.Engine.Workspaces()
-	sees := s.visibility(r)
 	visible := func(yield func(workspaceJSON) bool) {
 		scratch := make([]sessionJSON, 0, 8) // body copies what it keeps
 		for _, in := range list {
@@ -283,15 +297,19 @@ func (s *Server) workspaces(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	return s.list.body(b, visible, len(list))
+}
+
+// WarmList encodes every workspace into the list's cache, so that the
+// first GET /api/workspaces after a cold start costs what later ones do
+// (at a thousand workspaces encoding the whole list is tens of
+// milliseconds). serve calls it once the first scan's workspaces have
+// read their sessions; an answer is never stale for it, since each call
+// still compares every workspace's wire form with what was encoded.
+func (s *Server) WarmList() {
 	buf := s.list.buffer()
-	defer s.list.done(buf)
-	*buf = s.list.body(*buf, visible, len(list))
-	body := *buf
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(body)
+	*buf = s.listBody(*buf, func(string) bool { return true })
+	s.list.done(buf)
 }
 
 // lookup finds the workspace a request names, answering 404 itself when

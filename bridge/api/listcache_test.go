@@ -77,3 +77,35 @@ func TestListCacheAnswersAsAFreshEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmListEncodesBeforeTheFirstCall: after WarmList every workspace
+// is in the cache, so the first GET /api/workspaces encodes none of them
+// again and answers as an unwarmed server does.
+func TestWarmListEncodesBeforeTheFirstCall(t *testing.T) {
+	warm := newEnv(t)
+	warm.srv.WarmList()
+	if n, want := len(warm.srv.list.m), len(warm.srv.Engine.Workspaces()); n != want || n == 0 {
+		t.Fatalf("warmed cache holds %d workspaces, want %d", n, want)
+	}
+	encoded := map[string]*byte{}
+	for id, e := range warm.srv.list.m {
+		encoded[id] = &e.data[0]
+	}
+	body := func(e *env) []byte {
+		resp := e.send(t, req{path: "/api/workspaces", bearer: e.token.Value()})
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		return b.Bytes()
+	}
+	got := body(warm)
+	for id, e := range warm.srv.list.m {
+		if &e.data[0] != encoded[id] {
+			t.Errorf("%s was encoded again by the first call", id)
+		}
+	}
+	warm.srv.list.m = nil // as if never warmed
+	if want := body(warm); !bytes.Equal(got, want) {
+		t.Errorf("warmed answer differs:\n got %s\nwant %s", got, want)
+	}
+}

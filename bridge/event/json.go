@@ -56,6 +56,14 @@ type wire struct {
 
 // MarshalJSON writes the event in its wire shape.
 func (e Event) MarshalJSON() ([]byte, error) {
+	if b, ok := e.appendWire(make([]byte, 0, 128+len(e.Content)+len(e.Input)+len(e.Output))); ok {
+		return b, nil
+	}
+	return e.marshalWire()
+}
+
+// marshalWire encodes the event through wire, by reflection.
+func (e Event) marshalWire() ([]byte, error) {
 	w := wire{Type: e.Type, ID: e.ID, SessionID: e.SessionID, Agent: e.Agent, Sidechain: e.Sidechain}
 	if !e.TS.IsZero() {
 		w.TS = e.TS.UTC().Format(time.RFC3339Nano)

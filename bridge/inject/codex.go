@@ -101,8 +101,21 @@ func (d *CodexDelivery) Run(ctx context.Context) {
 func (d *CodexDelivery) pass(ctx context.Context) time.Duration {
 	var due time.Duration
 	now := time.Now()
+	// The engine changes with every line an agent writes: its picture of
+	// every workspace is built only while some message waits, which is
+	// seldom (at 200 busy sessions building it each time took a quarter
+	// of the bridge's CPU).
+	waitingIn := make(map[string]map[string]bool)
+	for _, ws := range d.Queue.Workspaces() {
+		if w := d.Queue.Waiting(ws); len(w) > 0 {
+			waitingIn[ws] = w
+		}
+	}
+	if len(waitingIn) == 0 {
+		return 0
+	}
 	for _, in := range d.Engine.Workspaces() {
-		waiting := d.Queue.Waiting(in.ID)
+		waiting := waitingIn[in.ID]
 		if len(waiting) == 0 {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"conductorbridge/bridge/codex"
+	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
 )
@@ -46,5 +47,41 @@ func TestCodexRoute(t *testing.T) {
 				t.Errorf("refusal %v; want one naming %q", err, tt.reason)
 			}
 		})
+	}
+}
+
+// countingEngine counts how often the deliverer builds the engine's
+// picture of every workspace.
+type countingEngine struct {
+	list  []engine.Info
+	calls int
+}
+
+func (c *countingEngine) Workspaces() []engine.Info { c.calls++; return c.list }
+func (c *countingEngine) Changes() <-chan struct{}  { return nil }
+
+// TestCodexPassListsWorkspacesOnlyWhileAMessageWaits: the engine changes
+// with every line written, and each pass that found nothing queued used to
+// build every workspace's picture; now an empty queue costs no listing,
+// and a queued message is still found.
+func TestCodexPassListsWorkspacesOnlyWhileAMessageWaits(t *testing.T) {
+	q, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &countingEngine{list: []engine.Info{{Workspace: discover.Workspace{ID: "ws1"}}}}
+	d := &CodexDelivery{Queue: q, Engine: eng}
+	for range 3 {
+		d.pass(t.Context())
+	}
+	if eng.calls != 0 {
+		t.Errorf("with nothing queued the engine was listed %d times", eng.calls)
+	}
+	if _, _, err := q.Enqueue("ws1", "hello"); err != nil {
+		t.Fatal(err)
+	}
+	d.pass(t.Context())
+	if eng.calls != 1 {
+		t.Errorf("with a message queued the engine was listed %d times, want 1", eng.calls)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // List reads every process in /proc. Processes that exit while it runs,
@@ -23,23 +24,54 @@ func list(root string) ([]Process, error) {
 		return nil, fmt.Errorf("read the process table: %w", err)
 	}
 	out := make([]Process, 0, len(entries))
+	buf := make([]byte, 0, 4096) // one buffer for every file read
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid <= 0 {
 			continue
 		}
 		dir := root + "/" + e.Name()
-		comm, err := os.ReadFile(dir + "/comm")
+		comm, err := readSmall(dir+"/comm", buf[:0])
 		if err != nil {
 			continue // gone
 		}
+		buf = comm[:0]
 		p := Process{PID: pid, Comm: strings.TrimSpace(string(comm))}
-		if cmdline, err := os.ReadFile(dir + "/cmdline"); err == nil && len(cmdline) > 0 {
+		if cmdline, err := readSmall(dir+"/cmdline", buf[:0]); err == nil && len(cmdline) > 0 {
 			p.Args = strings.Split(string(bytes.TrimRight(cmdline, "\x00")), "\x00")
+			buf = cmdline[:0]
 		}
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// readSmall reads a /proc file into b with open, read and close only:
+// os.ReadFile also stats the file twice (to size a buffer /proc files
+// never fill) and allocates, and the table is read on every scan, a few
+// hundred files each time. A read is retried on EINTR.
+func readSmall(path string, b []byte) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := syscall.Read(fd, b[len(b):cap(b)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return b, nil
+		}
+		b = b[:len(b)+n]
+	}
 }
 
 // Args reads one process's arguments.

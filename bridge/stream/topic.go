@@ -135,7 +135,7 @@ func (t *Topic) PublishDelta(evs []event.Event, cursor, delta json.RawMessage) (
 	for _, e := range evs {
 		e.Bound() // nothing unbounded reaches the wire or the journal
 		e.ID = t.next
-		data, err := json.Marshal(e)
+		data, err := e.MarshalJSON() // directly: json.Marshal would reflect on it and compact the result again
 		if err != nil {
 			return nil, fmt.Errorf("encode event %d: %w", e.ID, err)
 		}
