@@ -34,6 +34,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	exe := fs.String("bridge", "", "the conductor-bridge binary to measure (default: this one)")
 	parseMB := fs.Int("parse-mb", 64, "MB of transcript for the parser benchmark (0 skips)")
 	live := fs.Int("live-workspaces", 200, "workspaces of the idle, paced, burst and fan-out runs (0 skips them)")
+	liveSessions := fs.Int("live-sessions", 1, "sessions per live workspace, each one writing in the paced run")
 	idle := fs.Duration("idle", 60*time.Second, "how long the idle bridge is measured (0 skips)")
 	paced := fs.Int("paced-lines", 50, "lines each live workspace appends at 10 lines/s (0 skips)")
 	burstWS := fs.Int("workspaces", 50, "workspaces written at once in the burst (0 skips it)")
@@ -75,7 +76,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		{"codex parse", *parseMB <= 0, func() error { return benchCodexParse(r, *parseMB) }},
 		{"live", *live <= 0, func() error {
 			return runBenchLive(ctx, r, *exe, filepath.Join(tmp, "live"), benchLive{
-				workspaces: *live, idle: *idle, pacedLines: *paced,
+				workspaces: *live, sessions: *liveSessions, idle: *idle, pacedLines: *paced,
 				burstWS: *burstWS, burstSubs: *burstSubs, burstLines: *burstLines,
 				fanSubs: *fanSubs, fanLines: *fanLines, fanInterval: 20 * time.Millisecond})
 		}},

@@ -157,7 +157,7 @@ func runBenchCodex(ctx context.Context, r *benchReport, exe, root string, nws, l
 	if err != nil {
 		return err
 	}
-	prompter := func(i int) (func(string), func(), error) {
+	prompter := func(i, _ int) (func(string), func(), error) {
 		f, err := os.OpenFile(paths[i], os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			return nil, nil, err

@@ -12,6 +12,7 @@ import (
 // under paced writes, a burst, and a fan-out to many subscribers.
 type benchLive struct {
 	workspaces  int
+	sessions    int           // sessions per workspace, each writing in the paced run (0 means 1)
 	idle        time.Duration // idle window for CPU and wake-ups
 	pacedLines  int           // lines per workspace at 10 lines/s
 	burstWS     int           // workspaces in the burst (0 skips it)
@@ -23,7 +24,8 @@ type benchLive struct {
 }
 
 func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o benchLive) error {
-	h, err := makeBenchHome(root, o.workspaces, 1, 0)
+	per := max(o.sessions, 1)
+	h, err := makeBenchHome(root, o.workspaces, per, 0)
 	if err != nil {
 		return err
 	}
@@ -59,11 +61,12 @@ func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o bench
 	r.addKB("resident memory, idle", residentKB(c.pid()), cond)
 
 	if o.pacedLines > 0 {
-		res, err := runStreamLoad(ctx, c, h, ids, streamLoad{workspaces: o.workspaces, subs: 1, lines: o.pacedLines, every: 100 * time.Millisecond})
+		res, err := runStreamLoad(ctx, c, h, ids, streamLoad{workspaces: o.workspaces, sessions: per, subs: 1, lines: o.pacedLines, every: 100 * time.Millisecond})
 		if err != nil {
 			return err
 		}
-		cond := fmt.Sprintf("%d workspaces each appending 10 lines/s for %d lines, 1 SSE subscriber each; %d/%d delivered", o.workspaces, o.pacedLines, len(res.lat), res.expected)
+		cond := fmt.Sprintf("%d workspaces × %d sessions, each session appending 10 lines/s for %d lines, 1 SSE subscriber per workspace; %d/%d delivered",
+			o.workspaces, per, o.pacedLines, len(res.lat), res.expected)
 		r.addLatencies("line appended → event read", res.lat, cond)
 	}
 	if o.burstWS > 0 {

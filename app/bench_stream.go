@@ -79,22 +79,26 @@ func writeSynth(path, cwd string, seed uint64, size int64) error {
 // its write time.
 type streamLoad struct {
 	workspaces, subs, lines int
-	every                   time.Duration
-	fanOut                  bool
-	// prompter appends a prompt to workspace i's session; nil writes
-	// Claude Code lines (synth) to h.files[i][0].
-	prompter func(i int) (prompt func(text string), done func(), err error)
+	// sessions is how many sessions of each workspace have a writer of
+	// their own (0 means 1): each is an agent at `every`.
+	sessions int
+	every    time.Duration
+	fanOut   bool
+	// prompter appends a prompt to session j of workspace i; nil writes
+	// Claude Code lines (synth) to h.files[i][j].
+	prompter func(i, j int) (prompt func(text string), done func(), err error)
 }
 
-// claudePrompter appends Claude Code prompt lines to the first session of
-// each workspace of h.
-func claudePrompter(h *benchHome) func(i int) (func(string), func(), error) {
-	return func(i int) (func(string), func(), error) {
-		f, err := os.OpenFile(h.files[i][0], os.O_APPEND|os.O_WRONLY, 0)
+// claudePrompter appends Claude Code prompt lines to the sessions of the
+// workspaces of h.
+func claudePrompter(h *benchHome) func(i, j int) (func(string), func(), error) {
+	return func(i, j int) (func(string), func(), error) {
+		path := h.files[i][j]
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			return nil, nil, err
 		}
-		s := synth.New(f, filepath.Base(h.files[i][0])[:36], h.dirs[i], uint64(i)+1000)
+		s := synth.New(f, filepath.Base(path)[:36], h.dirs[i], uint64(i*len(h.files[i])+j)+1000)
 		return func(text string) { s.Prompt(text) }, func() { f.Close() }, nil
 	}
 }
@@ -111,6 +115,7 @@ type streamResult struct {
 
 func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []string, load streamLoad) (streamResult, error) {
 	var res streamResult
+	per := max(load.sessions, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if load.fanOut { // each reading is a full GC: only the fan-out states memory
@@ -155,7 +160,7 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 					mu.Lock()
 					res.lat = append(res.lat, now.Sub(time.Unix(0, ns)))
 					mu.Unlock()
-					if got++; got == load.lines {
+					if got++; got == load.lines*per {
 						return io.EOF
 					}
 					return nil
@@ -170,7 +175,8 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 	}
 	start := time.Now()
 	var wg sync.WaitGroup
-	for i := range load.workspaces {
+	for k := range load.workspaces * per {
+		i, j := k/per, k%per
 		if load.fanOut && i > 0 {
 			break
 		}
@@ -179,14 +185,14 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 			if prompter == nil {
 				prompter = claudePrompter(h)
 			}
-			prompt, closeIt, err := prompter(i)
+			prompt, closeIt, err := prompter(i, j)
 			if err != nil {
 				return
 			}
 			defer closeIt()
 			// Writers start spread over one interval, as independent
 			// agents would, and keep to their schedule.
-			next := start.Add(time.Duration(i) * load.every / time.Duration(load.workspaces))
+			next := start.Add(time.Duration(k) * load.every / time.Duration(load.workspaces*per))
 			for range load.lines {
 				time.Sleep(time.Until(next))
 				prompt("bench@" + strconv.FormatInt(time.Now().UnixNano(), 10))
@@ -202,7 +208,7 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 	case <-time.After(10 * time.Second):
 	}
 	res.elapsed = time.Since(start)
-	res.expected = len(targets) * load.subs * load.lines
+	res.expected = len(targets) * load.subs * load.lines * per
 	cancel()
 	done.Wait()
 	return res, nil
