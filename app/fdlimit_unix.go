@@ -38,3 +38,12 @@ func raiseFileLimit() (before, after uint64, err error) {
 	}
 	return before, before, fmt.Errorf("raise the descriptor limit from %d to %d: %w", before, want, err)
 }
+
+// fileLimit is the soft descriptor limit now (after raiseFileLimit).
+func fileLimit() (uint64, bool) {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		return 0, false
+	}
+	return uint64(r.Cur), true
+}

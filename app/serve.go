@@ -227,6 +227,9 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Log:            func(msg string) { log.Warn().Msg(msg) },
 	}
 	hub := stream.NewHub(filepath.Join(c.StateDir, "streams"), 0)
+	if limit, ok := fileLimit(); ok {
+		hub.SetOpenJournals(stream.OpenJournalsFor(limit))
+	}
 	prices, err := price.Load(c.StateDir)
 	if err != nil {
 		// A broken prices.json must not stop the bridge: the built-in table stands.

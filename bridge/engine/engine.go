@@ -236,6 +236,11 @@ func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
 			return
 		case <-sweep.C:
 			sweep.Reset(sw.sweep())
+			if e.cfg.Hub != nil {
+				// A journal not written for a while gives its descriptor
+				// back: open files follow the agents at work.
+				e.cfg.Hub.ReleaseIdle(journalIdle)
+			}
 		case <-e.nudge:
 			sw.wake(sweep)
 		case <-active:
@@ -285,6 +290,9 @@ func (e *Engine) scanLoop(ctx context.Context) {
 		timer.Reset(every)
 	}
 }
+
+// journalIdle is how long a workspace's journal stays open unwritten.
+const journalIdle = time.Minute
 
 // minScanGap is the least time between two scans asked for by watches.
 const minScanGap = 250 * time.Millisecond

@@ -6,10 +6,23 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
-// DefaultOpenJournals is how many journal files a hub keeps open at once.
+// DefaultOpenJournals is how many journal files a hub keeps open at once,
+// unless told otherwise (Hub.SetOpenJournals).
 const DefaultOpenJournals = 128
+
+// OpenJournalsFor is the budget for a process allowed limit descriptors: an
+// eighth of them, at least 32 and at most 256. With launchd's soft 256 a
+// bridge that could not raise it keeps 32; raised, two hundred busy
+// workspaces each keep their file (a reopen per write cost a tenth of the
+// bridge's CPU at 200 workspaces × 10 lines/s), and a cold start on a
+// thousand still holds no more than 256 (Hub.ReleaseIdle gives them back
+// once unwritten for a minute).
+func OpenJournalsFor(limit uint64) int {
+	return int(min(max(limit/8, 32), 256))
+}
 
 // fdBudget bounds the journal files a hub keeps open, so descriptors grow
 // with the workspaces being written to, not with every workspace there
@@ -21,8 +34,9 @@ type fdBudget struct {
 	max int
 
 	mu   sync.Mutex
-	lru  *list.List // of *Journal, most recently written first
+	lru  *list.List // of *budgetEntry, most recently written first
 	open map[*Journal]*list.Element
+	now  func() time.Time // time.Now; tests set it
 
 	lines sync.Pool // *[]byte: journal line buffers, shared by the hub's journals
 }
@@ -47,8 +61,14 @@ func (b *fdBudget) putLine(p *[]byte, line []byte) {
 	}
 }
 
+// budgetEntry is an open journal and when it was last written.
+type budgetEntry struct {
+	j  *Journal
+	at time.Time
+}
+
 func newFDBudget(max int) *fdBudget {
-	return &fdBudget{max: max, lru: list.New(), open: make(map[*Journal]*list.Element)}
+	return &fdBudget{max: max, lru: list.New(), open: make(map[*Journal]*list.Element), now: time.Now}
 }
 
 // use marks j as just written and returns the journal whose file must be
@@ -57,19 +77,40 @@ func newFDBudget(max int) *fdBudget {
 func (b *fdBudget) use(j *Journal) *Journal {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := b.now()
 	if el, ok := b.open[j]; ok {
+		el.Value.(*budgetEntry).at = now
 		b.lru.MoveToFront(el)
 		return nil
 	}
-	b.open[j] = b.lru.PushFront(j)
+	b.open[j] = b.lru.PushFront(&budgetEntry{j: j, at: now})
 	if b.lru.Len() <= b.max {
 		return nil
 	}
 	el := b.lru.Back()
 	b.lru.Remove(el)
-	victim := el.Value.(*Journal)
+	victim := el.Value.(*budgetEntry).j
 	delete(b.open, victim)
 	return victim
+}
+
+// idle takes out of the budget every journal last written before before,
+// for the caller to release: descriptors follow the workspaces being
+// written to now, not every one written since the start.
+func (b *fdBudget) idle(before time.Time) []*Journal {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []*Journal
+	for el := b.lru.Back(); el != nil; el = b.lru.Back() {
+		e := el.Value.(*budgetEntry)
+		if !e.at.Before(before) {
+			break // most recently written first: the rest are newer
+		}
+		b.lru.Remove(el)
+		delete(b.open, e.j)
+		out = append(out, e.j)
+	}
+	return out
 }
 
 // forget drops j (closed for good, or its file released).

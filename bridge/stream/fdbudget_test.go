@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestJournalsOpenStayWithinTheBudget: a hub with more topics than its
@@ -82,4 +83,65 @@ func openIn(dir string) (int, bool) {
 		}
 	}
 	return n, true
+}
+
+// TestIdleJournalsGiveBackTheirFiles: journals not written for a while
+// close their files (descriptors follow the workspaces at work), reopen on
+// their next write, and lose nothing.
+func TestIdleJournalsGiveBackTheirFiles(t *testing.T) {
+	dir := t.TempDir()
+	h := NewHub(dir, 100)
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	h.fds.now = func() time.Time { return now }
+	var tps []*Topic
+	for i := range 5 {
+		tp, err := h.Topic(fmt.Sprintf("w%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tp.Publish(texts(1, "first"), nil); err != nil {
+			t.Fatal(err)
+		}
+		tps = append(tps, tp)
+	}
+	now = now.Add(2 * time.Minute)
+	for _, tp := range tps[:2] { // two agents still at work
+		if _, err := tp.Publish(texts(1, "second"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := h.ReleaseIdle(time.Minute); n != 3 {
+		t.Errorf("released %d idle journals, want 3", n)
+	}
+	if n := h.OpenJournals(); n != 2 {
+		t.Errorf("%d journals open, want the 2 written within the minute", n)
+	}
+	if n, ok := openIn(dir); ok && n != 2 {
+		t.Errorf("%d descriptors on journal files, want 2", n)
+	}
+	// An idle one wakes: its file reopens where its lines end.
+	if _, err := tps[4].Publish(texts(1, "third"), nil); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	h2 := NewHub(dir, 100)
+	defer h2.Close()
+	tp, err := h2.Topic("w4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(tp.History(0)); len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Errorf("w4 after restart: ids %v, want 1, 2", got)
+	}
+}
+
+func TestOpenJournalsFor(t *testing.T) {
+	for _, tt := range []struct {
+		limit uint64
+		want  int
+	}{{0, 32}, {256, 32}, {1024, 128}, {2048, 256}, {65536, 256}} {
+		if got := OpenJournalsFor(tt.limit); got != tt.want {
+			t.Errorf("OpenJournalsFor(%d) = %d, want %d", tt.limit, got, tt.want)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // Hub owns every workspace's topic.
@@ -26,6 +27,24 @@ func NewHub(dir string, history int) *Hub {
 		history = DefaultHistory
 	}
 	return &Hub{dir: dir, history: history, topics: make(map[string]*Topic), fds: newFDBudget(DefaultOpenJournals)}
+}
+
+// SetOpenJournals sets how many journal files the hub keeps open at once
+// (see OpenJournalsFor); call it before the first topic.
+func (h *Hub) SetOpenJournals(n int) {
+	if n > 0 {
+		h.fds.max = n
+	}
+}
+
+// ReleaseIdle closes the files of journals not written for d (each
+// reopens on its next write), and reports how many it closed.
+func (h *Hub) ReleaseIdle(d time.Duration) int {
+	idle := h.fds.idle(h.fds.now().Add(-d))
+	for _, j := range idle {
+		j.release()
+	}
+	return len(idle)
 }
 
 // Topic returns the topic for id, loading its journal the first time.
