@@ -71,7 +71,9 @@ const idleReplay = 64 << 10
 // reads, and which subagents' states the cursor carries.
 func shapeOf(tc tailCursor) uint64 {
 	h := fnv.New64a()
-	h.Write([]byte(tc.Path + "\x00" + tc.Agent + "\x00" + tc.SubsDone.String()))
+	// Needs changes with a hook, not with bytes read: a change of it
+	// journals the whole cursor.
+	h.Write([]byte(tc.Path + "\x00" + tc.Agent + "\x00" + tc.Needs + "\x00" + tc.SubsDone.String()))
 	for _, p := range slices.Sorted(maps.Keys(tc.Subs)) {
 		h.Write([]byte("\x00" + p))
 	}

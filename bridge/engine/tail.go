@@ -47,14 +47,17 @@ type tail struct {
 
 // tailCursor is a session's resume point in the workspace's journal.
 type tailCursor struct {
-	Path   string               `json:"path"`
-	Agent  string               `json:"agent,omitempty"`
-	Offset int64                `json:"offset"`
-	Parser json.RawMessage      `json:"parser,omitempty"`
-	Status string               `json:"status,omitempty"`
-	Reason string               `json:"reason,omitempty"`
-	Since  time.Time            `json:"since,omitzero"`
-	Subs   map[string]subCursor `json:"subs,omitempty"`
+	Path   string          `json:"path"`
+	Agent  string          `json:"agent,omitempty"`
+	Offset int64           `json:"offset"`
+	Parser json.RawMessage `json:"parser,omitempty"`
+	Status string          `json:"status,omitempty"`
+	Reason string          `json:"reason,omitempty"`
+	// Needs is what a hook said the agent waits for (a permission
+	// prompt), which its record does not show: kept across a restart.
+	Needs string               `json:"needs,omitempty"`
+	Since time.Time            `json:"since,omitzero"`
+	Subs  map[string]subCursor `json:"subs,omitempty"`
 	// SubsDone: subagent files not in Subs and last changed before it
 	// were read to their end (subIdle).
 	SubsDone time.Time `json:"subs_done,omitzero"`
@@ -108,7 +111,7 @@ func (t *tail) cursor() tailCursor {
 	raw, _ := t.parser.Save()
 	subs, done := t.subCursors()
 	return tailCursor{Path: t.reader.Path, Agent: t.agent, Offset: t.reader.Offset, Parser: raw,
-		Status: t.status, Reason: t.reason, Since: t.since, Subs: subs, SubsDone: done, LastID: t.lastID}
+		Status: t.status, Reason: t.reason, Needs: t.needs, Since: t.since, Subs: subs, SubsDone: done, LastID: t.lastID}
 }
 
 // stamp marks events from index n on as this session's.

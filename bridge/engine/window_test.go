@@ -104,3 +104,38 @@ func TestNewestFileOnlyWhereNoIDIsKnown(t *testing.T) {
 		}
 	})
 }
+
+// TestPermissionPromptSurvivesARestart: a hook's word that the agent waits
+// for permission is not in its transcript, so the journal keeps it: after
+// a restart the session still needs input, until the agent moves on.
+func TestPermissionPromptSurvivesARestart(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("asks")
+	const a = "aaaaaaaa-0000-4000-8000-0000000000a3"
+	cwdOf[a] = dir
+	pa := filepath.Join(proj, a+".jsonl")
+	h.write(pa, prompt(a, "deploy it"),
+		`{"type":"assistant","sessionId":"`+a+`","cwd":"`+dir+`","requestId":"r-t","message":{"id":"mt","model":"claude-sonnet-4-5","stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1},"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make deploy"}}]}}`)
+	asking := func(r *running, id string) bool {
+		in, _ := r.eng.Workspace(id)
+		s, ok := sessionOf(in, a)
+		return ok && s.Status == event.StateNeedsInput && s.Reason == "permission_prompt"
+	}
+	r := h.start()
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.ToolUse, ""))
+	r.eng.NeedsInput(context.Background(), id, Call{SessionID: a, TranscriptPath: pa, Cwd: dir}, "permission_prompt")
+	waitFor(t, "the permission prompt", func() bool { return asking(r, id) })
+	r.stop()
+
+	r2 := h.start()
+	id2 := r2.waitWorkspace(t, dir)
+	waitFor(t, "the permission prompt after a restart", func() bool { return asking(r2, id2) })
+	// Answered: the tool ran, the agent moved on.
+	h.write(pa, `{"type":"user","sessionId":"`+a+`","cwd":"`+dir+`","timestamp":"2026-01-01T00:00:03Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"deployed"}]}}`)
+	waitFor(t, "working again", func() bool {
+		in, _ := r2.eng.Workspace(id2)
+		s, _ := sessionOf(in, a)
+		return s.Status == event.StateWorking
+	})
+}

@@ -262,7 +262,7 @@ func (w *workspace) resume(id string, tc tailCursor) *tail {
 		return nil
 	}
 	t := &tail{id: id, agent: cmpOr(tc.Agent, discover.AgentClaude), reader: transcript.Reader{Path: tc.Path, Offset: tc.Offset, Budget: backlogBudget},
-		parser: p, status: tc.Status, reason: tc.Reason, since: tc.Since, lastID: tc.LastID}
+		parser: p, status: tc.Status, reason: tc.Reason, needs: tc.Needs, since: tc.Since, lastID: tc.LastID}
 	t.restoreSubs(tc.Subs, tc.SubsDone)
 	return t
 }
