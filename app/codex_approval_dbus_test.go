@@ -35,13 +35,7 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 	notes := bus.Notifications(t)
 	home := t.TempDir()
 	dir := filepath.Join(home, "work", "vault")
-	state := filepath.Join(home, ".local", "state", "conductor-bridge")
-	if err := os.MkdirAll(state, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(state, "tray.json"), []byte(`{"notifications":"on","min_turn_seconds":0}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	notifyEveryTurn(t, home)
 	const command = "touch approved.txt"
 	oai := fakeopenai.NewTest(t,
 		fakeopenai.Reply(

@@ -4,8 +4,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,13 +26,7 @@ func TestCodexTabInTheMenuBar(t *testing.T) {
 	tokyo := newTranscript(t, home, "tokyo")
 	tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "Claude is idle here."})
 	// Every turn is worth a note here: the Codex turn takes a second.
-	state := filepath.Join(home, ".local", "state", "conductor-bridge")
-	if err := os.MkdirAll(state, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(state, "tray.json"), []byte(`{"notifications":"on","min_turn_seconds":0}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	notifyEveryTurn(t, home)
 	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
 	p.waitFor(func(w apiWorkspace) bool { return w.Directory == tokyo.cwd && w.LastEventID > 0 })
 

@@ -4,8 +4,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,13 +32,7 @@ func TestBackgroundTabNotifiesOnRealDBus(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every turn is worth a note here: a fake model's turn takes a second.
-	state := filepath.Join(e.home, ".local", "state", "conductor-bridge")
-	if err := os.MkdirAll(state, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(state, "tray.json"), []byte(`{"notifications":"on","min_turn_seconds":0}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	notifyEveryTurn(t, e.home)
 	e.p = startBridgeWith(t, e.home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
 	e.cfg.Addr = strings.TrimPrefix(e.p.base, "http://")
 	ws := e.p.waitFor(func(w apiWorkspace) bool { return w.ID == "w-demo" && w.LastEventID > 0 })

@@ -226,3 +226,16 @@ func TestTrayHostAppearingLater(t *testing.T) {
 		t.Errorf("menu: %v", err)
 	}
 }
+
+// notifyEveryTurn sets the home's tray to notify every turn, however short:
+// a fake model's turn takes a second, under the default 30 s threshold.
+func notifyEveryTurn(t testing.TB, home string) {
+	t.Helper()
+	state := filepath.Join(home, ".local", "state", "conductor-bridge")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(state, "tray.json"), []byte(`{"notifications":"on","min_turn_seconds":0}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

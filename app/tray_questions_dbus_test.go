@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,13 +37,7 @@ INSERT INTO workspaces (id, repository_id, directory_name, workspace_path, branc
 INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_session_id, is_hidden)
 	VALUES ('s-a', 'w-tokyo', 'idle', 'claude', 'Login form', '%[2]s', 0),
 	       ('s-b', 'w-tokyo', 'idle', 'claude', 'Pick a colour', '%[3]s', 0);`, tokyo.cwd, first, second))
-	state := filepath.Join(home, ".local", "state", "conductor-bridge")
-	if err := os.MkdirAll(state, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(state, "tray.json"), []byte(`{"notifications":"on","min_turn_seconds":0}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	notifyEveryTurn(t, home)
 	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
 	p.waitFor(func(w apiWorkspace) bool { return w.ID == "w-tokyo" && len(w.Sessions) == 2 && w.Status == "idle" })
 
