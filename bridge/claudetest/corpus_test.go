@@ -107,25 +107,9 @@ func generateCorpus(t *testing.T, version, out string) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, prompt := range []string{
+	converse(t, ctx, s, fm,
 		"Give me a short tour: run a command, create greeting.txt, and show me some failures.",
-		"Thanks! What's in greeting.txt now?",
-	} {
-		if err := s.Send(prompt); err != nil {
-			t.Fatal(err)
-		}
-		res, err := s.WaitResult(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("result: %+v", res)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatalf("claude exit: %v; stderr %s", err, s.Stderr())
-	}
-	if n := fm.Remaining(); n != 0 {
-		t.Errorf("%d scripted turns left over", n)
-	}
+		"Thanks! What's in greeting.txt now?")
 	for _, r := range fm.Requests() {
 		t.Logf("request %d %s %s kind=%s model=%s tools=%d last=%.60q", r.Seq, r.Method, r.Path, r.Kind, r.Body.Model, len(r.Body.Tools), r.LastUserText())
 		logToolResults(t, r)
@@ -176,4 +160,26 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(target, data, 0o644)
 	})
+}
+
+// converse sends each prompt after the last one's result, then ends the
+// session and checks the script was used up.
+func converse(t *testing.T, ctx context.Context, s *Session, fm *fakemodel.Server, prompts ...string) {
+	t.Helper()
+	for _, prompt := range prompts {
+		if err := s.Send(prompt); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.WaitResult(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("result: %+v", res)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("claude exit: %v; stderr %s", err, s.Stderr())
+	}
+	if n := fm.Remaining(); n != 0 {
+		t.Errorf("%d scripted turns left over", n)
+	}
 }

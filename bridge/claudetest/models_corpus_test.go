@@ -58,22 +58,11 @@ func TestGenerateModelsCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	var prompts []string
 	for _, m := range RealModelNames {
-		if err := s.Send("Which model answers this? (" + m + ")"); err != nil {
-			t.Fatal(err)
-		}
-		res, err := s.WaitResult(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("result: %+v", res)
+		prompts = append(prompts, "Which model answers this? ("+m+")")
 	}
-	if err := s.Close(); err != nil {
-		t.Fatalf("claude exit: %v; stderr %s", err, s.Stderr())
-	}
-	if n := fm.Remaining(); n != 0 {
-		t.Errorf("%d scripted turns left over", n)
-	}
+	converse(t, ctx, s, fm, prompts...)
 	path, err := s.TranscriptPath()
 	if err != nil {
 		t.Fatal(err)
