@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"conductorbridge/bridge/transcript"
 )
 
 // besideAgents is what a session knows of the agent-*.jsonl files Claude
@@ -39,8 +40,7 @@ func (f *tail) findBeside(w *workspace, cold bool) {
 		f.beside = &besideAgents{}
 	}
 	b := f.beside
-	if info, err := os.Stat(dir); err == nil && (!info.ModTime().Equal(b.dirMod) || time.Since(info.ModTime()) < 2*time.Second) {
-		b.dirMod = info.ModTime()
+	if dirChanged(dir, &b.dirMod) {
 		names, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
 		for _, p := range names {
 			if _, ok := f.subs[p]; ok || b.foreign[p] {
@@ -74,7 +74,7 @@ func (f *tail) findBeside(w *workspace, cold bool) {
 // made); a file that is gone or whose first line names no session is
 // decided with no session.
 func agentSession(p string) (sid string, decided bool) {
-	fh, err := os.Open(p)
+	fh, err := transcript.OpenRegular(p) // a FIFO named agent-*.jsonl must not hang the workspace
 	if err != nil {
 		return "", true
 	}
@@ -83,8 +83,10 @@ func agentSession(p string) (sid string, decided bool) {
 	var line []byte
 	for len(line) < firstLineMax {
 		n, err := fh.Read(buf)
+		seen := len(line)
 		line = append(line, buf[:n]...)
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		if i := bytes.IndexByte(line[seen:], '\n'); i >= 0 {
+			i += seen
 			var first struct {
 				SessionID string `json:"sessionId"`
 			}

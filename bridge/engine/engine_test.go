@@ -99,17 +99,7 @@ func (r *running) stop() {
 // waitWorkspace waits until the engine follows dir and returns its id.
 func (r *running) waitWorkspace(t *testing.T, dir string) string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, in := range r.eng.Workspaces() {
-			if in.Directory == dir {
-				return in.ID
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("workspace %s never appeared", dir)
-	return ""
+	return waitWorkspaceFor(t, r, dir, 5*time.Second)
 }
 
 // collect subscribes after `after` and gathers events until pred is

@@ -153,16 +153,8 @@ func (e *Engine) NeedsInput(ctx context.Context, ws string, c Call, reason strin
 
 // follows reports whether some workspace streams the session.
 func (e *Engine) follows(session string) bool {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	for _, w := range e.workspaces {
-		for _, si := range w.snap.Load().sessions {
-			if si.SessionID == session && si.Streamed {
-				return true
-			}
-		}
-	}
-	return false
+	_, ok := e.Place(Call{SessionID: session})
+	return ok
 }
 
 // TurnEnded is the Stop hook's word that a session's agent finished its

@@ -62,11 +62,7 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 	}
 	f := t
 	dir := subagentDir(t.reader.Path)
-	// A folder modified within the last two seconds is listed again even
-	// if its time did not change: coarse timestamps (1 s on HFS+) can hide
-	// a second subagent started in the same tick.
-	if info, err := os.Stat(dir); err == nil && (!info.ModTime().Equal(f.subDirMod) || time.Since(info.ModTime()) < 2*time.Second) {
-		f.subDirMod = info.ModTime()
+	if dirChanged(dir, &f.subDirMod) {
 		w.eng.watchSubagents(dir)
 		names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 		for _, p := range names {
@@ -194,4 +190,21 @@ func (f *tail) restoreSubs(cs map[string]subCursor, done time.Time) {
 		f.subs[p] = &subTail{reader: transcript.Reader{Path: p, Offset: c.Offset}, parser: transcript.Parser{State: c.Parser}, grew: time.Now()}
 	}
 	f.subDirMod = time.Time{}
+}
+
+// dirChanged reports whether dir should be listed again: its modification
+// time moved since *last (which it updates), or is within mtimeSlack of
+// now, since coarse timestamps (1 s on HFS+) can hide a second file made
+// in the same tick.
+func dirChanged(dir string, last *time.Time) bool {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return false
+	}
+	mod := info.ModTime()
+	if mod.Equal(*last) && time.Since(mod) >= mtimeSlack {
+		return false
+	}
+	*last = mod
+	return true
 }

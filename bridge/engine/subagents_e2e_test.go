@@ -149,7 +149,7 @@ func waitWorkspaceFor(t *testing.T, r *running, dir string, d time.Duration) str
 				return in.ID
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("workspace %s never appeared", dir)
 	return ""

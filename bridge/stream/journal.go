@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-
-	"conductorbridge/bridge/event"
 )
 
 // Journal is a topic's append-only file: one JSON line per Publish,
@@ -127,7 +125,11 @@ func (j *Journal) Load(max int) ([]Item, Resume, error) {
 		batch := make([]Item, 0, len(jl.Events))
 		ok := true
 		for _, raw := range jl.Events {
-			var e event.Event
+			var e struct { // what an Item keeps of its event: not worth decoding the rest
+				ID        int64  `json:"id"`
+				Type      string `json:"type"`
+				SessionID string `json:"session_id"`
+			}
 			if json.Unmarshal(raw, &e) != nil || e.ID <= j.LastID {
 				ok = false
 				break
