@@ -128,11 +128,15 @@ type Engine struct {
 	nudge     chan struct{} // a hook said an agent is at work: sweep at the base rate
 	rootWatch string        // where the projects folder is watched from while it does not exist
 	codexUp   string        // Codex's home, watched only until its sessions folder exists
-	scanned   chan struct{} // closed after the first scan
-	firstScan sync.Once
-	initial   sync.WaitGroup // the first scan's workspaces, until each has read its sessions once
-	caughtUp  chan struct{}  // closed once they all have
-	started   time.Time
+	// codexAsked is when a write to a rollout no workspace follows last
+	// asked for a scan (the watch loop's own): a Codex run outside every
+	// workspace writes many lines a second, and one scan finds it.
+	codexAsked map[string]time.Time
+	scanned    chan struct{} // closed after the first scan
+	firstScan  sync.Once
+	initial    sync.WaitGroup // the first scan's workspaces, until each has read its sessions once
+	caughtUp   chan struct{}  // closed once they all have
+	started    time.Time
 }
 
 // New returns an engine; Run starts it.
