@@ -1,9 +1,7 @@
 package main
 
 import (
-	"os"
 	"strconv"
-	"syscall"
 
 	"conductorbridge/bridge/proc"
 )
@@ -40,10 +38,4 @@ func canWaitForRewake(getenv func(string) string) (pid int, ok bool) {
 func commandLine(pid int) ([]string, bool) {
 	args, err := proc.Args(pid)
 	return args, err == nil
-}
-
-// alive reports whether process pid still runs.
-func alive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }

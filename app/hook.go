@@ -110,7 +110,7 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		go func() {
-			for alive(pid) {
+			for proc.Alive(pid) {
 				select {
 				case <-wctx.Done():
 					return

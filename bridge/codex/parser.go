@@ -168,9 +168,9 @@ func (p *Parser) NeedsInput() (reason string, waiting bool) {
 const (
 	// ReasonApproval: a command, patch or tool call waits for the
 	// person's approval (Claude Code's permission prompt).
-	ReasonApproval = "permission_prompt"
+	ReasonApproval = event.ReasonPermission
 	// ReasonQuestion: Codex asked the person a question.
-	ReasonQuestion = "question"
+	ReasonQuestion = event.ReasonQuestion
 )
 
 // Ask records that Codex waits for the person now, for reason, as a hook

@@ -6,6 +6,7 @@ import (
 
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
 )
 
 // Call says where a hook call comes from, as its input and environment
@@ -139,7 +140,7 @@ func (e *Engine) NeedsInput(ctx context.Context, ws string, c Call, reason strin
 		if t == nil {
 			return
 		}
-		if reason == "permission_prompt" && launchedWithStdioPrompts(t) {
+		if reason == event.ReasonPermission && launchedWithStdioPrompts(t) {
 			return // Conductor answers it over stdio, often by itself: not by itself a reason to call the person
 		}
 		if a, ok := t.parser.(agent.Asker); ok {

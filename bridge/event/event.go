@@ -34,6 +34,16 @@ const (
 	StateError      = "error"
 )
 
+// Reasons a needs_input status gives, the same for every agent so a
+// client treats them alike.
+const (
+	// ReasonPermission: a tool call waits for the person's approval
+	// (Claude Code's permission_prompt notification; a Codex approval).
+	ReasonPermission = "permission_prompt"
+	// ReasonQuestion: the agent asked the person a question.
+	ReasonQuestion = "question"
+)
+
 // FollowReason marks the session event a follow stream (GET /session/stream)
 // opens each workspace with; Workspace is "" while nothing is paired.
 const FollowReason = "follow"

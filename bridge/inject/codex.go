@@ -1,11 +1,11 @@
 package inject
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -14,6 +14,7 @@ import (
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/proc"
 )
 
 // Codex takes no hook call while it is idle, so a message for an idle Codex
@@ -25,7 +26,7 @@ import (
 
 // CodexEngine is what the Codex deliverer needs from the engine.
 type CodexEngine interface {
-	Workspaces() []engine.Info
+	Workspace(id string) (engine.Info, bool)
 	Changes() <-chan struct{}
 }
 
@@ -57,9 +58,11 @@ func (d *CodexDelivery) Route(si engine.SessionInfo) (codex.Route, error) {
 	// The pid is from the last scan, which may be a while ago: a process
 	// that has exited since (a finished `codex exec`, a resume of ours)
 	// holds nothing.
-	held := si.PID != 0 && alive(si.PID)
+	held := si.PID != 0 && proc.Alive(si.PID)
 	busy := held || si.Status == event.StateWorking || si.Status == event.StateNeedsInput
-	hooked := d.Hooked != nil && d.Hooked()
+	// Reading Codex's config only matters for a busy session (the Stop
+	// hook's route); this runs on every pass while a message waits.
+	hooked := busy && d.Hooked != nil && d.Hooked()
 	route, err := codex.RouteFor(si.Version, busy, hooked)
 	if err == nil && route == codex.RouteResume && d.Bin == "" {
 		return "", &codex.DeliverError{Reason: "no codex binary found on PATH to resume the session with"}
@@ -101,22 +104,17 @@ func (d *CodexDelivery) Run(ctx context.Context) {
 func (d *CodexDelivery) pass(ctx context.Context) time.Duration {
 	var due time.Duration
 	now := time.Now()
-	// The engine changes with every line an agent writes: its picture of
-	// every workspace is built only while some message waits, which is
-	// seldom (at 200 busy sessions building it each time took a quarter
-	// of the bridge's CPU).
-	waitingIn := make(map[string]map[string]bool)
+	// The engine changes with every line an agent writes: only the
+	// workspaces where a message waits are looked at (building every
+	// workspace's picture each time took a quarter of the bridge's CPU at
+	// 200 busy sessions).
 	for _, ws := range d.Queue.Workspaces() {
-		if w := d.Queue.Waiting(ws); len(w) > 0 {
-			waitingIn[ws] = w
-		}
-	}
-	if len(waitingIn) == 0 {
-		return 0
-	}
-	for _, in := range d.Engine.Workspaces() {
-		waiting := waitingIn[in.ID]
+		waiting := d.Queue.Waiting(ws)
 		if len(waiting) == 0 {
+			continue
+		}
+		in, ok := d.Engine.Workspace(ws)
+		if !ok {
 			continue
 		}
 		for _, si := range in.Sessions {
@@ -158,7 +156,7 @@ func (d *CodexDelivery) deliver(ctx context.Context, ws, dir, thread string) {
 		d.mu.Lock()
 		delete(d.running, thread)
 		if failed {
-			d.backoff[thread] = time.Now().Add(cmpDuration(d.RetryAfter, 30*time.Second))
+			d.backoff[thread] = time.Now().Add(cmp.Or(d.RetryAfter, 30*time.Second))
 		}
 		d.mu.Unlock()
 		d.kick()
@@ -210,17 +208,3 @@ func (d *CodexDelivery) kick() {
 
 // ViaCodexResume is the Via of a message `codex exec resume` carried.
 const ViaCodexResume = "codex_exec_resume"
-
-// alive reports whether a process exists (signal 0; EPERM means it does,
-// under another user).
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-func cmpDuration(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}

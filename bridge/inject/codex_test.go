@@ -50,15 +50,23 @@ func TestCodexRoute(t *testing.T) {
 	}
 }
 
-// countingEngine counts how often the deliverer builds the engine's
-// picture of every workspace.
+// countingEngine counts how often the deliverer asks for a workspace's
+// picture.
 type countingEngine struct {
 	list  []engine.Info
 	calls int
 }
 
-func (c *countingEngine) Workspaces() []engine.Info { c.calls++; return c.list }
-func (c *countingEngine) Changes() <-chan struct{}  { return nil }
+func (c *countingEngine) Workspace(id string) (engine.Info, bool) {
+	c.calls++
+	for _, in := range c.list {
+		if in.ID == id {
+			return in, true
+		}
+	}
+	return engine.Info{}, false
+}
+func (c *countingEngine) Changes() <-chan struct{} { return nil }
 
 // TestCodexPassListsWorkspacesOnlyWhileAMessageWaits: the engine changes
 // with every line written, and each pass that found nothing queued used to
@@ -82,6 +90,6 @@ func TestCodexPassListsWorkspacesOnlyWhileAMessageWaits(t *testing.T) {
 	}
 	d.pass(t.Context())
 	if eng.calls != 1 {
-		t.Errorf("with a message queued the engine was listed %d times, want 1", eng.calls)
+		t.Errorf("with a message queued in one workspace its picture was asked for %d times, want 1", eng.calls)
 	}
 }

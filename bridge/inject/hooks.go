@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"conductorbridge/bridge/engine"
+	"conductorbridge/bridge/event"
 )
 
 // Hook events, as `conductor-bridge hook <event>` names them.
@@ -32,9 +33,8 @@ const (
 )
 
 // ReasonPermission is the needs_input reason of a permission or approval
-// prompt, Claude Code's name for it (its Notification hook's type), which
-// Codex's approvals share.
-const ReasonPermission = "permission_prompt"
+// prompt (event.ReasonPermission).
+const ReasonPermission = event.ReasonPermission
 
 // Events lists every hook event the bridge answers. Codex's Stop hook
 // (0.169) is HookStop: its input has the same fields.

@@ -177,8 +177,7 @@ func (q *Queue) EnqueueTo(workspace, target, text string) (Message, int, error) 
 	if err := q.saveLocked(workspace, append(msgs, m)); err != nil {
 		return Message{}, 0, err
 	}
-	close(q.changed)
-	q.changed = make(chan struct{})
+	q.wakeLocked()
 	return m, ahead + 1, nil
 }
 
@@ -287,8 +286,7 @@ func (q *Queue) Requeue(workspace string, before time.Time) (int, error) {
 	if err := q.saveLocked(workspace, msgs); err != nil {
 		return 0, err
 	}
-	close(q.changed)
-	q.changed = make(chan struct{})
+	q.wakeLocked()
 	return n, nil
 }
 
