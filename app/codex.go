@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -19,9 +22,34 @@ func newCodexDelivery(c config, q *inject.Queue, eng *engine.Engine, log zerolog
 	bin, _ := exec.LookPath("codex")
 	return &inject.CodexDelivery{
 		Queue: q, Engine: eng, Bin: bin, Home: c.CodexHome, Log: log,
-		Hooked: func() bool {
-			st, err := codex.HooksStatus(c.CodexHome)
-			return err == nil && st.Stop != "" && st.Trusted
-		},
+		Hooked: hookedOnce(c.CodexHome),
+	}
+}
+
+// hookedOnce reports whether Codex's config.toml holds the bridge's
+// trusted Stop hook, parsing the file again only when its modification
+// time or size changed: a message waiting for a busy Codex session asks
+// on every line any agent writes.
+func hookedOnce(home string) func() bool {
+	var (
+		mu     sync.Mutex
+		mod    time.Time
+		size   int64 = -1
+		hooked bool
+	)
+	return func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		info, err := os.Stat(codex.ConfigPath(home))
+		if err != nil {
+			mod, size, hooked = time.Time{}, -1, false
+			return false
+		}
+		if info.ModTime().Equal(mod) && info.Size() == size {
+			return hooked
+		}
+		st, err := codex.HooksStatus(home)
+		mod, size, hooked = info.ModTime(), info.Size(), err == nil && st.Stop != "" && st.Trusted
+		return hooked
 	}
 }

@@ -54,7 +54,10 @@ func (c *codexSessions) fillTabs(ws []Workspace) {
 			if s.Agent != AgentCodex || s.Transcript != "" {
 				continue
 			}
-			for _, id := range []string{s.ID, s.ConductorID} {
+			for k, id := range []string{s.ID, s.ConductorID} {
+				if k == 1 && id == s.ID {
+					break // no claude_session_id: the row's id was tried already
+				}
 				if p := c.file(id); p != "" {
 					s.ID, s.Transcript = id, p
 					break
