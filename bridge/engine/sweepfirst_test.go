@@ -73,3 +73,45 @@ func TestSweepLoopBacksOffAndWakes(t *testing.T) {
 	h.write(p, prompt(sid, "again"))
 	waitFor(t, "the sweep back at its base rate", func() bool { return !r.eng.sweepIdle.Load() })
 }
+
+// TestSweepSkipsWhatWasRead: a followed file that changed since the last
+// sweep but ends where its workspace stopped reading has nothing to read,
+// and is not poked: under load every busy file changes between sweeps, and
+// a poke for each would be a burst of empty reads every second, with the
+// next real line waiting behind them. While paths are polled any change
+// is read, since a same-size replacement has no watch to report it.
+func TestSweepSkipsWhatWasRead(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for _, tt := range []struct {
+		name   string
+		write  string // the file's content after the first look
+		read   int64  // how far the workspace has looked
+		polled bool
+		want   bool
+	}{
+		{"read to its end", "{}\n{}\n", 6, false, false},
+		{"grown past the read", "{}\n{}\n", 3, false, true},
+		{"cut short", "{", 3, false, true},
+		{"unchanged", "{}\n", 3, false, false},
+		{"read to its end, polled", "{}\n{}\n", 6, true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := &sweeper{stamps: map[string]stamp{}}
+			s.changed(p, now)
+			if err := os.WriteFile(p, []byte(tt.write), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.grown(p, tt.read, now, tt.polled); got != tt.want {
+				t.Errorf("grown = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

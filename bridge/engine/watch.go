@@ -341,7 +341,7 @@ func (s *sweeper) sweep() time.Duration {
 			}
 		}
 	}
-	busy := false
+	busy, polled := false, s.e.polling()
 	for _, w := range ws {
 		snap := w.snap.Load()
 		poke, relook := false, false
@@ -354,9 +354,9 @@ func (s *sweeper) sweep() time.Duration {
 				}
 			}
 		}
-		for _, p := range snap.paths {
+		for i, p := range snap.paths {
 			seen[p] = true
-			if s.changed(p, snap.readAt) {
+			if s.grown(p, snap.read[i], snap.readAt, polled) {
 				poke = true
 				if !watchDirs {
 					s.e.watch(p)
@@ -379,7 +379,7 @@ func (s *sweeper) sweep() time.Duration {
 			delete(s.stamps, p)
 		}
 	}
-	if busy || s.e.polling() {
+	if busy || polled {
 		// Paths without a watch hear of nothing but the sweep: it must
 		// not back off while there are any.
 		s.every = s.base
@@ -405,6 +405,21 @@ func (s *sweeper) changed(path string, readAt time.Time) bool {
 		return now.size < 0 || !now.mod.Before(readAt.Add(-mtimeSlack))
 	}
 	return old != now
+}
+
+// grown is changed for a followed file, less the changes the workspace
+// has read already: under load every busy file changes between two
+// sweeps, and poking each workspace whose events already came would make
+// a burst of empty reads every sweep that the next real line waits behind.
+// A file that no longer ends where the workspace stopped reading has
+// something to read (or was cut short); one that changed in place to the
+// same size was replaced, which its folder's watch or its own reports;
+// while some paths are polled instead of watched, any change is read.
+func (s *sweeper) grown(path string, read int64, readAt time.Time, polled bool) bool {
+	if !s.changed(path, readAt) {
+		return false
+	}
+	return polled || s.stamps[path].size != read
 }
 
 // mtimeSlack covers file systems that keep modification times coarsely.

@@ -97,6 +97,7 @@ type snapshot struct {
 	ws                   discover.Workspace
 	sessions             []SessionInfo // active first, then most recent activity
 	paths                []string      // transcripts being tailed
+	read                 []int64       // how far into each of paths its reader has looked
 	subDirs              bool          // some session has subagent files
 	malformed, oversized int
 	// When the sync that made it began reading the transcripts, and when
@@ -445,6 +446,7 @@ func (w *workspace) snapshot() bool {
 	}
 	for _, t := range w.tails {
 		s.paths = append(s.paths, t.reader.Path)
+		s.read = append(s.read, t.reader.Seen())
 		s.subDirs = s.subDirs || len(t.subs) > 0
 		s.malformed += t.malformed
 		s.oversized += t.oversized

@@ -143,6 +143,11 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 	return res, nil
 }
 
+// Seen is how far into the file the reader has looked: Offset, plus
+// the start of a line whose newline has not arrived. A file of this size
+// has nothing new to read.
+func (r *Reader) Seen() int64 { return r.Offset + int64(len(r.pending)) }
+
 // keepPartial holds the start of a line whose newline has not arrived, or
 // turns to skipping once it outgrows maxLine.
 func (r *Reader) keepPartial(data []byte, maxLine int, res *ReadResult) {
