@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 
 	"conductorbridge/bridge/event"
@@ -86,20 +87,32 @@ func stateOf(tc tailCursor) uint64 {
 	h := fnv.New64a()
 	h.Write(tc.Parser)
 	for _, p := range slices.Sorted(maps.Keys(tc.Subs)) {
-		b, _ := json.Marshal(tc.Subs[p].Parser)
-		h.Write(b)
+		h.Write(tc.Subs[p].Parser)
 	}
 	return h.Sum64()
 }
 
-// workspaceShape hashes the sessions followed and the retired ones.
+// workspaceShape hashes the sessions followed and the retired ones. A
+// retired entry is written once, when its session stops being followed,
+// so its path, offset and time of leaving tell every change of it.
 func workspaceShape(c cursor) uint64 {
 	h := fnv.New64a()
+	var b []byte
 	for _, id := range sortedKeys(c.Sessions) {
-		h.Write([]byte(id + "\x00"))
+		b = append(append(b[:0], id...), 0)
+		h.Write(b)
 	}
-	b, _ := json.Marshal(c.Retired)
+	b = append(b[:0], 1)
 	h.Write(b)
+	for _, p := range sortedKeys(c.Retired) {
+		r := c.Retired[p]
+		b = append(append(b[:0], p...), 0)
+		b = strconv.AppendInt(b, r.Offset, 10)
+		b = append(b, 0)
+		b = strconv.AppendInt(b, r.Left.UnixNano(), 10)
+		b = append(b, 0)
+		h.Write(b)
+	}
 	return h.Sum64()
 }
 

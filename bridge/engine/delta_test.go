@@ -390,3 +390,29 @@ func TestRestartAfterDeltasOnAShorterTranscript(t *testing.T) {
 		t.Errorf("first id after the restart %d, want %d", f2.got[0].ID, last+1)
 	}
 }
+
+// TestCursorStaysTheBatchs: a cursor may be encoded after its workspace
+// has read on (the journal makes it only when it writes it whole), so it
+// must hold copies, not the live parsers' maps or the retired list: here
+// a subagent's open tool call and a retired session come after the cursor
+// was made, and encoding it still gives the batch's state.
+func TestCursorStaysTheBatchs(t *testing.T) {
+	const id = "0b0e0f10-0000-4000-8000-000000000002"
+	sub := "/x/" + id + "/subagents/agent-1.jsonl"
+	st := &subTail{grew: time.Now(), reader: transcript.Reader{Path: sub, Offset: 10}}
+	st.parser.State.Tools = map[string]string{"toolu_1": "Read"}
+	tl := &tail{id: id, reader: transcript.Reader{Path: "/x/" + id + ".jsonl", Offset: 100}, parser: &transcript.Parser{},
+		status: event.StateWorking, subs: map[string]*subTail{sub: st}}
+	w := &workspace{tails: map[string]*tail{id: tl}, retired: map[string]tailCursor{"/x/a.jsonl": {Offset: 1}}}
+	c := w.cursor()
+	before, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.parser.State.Tools["toolu_2"] = "Bash"
+	w.retired["/x/b.jsonl"] = tailCursor{Offset: 2}
+	after, _ := json.Marshal(c)
+	if string(after) != string(before) {
+		t.Errorf("the cursor changed with the workspace after it was made:\nbefore %s\nafter  %s", before, after)
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -43,8 +44,11 @@ const subIdle = time.Minute
 
 // subCursor is a subagent transcript's resume point in the journal.
 type subCursor struct {
-	Offset int64            `json:"offset"`
-	Parser transcript.State `json:"parser"`
+	Offset int64 `json:"offset"`
+	// Parser is the subagent parser's encoded transcript.State: encoded
+	// when the cursor is made, as the session's is, so that a cursor
+	// encoded later (see stream.Topic.PublishLazy) still says this batch.
+	Parser json.RawMessage `json:"parser"`
 }
 
 // subagentDir is where the subagents of the session in path write.
@@ -168,7 +172,11 @@ func (f *tail) subCursors() (map[string]subCursor, time.Time) {
 			}
 			continue
 		}
-		out[p] = subCursor{Offset: st.reader.Offset, Parser: st.parser.State}
+		raw, err := st.parser.Save()
+		if err != nil {
+			continue // cannot happen for its types; the file is read again from its start
+		}
+		out[p] = subCursor{Offset: st.reader.Offset, Parser: raw}
 	}
 	if len(out) == 0 {
 		out = nil
@@ -187,7 +195,11 @@ func (f *tail) restoreSubs(cs map[string]subCursor, done time.Time) {
 		if f.subs == nil {
 			f.subs = make(map[string]*subTail)
 		}
-		f.subs[p] = &subTail{reader: transcript.Reader{Path: p, Offset: c.Offset}, parser: transcript.Parser{State: c.Parser}, grew: time.Now()}
+		var state transcript.State
+		if len(c.Parser) > 0 && json.Unmarshal(c.Parser, &state) != nil {
+			continue // unreadable: the file is read again from its start
+		}
+		f.subs[p] = &subTail{reader: transcript.Reader{Path: p, Offset: c.Offset}, parser: transcript.Parser{State: state}, grew: time.Now()}
 	}
 	f.subDirMod = time.Time{}
 }

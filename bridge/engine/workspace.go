@@ -387,38 +387,43 @@ func (w *workspace) sorted() []*tail {
 // (or a delta that stands for it), then publishes a fresh snapshot.
 func (w *workspace) publish(evs []event.Event) {
 	c := w.cursor()
-	raw, err := json.Marshal(c)
-	if err != nil {
-		w.warnOnce("cursor", "encode cursor", err)
-		raw = nil
-	}
 	d, whole := w.delta(c)
-	res := w.topic.Resume()
-	same := raw != nil && string(raw) == string(res.Cursor) && len(res.Deltas) == 0
-	if !same && !whole && len(d.Sessions) == 0 {
-		whole = true // a change no delta says: the whole cursor does
-	}
-	if same && len(evs) == 0 {
-		w.journaledAs(c, false) // the journal holds it already (an idle restart writes nothing)
-	} else if raw != nil || len(evs) > 0 {
-		var draw json.RawMessage
-		if !whole && raw != nil {
-			if draw, err = json.Marshal(d); err != nil {
-				draw = nil // the whole cursor says it too
-			}
-		}
-		items, err := w.topic.PublishDelta(evs, raw, draw)
+	switch {
+	case whole:
+		raw, err := json.Marshal(c)
 		if err != nil {
-			w.warnOnce("publish", "journal events", err)
+			w.warnOnce("cursor", "encode cursor", err)
+			raw = nil
 		}
-		if raw != nil {
-			w.journaledAs(c, draw == nil)
+		res := w.topic.Resume()
+		if raw != nil && string(raw) == string(res.Cursor) && len(res.Deltas) == 0 && len(evs) == 0 {
+			w.journaledAs(c, false) // the journal holds it already (an idle restart writes nothing)
+			break
 		}
-		for _, it := range items {
-			if t := w.tails[it.SessionID]; t != nil {
-				t.lastID = it.ID
+		if raw != nil || len(evs) > 0 {
+			w.publishItems(w.topic.Publish(evs, raw))
+			if raw != nil {
+				w.journaledAs(c, true)
 			}
 		}
+	case len(d.Sessions) == 0 && len(evs) == 0:
+		// Nothing moved: the delta covers every field of the cursor.
+	default:
+		draw, err := json.Marshal(d)
+		if err != nil { // cannot happen for these types; the whole cursor says it too
+			w.warnOnce("cursor", "encode cursor delta", err)
+			draw = nil
+		}
+		// The whole cursor is encoded only if the journal writes it: most
+		// lines carry the delta alone.
+		w.publishItems(w.topic.PublishLazy(evs, func() json.RawMessage {
+			raw, err := json.Marshal(c)
+			if err != nil {
+				return nil
+			}
+			return raw
+		}, draw))
+		w.journaledAs(c, draw == nil)
 	}
 	w.evs = reuse(evs)
 	changed := w.snapshot()
@@ -427,9 +432,25 @@ func (w *workspace) publish(evs []event.Event) {
 	}
 }
 
-// cursor is the workspace's whole resume point.
+// publishItems notes the ids the topic gave each session's events.
+func (w *workspace) publishItems(items []stream.Item, err error) {
+	if err != nil {
+		w.warnOnce("publish", "journal events", err)
+	}
+	for _, it := range items {
+		if t := w.tails[it.SessionID]; t != nil {
+			t.lastID = it.ID
+		}
+	}
+}
+
 func (w *workspace) cursor() cursor {
-	c := cursor{Sessions: make(map[string]tailCursor, len(w.tails)), Retired: w.retired}
+	// Retired is copied: the cursor may be encoded after the workspace
+	// has moved on (see publish).
+	c := cursor{Sessions: make(map[string]tailCursor, len(w.tails))}
+	if len(w.retired) > 0 {
+		c.Retired = maps.Clone(w.retired)
+	}
 	for id, t := range w.tails {
 		c.Sessions[id] = t.cursor()
 	}

@@ -152,3 +152,54 @@ func TestDeltaJournalEdges(t *testing.T) {
 		t.Errorf("after compaction: %d deltas, last id %d", len(r.Deltas), tp3.LastID())
 	}
 }
+
+// TestLazyCursorIsEncodedOnlyWhenWrittenWhole: a batch published with a
+// delta and a cursor to make on demand makes the cursor only where the
+// journal writes it whole (its first line, after a failed write, on
+// compaction) or a reader asks for it, at most once per batch; and a
+// batch made after a failed write still puts that batch's cursor on disk,
+// not a later one.
+func TestLazyCursorIsEncodedOnlyWhenWrittenWhole(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "w.jsonl")
+	h := NewHub(dir, 100)
+	tp, _ := h.Topic("w")
+	made := map[int]int{}
+	lazy := func(i int) func() json.RawMessage {
+		return func() json.RawMessage { made[i]++; return bigCursor(i) }
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := tp.PublishLazy(texts(1, "a"), lazy(i), delta(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if k := lineKinds(t, path); k != "cdd" || made[1] != 1 || made[2]+made[3] != 0 {
+		t.Errorf("lines %q, cursors made %v; want cdd and only line 1's", k, made)
+	}
+	for range 2 { // a reader asks for batch 3's: made once
+		if r := tp.Resume(); string(r.Cursor) != string(bigCursor(3)) {
+			t.Errorf("Resume after a lazy batch gives %.12s…, want batch 3's", r.Cursor)
+		}
+	}
+	if made[3] != 1 {
+		t.Errorf("batch 3's cursor made %d times, want once", made[3])
+	}
+
+	d := failingJournal(t, tp)
+	d.full = true
+	if _, err := tp.PublishLazy(texts(1, "lost"), lazy(4), delta(4)); err == nil {
+		t.Fatal("a write to a full disk succeeded")
+	}
+	d.full = false
+	if _, err := tp.Publish(texts(1, "paired"), nil); err != nil { // no cursor of its own: the current one
+		t.Fatal(err)
+	}
+	if k := lineKinds(t, path); k != "cddc" || made[4] != 1 {
+		t.Errorf("after a failed write, lines %q, batch 4's cursor made %d times; want cddc, once", k, made[4])
+	}
+	h.Close()
+	tp2, _ := NewHub(dir, 100).Topic("w")
+	if r := tp2.Resume(); string(r.Cursor) != string(bigCursor(4)) || tp2.LastID() != 5 {
+		t.Errorf("resumed at %.12s…, last id %d; want batch 4's cursor, 5", r.Cursor, tp2.LastID())
+	}
+}

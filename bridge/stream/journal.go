@@ -188,14 +188,15 @@ func (j *Journal) fullEvery() int64 { return max(64<<10, 16*j.fullLen) }
 // "unchanged"), so that cursor and ids on disk move past the lost batch
 // together.
 func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, max int, current json.RawMessage) error {
-	return j.appendDelta(items, cursor, nil, history, max, current)
+	return j.appendDelta(items, rawCursor(cursor), nil, history, max, rawCursor(current))
 }
 
 // appendDelta is Append where delta, when set with cursor, may be written
 // in cursor's place: when the file holds a whole cursor, the last append
 // reached the file (the delta is relative to the line before), and not
-// too much has been written since the last whole cursor.
-func (j *Journal) appendDelta(items []Item, cursor, delta json.RawMessage, history []Item, max int, current json.RawMessage) error {
+// too much has been written since the last whole cursor. The cursors are
+// encoded only if written whole.
+func (j *Journal) appendDelta(items []Item, lazy *lazyCursor, delta json.RawMessage, history []Item, max int, current *lazyCursor) error {
 	if j.budget != nil {
 		if victim := j.budget.use(j); victim != nil {
 			victim.release()
@@ -208,10 +209,14 @@ func (j *Journal) appendDelta(items []Item, cursor, delta json.RawMessage, histo
 		last = items[n-1].ID
 	}
 	if j.behind {
-		cursor, delta = current, nil
+		lazy, delta = current, nil
 	}
-	if cursor == nil || j.fullLen == 0 || j.sinceFull >= j.fullEvery() {
+	if lazy == nil || j.fullLen == 0 || j.sinceFull >= j.fullEvery() {
 		delta = nil
+	}
+	var cursor json.RawMessage
+	if delta == nil {
+		cursor = lazy.get()
 	}
 	// The line is written at once and not kept: its buffer goes back to
 	// the hub's pool for the next batch (a line a batch, thousands a
@@ -229,9 +234,10 @@ func (j *Journal) appendDelta(items []Item, cursor, delta json.RawMessage, histo
 		if len(kept) > max {
 			kept = kept[len(kept)-max:]
 		}
-		err = j.rewrite(encodeLine(nil, kept, current, nil, last+1))
+		whole := current.get()
+		err = j.rewrite(encodeLine(nil, kept, whole, nil, last+1))
 		if err == nil {
-			j.noteFull(current)
+			j.noteFull(whole)
 		}
 	} else {
 		err = j.write(line)

@@ -66,8 +66,36 @@ type Topic struct {
 	max     int
 	subs    map[*Subscriber]struct{}
 	journal *Journal          // nil: in memory only
-	cursor  json.RawMessage   // the producer's resume point, journaled with events
+	cursor  *lazyCursor       // the producer's resume point, journaled with events
 	deltas  []json.RawMessage // journaled after cursor, loaded: see Resume
+}
+
+// lazyCursor is a resume point encoded only when someone reads it: the
+// journal writes a live batch's delta, not its cursor, and encoding
+// kilobytes of parser state that nobody reads, for each line an agent
+// writes, was most of what a busy workspace allocated.
+type lazyCursor struct {
+	raw  json.RawMessage
+	make func() json.RawMessage // nil once made
+}
+
+func rawCursor(raw json.RawMessage) *lazyCursor {
+	if raw == nil {
+		return nil
+	}
+	return &lazyCursor{raw: raw}
+}
+
+// get encodes the cursor the first time it is asked for. A nil cursor is
+// nil: "unchanged" to the journal.
+func (c *lazyCursor) get() json.RawMessage {
+	if c == nil {
+		return nil
+	}
+	if c.make != nil {
+		c.raw, c.make = c.make(), nil
+	}
+	return c.raw
 }
 
 func newTopic(id string, max int, j *Journal) (*Topic, error) {
@@ -77,7 +105,7 @@ func newTopic(id string, max int, j *Journal) (*Topic, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load journal of %s: %w", id, err)
 		}
-		t.history, t.cursor, t.deltas = items, res.Cursor, res.Deltas
+		t.history, t.cursor, t.deltas = items, rawCursor(res.Cursor), res.Deltas
 		if n := len(items); n > 0 {
 			t.next = items[n-1].ID + 1
 		}
@@ -93,7 +121,7 @@ func newTopic(id string, max int, j *Journal) (*Topic, error) {
 func (t *Topic) Cursor() json.RawMessage {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.cursor
+	return t.cursor.get()
 }
 
 // Resume returns the newest whole cursor and the deltas to apply to it,
@@ -102,7 +130,7 @@ func (t *Topic) Cursor() json.RawMessage {
 func (t *Topic) Resume() Resume {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return Resume{Cursor: t.cursor, Deltas: t.deltas}
+	return Resume{Cursor: t.cursor.get(), Deltas: t.deltas}
 }
 
 // LastID returns the id of the newest event, 0 if none.
@@ -129,6 +157,22 @@ func (t *Topic) Publish(evs []event.Event, cursor json.RawMessage) ([]Item, erro
 // order, yields cursor. The journal decides which it writes (see Journal);
 // cursor must be set with delta.
 func (t *Topic) PublishDelta(evs []event.Event, cursor, delta json.RawMessage) ([]Item, error) {
+	return t.publish(evs, rawCursor(cursor), delta)
+}
+
+// PublishLazy is PublishDelta with a cursor made only if it is needed:
+// when the journal writes it whole, or when Cursor or Resume asks for it
+// before the next publish. cursor is called at most once, maybe from
+// another goroutine, so what it encodes must not change after the call.
+func (t *Topic) PublishLazy(evs []event.Event, cursor func() json.RawMessage, delta json.RawMessage) ([]Item, error) {
+	var c *lazyCursor
+	if cursor != nil {
+		c = &lazyCursor{make: cursor}
+	}
+	return t.publish(evs, c, delta)
+}
+
+func (t *Topic) publish(evs []event.Event, cursor *lazyCursor, delta json.RawMessage) ([]Item, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	items := make([]Item, 0, len(evs))
