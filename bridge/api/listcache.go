@@ -51,7 +51,7 @@ func (c *listCache) body(b []byte, list iter.Seq[workspaceJSON], all int) []byte
 		e := c.m[j.ID]
 		if e == nil || !sameJSON(e.j, j) {
 			j.Sessions = append([]sessionJSON{}, j.Sessions...) // list may reuse its slice; never null on the wire
-			e = &cachedJSON{j: j, data: encodeCompact(j)}
+			e = &cachedJSON{j: j, data: encodeWorkspace(&j)}
 			c.m[j.ID] = e
 		}
 		e.gen = c.gen
@@ -96,6 +96,16 @@ func encodeCompact(v any) []byte {
 		return []byte("null")
 	}
 	return bytes.Clone(bytes.TrimSuffix(b.Bytes(), []byte("\n"))) // kept: no spare capacity
+}
+
+// encodeWorkspace is j's wire form: by hand, or through encoding/json
+// for what the hand-written encoder cannot say alike (a time whose year
+// has more than four digits).
+func encodeWorkspace(j *workspaceJSON) []byte {
+	if b, ok := appendWorkspace(nil, j); ok {
+		return b
+	}
+	return encodeCompact(*j)
 }
 
 // sameJSON reports whether two wire forms encode alike.

@@ -3,7 +3,8 @@ package event
 import (
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"conductorbridge/bridge/jsonbytes"
 )
 
 // appendWire appends the wire form of the event types a transcript is
@@ -80,58 +81,6 @@ func appendBool(b []byte, name string, v bool) []byte {
 	return strconv.AppendBool(b, v)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s as encoding/json does by default: HTML's <, >
-// and & escaped, invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029
-// escaped.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendJSONString quotes s as encoding/json's Marshal does, HTML's <, >
+// and & escaped.
+func appendJSONString(b []byte, s string) []byte { return jsonbytes.String(b, s, true) }
