@@ -141,25 +141,39 @@ func parseAll(data []byte, parse func([]byte, []event.Event) ([]event.Event, err
 	return events, bad, time.Since(start)
 }
 
-// waitWorkspaces polls the API until n workspaces each have a session.
-// token is read on each try: a bridge just started may not have made it yet.
+// waitWorkspaces waits until n workspaces each have a session: it asks
+// /health whether the bridge has caught up, every 5 ms, and only then
+// lists the workspaces to check them. Listing a thousand workspaces every
+// 5 ms instead would cost the bridge half a core while it starts, and
+// that is what the cold start would measure. token is read on each try: a
+// bridge just started may not have made it yet.
 func waitWorkspaces(ctx context.Context, base string, token func() string, n int, limit time.Duration) ([]string, error) {
 	deadline := time.Now().Add(limit)
+	caughtUp := false
+	var list []apiWorkspace
 	for {
-		list, err := listWorkspaces(ctx, base, token())
-		if err == nil {
-			var ids []string
-			for _, ws := range list {
-				if ws.LastEventID > 0 {
-					ids = append(ids, ws.ID)
-				}
+		if !caughtUp {
+			var h struct {
+				CaughtUp bool `json:"caught_up"`
 			}
-			if len(ids) >= n {
-				return ids, nil
+			caughtUp = getJSON(ctx, base+"/health", "", &h) == nil && h.CaughtUp
+		}
+		if caughtUp {
+			var err error
+			if list, err = listWorkspaces(ctx, base, token()); err == nil {
+				var ids []string
+				for _, ws := range list {
+					if ws.LastEventID > 0 {
+						ids = append(ids, ws.ID)
+					}
+				}
+				if len(ids) >= n {
+					return ids, nil
+				}
 			}
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("only %d of %d workspaces ready after %v", len(list), n, limit)
+			return nil, fmt.Errorf("only %d of %d workspaces ready after %v (caught up: %v)", len(list), n, limit, caughtUp)
 		}
 		select {
 		case <-ctx.Done():

@@ -42,6 +42,7 @@ func runBenchBacklog(ctx context.Context, r *benchReport, exe, root string, mb i
 	if err != nil {
 		return err
 	}
+	flushWrites()
 	c, err = startChild(ctx, exe, root)
 	if err != nil {
 		return err

@@ -5,3 +5,5 @@ package main
 import "os"
 
 func maxRSSKB(*os.ProcessState) int64 { return 0 }
+
+func flushWrites() {}

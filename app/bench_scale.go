@@ -110,6 +110,7 @@ func runBenchScale(ctx context.Context, r *benchReport, exe, root string, nws, p
 		return err
 	}
 	sizeCond := fmt.Sprintf("%d workspaces × %d sessions, %d MB of transcripts (written in %v)", nws, perWS, mb, time.Since(gen).Round(time.Second))
+	flushWrites()
 	c, err := startChild(ctx, exe, root)
 	if err != nil {
 		return err

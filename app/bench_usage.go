@@ -36,6 +36,7 @@ func runBenchUsage(ctx context.Context, r *benchReport, exe, ccusage, dir string
 	if err != nil {
 		return err
 	}
+	flushWrites()
 	emptyCodex := filepath.Join(dir, "codex")
 	os.MkdirAll(emptyCodex, 0o755)
 	env := append(os.Environ(), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"), "CODEX_HOME="+emptyCodex, "XDG_STATE_HOME=")

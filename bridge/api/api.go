@@ -28,6 +28,9 @@ type Engine interface {
 	Topic(id string) (*stream.Topic, bool)
 	// Ready is closed once the first scan has found every workspace.
 	Ready() <-chan struct{}
+	// CaughtUp is closed once every workspace the first scan found has
+	// read its sessions once: everything is served.
+	CaughtUp() <-chan struct{}
 }
 
 // Server serves the API.
@@ -156,7 +159,19 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		"uptime":            int64(time.Since(s.Started).Seconds()),
 		"workspaces":        count,
 		"active_workspaces": active,
+		// Whether the start's reading is over: a tool that waits for the
+		// bridge asks this, not the workspace list, which is far dearer.
+		"caught_up": closed(s.Engine.CaughtUp()),
 	})
+}
+
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // workspaceJSON is a workspace on the wire: the seed's fields (id, name,

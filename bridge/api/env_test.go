@@ -39,6 +39,7 @@ func (f *fakeEngine) Workspace(id string) (engine.Info, bool) {
 	return engine.Info{}, false
 }
 func (f *fakeEngine) Topic(id string) (*stream.Topic, bool) { t, ok := f.topics[id]; return t, ok }
+func (f *fakeEngine) CaughtUp() <-chan struct{}             { return f.Ready() }
 func (f *fakeEngine) Ready() <-chan struct{} {
 	c := make(chan struct{})
 	close(c)
