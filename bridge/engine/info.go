@@ -27,7 +27,10 @@ type Info struct {
 	Oversized   int    // transcript lines skipped as too long
 	Version     string // the agent version writing the active session
 	// Sessions are every session of the workspace, the active one first,
-	// then by most recent activity.
+	// then by most recent activity. Like the embedded Workspace's, the
+	// slice is the engine's snapshot, shared and never changed: read it,
+	// copy it to change it (listing a thousand workspaces copied it for
+	// every call).
 	Sessions []SessionInfo
 }
 
@@ -118,7 +121,7 @@ func (e *Engine) info(w *workspace) Info { return e.infoOf(w, w.snap.Load()) }
 
 func (e *Engine) infoOf(w *workspace, s *snapshot) Info {
 	in := Info{Workspace: s.ws, Malformed: s.malformed, Oversized: s.oversized, LastEventID: w.topic.LastID(),
-		Sessions: slices.Clone(s.sessions)}
+		Sessions: s.sessions}
 	in.Status = event.StateIdle
 	if in.ConductorStatus != "" && len(in.Sessions) == 0 {
 		in.Status, in.Reason = conductorState(in.ConductorStatus)
