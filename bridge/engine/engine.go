@@ -63,7 +63,8 @@ type Config struct {
 	// scan at once, so the timer can run slowly.
 	RescanOn []string
 	// IdleScanEvery is how far the scan timer backs off while nothing
-	// changes (default 30 s; never below ScanEvery).
+	// changes (default 1 min; never below ScanEvery): Conductor's database
+	// and the folders are watched, so the timer is only a safety net.
 	IdleScanEvery time.Duration
 	// MaxWatches caps the paths given to fsnotify (0: no cap but the
 	// system's own). Past it, as when the system runs out of inotify
@@ -76,7 +77,7 @@ func (c *Config) withDefaults() {
 		c.ScanEvery = 3 * time.Second
 	}
 	if c.IdleScanEvery < c.ScanEvery {
-		c.IdleScanEvery = max(c.ScanEvery, 30*time.Second)
+		c.IdleScanEvery = max(c.ScanEvery, time.Minute)
 	}
 	if c.ScanTimeout <= 0 {
 		c.ScanTimeout = 10 * time.Second

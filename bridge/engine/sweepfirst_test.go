@@ -115,3 +115,28 @@ func TestSweepSkipsWhatWasRead(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepBackoffCap: while all is idle the sweep doubles its interval
+// up to a minute where folders are watched (their events come anyway), and
+// only up to 20 s where they are not, since there the sweep is how a new
+// session file is found; activity brings it back to its base rate.
+func TestSweepBackoffCap(t *testing.T) {
+	for _, tt := range []struct {
+		watchDirs bool
+		want      time.Duration
+	}{{true, maxSweep}, {false, maxSweepUnwatched}} {
+		watch := tt.watchDirs
+		e := &Engine{cfg: Config{SweepEvery: time.Second, WatchDirs: &watch}, workspaces: map[string]*workspace{}, polled: map[string]bool{}}
+		s := newSweeper(e)
+		var last time.Duration
+		for range 20 {
+			last = s.sweep()
+		}
+		if last != tt.want {
+			t.Errorf("folders watched %v: backed off to %v, want %v", tt.watchDirs, last, tt.want)
+		}
+		if !s.active() || s.every != time.Second {
+			t.Errorf("folders watched %v: activity left the sweep at %v", tt.watchDirs, s.every)
+		}
+	}
+}

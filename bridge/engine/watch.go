@@ -303,8 +303,17 @@ type stamp struct {
 	size int64
 }
 
-// maxSweep is the longest the sweep waits while every agent is idle.
-const maxSweep = 20 * time.Second
+// maxSweep is the longest the sweep waits while every agent is idle,
+// where folders are watched: there every new file and write has its own
+// event, and the sweep only backs them up. Each sweep stats every
+// followed folder and file, and the runtime wakes a hundred times around
+// those system calls: a minute apart they cost an idle laptop almost
+// nothing. Where folders are not watched (kqueue), the sweep is how a new
+// session file is found, so it waits at most maxSweepUnwatched.
+const (
+	maxSweep          = 60 * time.Second
+	maxSweepUnwatched = 20 * time.Second
+)
 
 func newSweeper(e *Engine) *sweeper {
 	return &sweeper{e: e, base: e.cfg.SweepEvery, every: e.cfg.SweepEvery, stamps: make(map[string]stamp)}
@@ -384,7 +393,11 @@ func (s *sweeper) sweep() time.Duration {
 		// not back off while there are any.
 		s.every = s.base
 	} else {
-		s.every = min(2*s.every, maxSweep)
+		limit := maxSweep
+		if !watchDirs {
+			limit = maxSweepUnwatched
+		}
+		s.every = min(2*s.every, max(limit, s.base))
 	}
 	return s.every
 }
