@@ -11,28 +11,9 @@ import (
 func IsClaudeCommand(comm string, argv []string) bool { return isClaudeCommand(comm, argv) }
 
 // IsCodexCommand reports whether a process is a Codex CLI: the native
-// binary (comm "codex"), or the npm wrapper run by node.
+// binary (comm "codex"), or the npm wrapper run by a JavaScript runtime.
 func IsCodexCommand(comm string, argv []string) bool {
-	if comm == "codex" {
-		return true
-	}
-	if len(argv) == 0 {
-		return false
-	}
-	if isCodexArg(argv[0]) {
-		return true
-	}
-	switch strings.TrimSuffix(filepath.Base(argv[0]), ".exe") {
-	case "node", "nodejs", "bun":
-	default:
-		return false
-	}
-	for _, a := range argv[1:] {
-		if !strings.HasPrefix(a, "-") {
-			return isCodexArg(a)
-		}
-	}
-	return false
+	return isAgentCommand(comm == "codex", argv, isCodexArg)
 }
 
 func isCodexArg(a string) bool {

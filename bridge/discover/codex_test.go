@@ -101,6 +101,8 @@ func TestIsCodexCommand(t *testing.T) {
 		{"node", []string{"node", "/usr/bin/codex", "resume", "x"}, true},
 		{"node", []string{"/usr/bin/node", "--no-warnings", "/opt/codex/bin/codex.js"}, true},
 		{"MainThread", []string{"/usr/local/bin/codex"}, true},
+		{"deno", []string{"deno", "--allow-all", "/x/bin/codex.js"}, true}, // the runtimes Claude's rule knows
+		{"node", []string{"node", "--inspect"}, false},
 		{"node", []string{"node", "/usr/bin/claude"}, false},
 		{"codex-helper", []string{"codex-helper"}, false},
 		{"vim", []string{"vim", "codex"}, false},

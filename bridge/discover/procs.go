@@ -13,13 +13,21 @@ import (
 // first are looked at only for an interpreter, so "grep claude" is not an
 // agent.
 func isClaudeCommand(comm string, argv []string) bool {
-	if isClaudeName(comm) {
+	return isAgentCommand(isClaudeName(comm), argv, isClaudeArg)
+}
+
+// isAgentCommand is the rule both agents' processes follow: the command
+// name says it (named), or the first argument is the agent (a script, a
+// path), or the first argument is a JavaScript runtime and the first
+// non-flag argument after it is the agent.
+func isAgentCommand(named bool, argv []string, isArg func(string) bool) bool {
+	if named {
 		return true
 	}
 	if len(argv) == 0 {
 		return false
 	}
-	if isClaudeArg(argv[0]) {
+	if isArg(argv[0]) {
 		return true
 	}
 	switch strings.TrimSuffix(filepath.Base(argv[0]), ".exe") {
@@ -31,7 +39,7 @@ func isClaudeCommand(comm string, argv []string) bool {
 		if strings.HasPrefix(a, "-") {
 			continue // an interpreter flag: the script comes after
 		}
-		return isClaudeArg(a)
+		return isArg(a)
 	}
 	return false
 }
