@@ -68,6 +68,7 @@ func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o bench
 		cond := fmt.Sprintf("%d workspaces × %d sessions, each session appending 10 lines/s for %d lines, 1 SSE subscriber per workspace; %d/%d delivered",
 			o.workspaces, per, o.pacedLines, len(res.lat), res.expected)
 		r.addLatencies("line appended → event read", res.lat, cond)
+		r.addLatencies("line → event, after the first second", res.settled, cond+fmt.Sprintf("; the %d lines written from the run's second second on", len(res.settled)))
 	}
 	if o.burstWS > 0 {
 		res, err := runStreamLoad(ctx, c, h, ids, streamLoad{workspaces: min(o.burstWS, o.workspaces), subs: o.burstSubs, lines: o.burstLines, every: 10 * time.Millisecond})

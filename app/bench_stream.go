@@ -6,11 +6,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"conductorbridge/bridge/discover"
@@ -104,7 +106,12 @@ func claudePrompter(h *benchHome) func(i, j int) (func(string), func(), error) {
 }
 
 type streamResult struct {
-	lat      []time.Duration
+	lat []time.Duration
+	// settled are the latencies of lines written from the second second
+	// of the run on: the first second is the bridge, and this VM's
+	// CPUs, waking from whatever came before (a minute idle, in the
+	// bench), and is reported apart as well as in lat.
+	settled  []time.Duration
 	expected int
 	elapsed  time.Duration
 	// The bridge's Go heap and stacks in use after a full collection,
@@ -123,6 +130,8 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 	}
 	var mu sync.Mutex
 	var ready, done sync.WaitGroup
+	var settledFrom atomic.Int64 // unix ns: a line written from then on counts as settled
+	settledFrom.Store(math.MaxInt64)
 	targets := ids[:load.workspaces]
 	if load.fanOut {
 		targets = ids[:1]
@@ -159,6 +168,9 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 					}
 					mu.Lock()
 					res.lat = append(res.lat, now.Sub(time.Unix(0, ns)))
+					if ns >= settledFrom.Load() {
+						res.settled = append(res.settled, now.Sub(time.Unix(0, ns)))
+					}
 					mu.Unlock()
 					if got++; got == load.lines*per {
 						return io.EOF
@@ -174,6 +186,7 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 		res.memSubs, res.memErr = childMemory(ctx, c)
 	}
 	start := time.Now()
+	settledFrom.Store(start.Add(time.Second).UnixNano())
 	var wg sync.WaitGroup
 	for k := range load.workspaces * per {
 		i, j := k/per, k%per
