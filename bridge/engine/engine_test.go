@@ -18,13 +18,13 @@ import (
 
 // home is a fake home: a workspace directory and its Claude Code project.
 type home struct {
-	t        *testing.T
+	t        testing.TB
 	root     string
 	projects string
 	state    string
 }
 
-func newHome(t *testing.T) *home {
+func newHome(t testing.TB) *home {
 	root := t.TempDir()
 	h := &home{t: t, root: root, projects: filepath.Join(root, ".claude", "projects"), state: filepath.Join(root, "state")}
 	os.MkdirAll(h.projects, 0o755)

@@ -140,7 +140,7 @@ func warmCost(t *testing.T, warm map[string]int) float64 {
 
 // waitWorkspaceFor is waitWorkspace with room for a real binary's start
 // on a loaded machine.
-func waitWorkspaceFor(t *testing.T, r *running, dir string, d time.Duration) string {
+func waitWorkspaceFor(t testing.TB, r *running, dir string, d time.Duration) string {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {

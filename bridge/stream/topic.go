@@ -61,8 +61,8 @@ type Topic struct {
 	ID string
 
 	mu      sync.Mutex
-	next    int64  // id of the next event
-	history []Item // oldest first, at most max
+	next    int64 // id of the next event
+	history history
 	max     int
 	subs    map[*Subscriber]struct{}
 	journal *Journal          // nil: in memory only
@@ -99,13 +99,13 @@ func (c *lazyCursor) get() json.RawMessage {
 }
 
 func newTopic(id string, max int, j *Journal) (*Topic, error) {
-	t := &Topic{ID: id, next: 1, max: max, subs: make(map[*Subscriber]struct{}), journal: j}
+	t := &Topic{ID: id, next: 1, max: max, history: newHistory(max, nil), subs: make(map[*Subscriber]struct{}), journal: j}
 	if j != nil {
 		items, res, err := j.Load(max)
 		if err != nil {
 			return nil, fmt.Errorf("load journal of %s: %w", id, err)
 		}
-		t.history, t.cursor, t.deltas = items, rawCursor(res.Cursor), res.Deltas
+		t.history, t.cursor, t.deltas = newHistory(max, items), rawCursor(res.Cursor), res.Deltas
 		if n := len(items); n > 0 {
 			t.next = items[n-1].ID + 1
 		}
@@ -194,14 +194,10 @@ func (t *Topic) publish(evs []event.Event, cursor *lazyCursor, delta json.RawMes
 	}
 	var jerr error
 	if t.journal != nil {
-		jerr = t.journal.appendDelta(items, cursor, delta, t.history, t.max, t.cursor)
+		jerr = t.journal.appendDelta(items, cursor, delta, t.history.kept(), t.max, t.cursor)
 	}
 	for _, it := range items {
-		t.history = append(t.history, it.kept())
-	}
-	if over := len(t.history) - t.max; over > 0 {
-		// Copy rather than reslice so the dropped items can be collected.
-		t.history = append(t.history[:0:0], t.history[over:]...)
+		t.history.add(it.kept())
 	}
 	for s := range t.subs {
 		for _, it := range items {
@@ -228,16 +224,17 @@ func (t *Topic) Subscribe(after int64) (replay []Item, gap *event.Event, s *Subs
 	if after < 0 {
 		after = 0
 	}
+	kept := t.history.kept()
 	first := t.next // id of the oldest kept event
-	if len(t.history) > 0 {
-		first = t.history[0].ID
+	if len(kept) > 0 {
+		first = kept[0].ID
 	}
 	if after+1 < first && after < t.next-1 {
 		gap = &event.Event{Type: event.Gap, ID: first - 1, GapFrom: after + 1, AvailableFrom: first}
 	}
-	for i, it := range t.history {
+	for i, it := range kept {
 		if it.ID > after {
-			replay = append(replay, t.history[i:]...)
+			replay = append(replay, kept[i:]...)
 			break
 		}
 	}

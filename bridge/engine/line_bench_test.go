@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/event"
+)
+
+// BenchmarkLineToEvent appends one prompt line to a followed session and
+// waits for its event on the topic: the engine's whole per-line path
+// (watch, read, parse, journal, publish). Its allocations are what the
+// collector pays for every line a busy agent writes, and the collector's
+// mark phase is what the slowest lines wait behind.
+func BenchmarkLineToEvent(b *testing.B) {
+	h := newHome(b)
+	dir, proj := h.workspace("bench")
+	sid := "11111111-2222-4333-8444-555555555555"
+	cwdOf[sid] = dir
+	path := filepath.Join(proj, sid+".jsonl")
+	h.write(path, prompt(sid, "hello"))
+	r := h.startWith(func(c *Config) { c.ScanEvery, c.SweepEvery = time.Minute, time.Minute })
+	id := waitWorkspaceFor(b, r, dir, 5*time.Second)
+	topic, _ := r.eng.Topic(id)
+	_, _, sub := topic.Subscribe(1 << 62)
+	defer topic.Unsubscribe(sub)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		want := "line " + strconv.Itoa(i)
+		if _, err := f.WriteString(prompt(sid, want) + "\n"); err != nil {
+			b.Fatal(err)
+		}
+		for got := false; !got; {
+			select {
+			case it := <-sub.C:
+				got = it.Type == event.User && it.Event().Content == want
+			case <-time.After(5 * time.Second):
+				b.Fatalf("no event for %q", want)
+			}
+		}
+	}
+}
