@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -180,35 +182,46 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 			}()
 		}
 	}
-	ready.Wait()
-	time.Sleep(time.Second) // let the bridge settle with every subscriber
-	if load.fanOut && res.memErr == nil {
-		res.memSubs, res.memErr = childMemory(ctx, c)
+	// Every writer's file is open before the clock starts: two hundred
+	// opens at once would otherwise delay the first lines' readers.
+	type writer struct {
+		k      int
+		prompt func(string)
 	}
-	start := time.Now()
-	settledFrom.Store(start.Add(time.Second).UnixNano())
-	var wg sync.WaitGroup
+	var writers []writer
 	for k := range load.workspaces * per {
 		i, j := k/per, k%per
 		if load.fanOut && i > 0 {
 			break
 		}
+		prompter := load.prompter
+		if prompter == nil {
+			prompter = claudePrompter(h)
+		}
+		prompt, closeIt, err := prompter(i, j)
+		if err != nil {
+			continue
+		}
+		defer closeIt()
+		writers = append(writers, writer{k, prompt})
+	}
+	ready.Wait()
+	time.Sleep(time.Second) // let the bridge settle with every subscriber
+	if load.fanOut && res.memErr == nil {
+		res.memSubs, res.memErr = childMemory(ctx, c)
+	}
+	defer holdGC()()
+	start := time.Now()
+	settledFrom.Store(start.Add(time.Second).UnixNano())
+	var wg sync.WaitGroup
+	for _, w := range writers {
 		wg.Go(func() {
-			prompter := load.prompter
-			if prompter == nil {
-				prompter = claudePrompter(h)
-			}
-			prompt, closeIt, err := prompter(i, j)
-			if err != nil {
-				return
-			}
-			defer closeIt()
 			// Writers start spread over one interval, as independent
 			// agents would, and keep to their schedule.
-			next := start.Add(time.Duration(k) * load.every / time.Duration(load.workspaces*per))
+			next := start.Add(time.Duration(w.k) * load.every / time.Duration(load.workspaces*per))
 			for range load.lines {
 				time.Sleep(time.Until(next))
-				prompt("bench@" + strconv.FormatInt(time.Now().UnixNano(), 10))
+				w.prompt("bench@" + strconv.FormatInt(time.Now().UnixNano(), 10))
 				next = next.Add(load.every)
 			}
 		})
@@ -225,6 +238,23 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 	cancel()
 	done.Wait()
 	return res, nil
+}
+
+// holdGC stops the bench's own garbage collector until the returned
+// function is called (within a memory limit of 1 GiB more than it holds
+// now): its mark phase would hold up the subscribers reading the stream,
+// and the delay would be counted as the bridge's.
+func holdGC() (restore func()) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	limit := debug.SetMemoryLimit(-1)
+	percent := debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(int64(m.Sys) + 1<<30)
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+		runtime.GC()
+	}
 }
 
 // benchMemory is the bridge's GET /api/memory.
