@@ -2,11 +2,9 @@ package engine
 
 import (
 	"encoding/json"
-	"hash/fnv"
 	"maps"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
 
 	"conductorbridge/bridge/event"
@@ -71,49 +69,39 @@ const idleReplay = 64 << 10
 // shapeOf hashes what a delta cannot change: which files the session
 // reads, and which subagents' states the cursor carries.
 func shapeOf(tc tailCursor) uint64 {
-	h := fnv.New64a()
+	h := newFNV()
 	// Needs changes with a hook, not with bytes read: a change of it
 	// journals the whole cursor.
-	h.Write([]byte(tc.Path + "\x00" + tc.Agent + "\x00" + tc.Needs + "\x00" + tc.SubsDone.String()))
-	for _, p := range slices.Sorted(maps.Keys(tc.Subs)) {
-		h.Write([]byte("\x00" + p))
-	}
-	return h.Sum64()
+	h.str(tc.Path)
+	h.str(tc.Agent)
+	h.str(tc.Needs)
+	h.int(tc.SubsDone.UnixNano())
+	eachSorted(tc.Subs, func(p string, _ subCursor) { h.str(p) })
+	return uint64(h)
 }
 
 // stateOf hashes the parsers' states: when they changed with nothing
 // read, something besides the bytes changed them.
 func stateOf(tc tailCursor) uint64 {
-	h := fnv.New64a()
-	h.Write(tc.Parser)
-	for _, p := range slices.Sorted(maps.Keys(tc.Subs)) {
-		h.Write(tc.Subs[p].Parser)
-	}
-	return h.Sum64()
+	h := newFNV()
+	h.bytes(tc.Parser)
+	eachSorted(tc.Subs, func(_ string, sc subCursor) { h.bytes(sc.Parser) })
+	return uint64(h)
 }
 
 // workspaceShape hashes the sessions followed and the retired ones. A
 // retired entry is written once, when its session stops being followed,
 // so its path, offset and time of leaving tell every change of it.
 func workspaceShape(c cursor) uint64 {
-	h := fnv.New64a()
-	var b []byte
-	for _, id := range sortedKeys(c.Sessions) {
-		b = append(append(b[:0], id...), 0)
-		h.Write(b)
-	}
-	b = append(b[:0], 1)
-	h.Write(b)
-	for _, p := range sortedKeys(c.Retired) {
-		r := c.Retired[p]
-		b = append(append(b[:0], p...), 0)
-		b = strconv.AppendInt(b, r.Offset, 10)
-		b = append(b, 0)
-		b = strconv.AppendInt(b, r.Left.UnixNano(), 10)
-		b = append(b, 0)
-		h.Write(b)
-	}
-	return h.Sum64()
+	h := newFNV()
+	eachSorted(c.Sessions, func(id string, _ tailCursor) { h.str(id) })
+	h.byte(1)
+	eachSorted(c.Retired, func(p string, r tailCursor) {
+		h.str(p)
+		h.int(r.Offset)
+		h.int(r.Left.UnixNano())
+	})
+	return uint64(h)
 }
 
 // delta returns what changed since the journal's last line as a delta,

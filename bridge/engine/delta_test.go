@@ -416,3 +416,38 @@ func TestCursorStaysTheBatchs(t *testing.T) {
 		t.Errorf("the cursor changed with the workspace after it was made:\nbefore %s\nafter  %s", before, after)
 	}
 }
+
+// The shape hash must move with every field a delta cannot carry, and
+// only with those; string boundaries count ("ab"+"c" is not "a"+"bc").
+func TestShapeHashSeesWhatADeltaCannotCarry(t *testing.T) {
+	base := tailCursor{Path: "/p/a.jsonl", Agent: "claude", Needs: "", Offset: 10,
+		Subs: map[string]subCursor{"/p/a/subagents/x.jsonl": {Offset: 1}}}
+	for _, tt := range []struct {
+		name  string
+		edit  func(*tailCursor)
+		moves bool
+	}{
+		{"path", func(c *tailCursor) { c.Path = "/p/b.jsonl" }, true},
+		{"agent", func(c *tailCursor) { c.Agent = "codex" }, true},
+		{"needs", func(c *tailCursor) { c.Needs = "question" }, true},
+		{"boundary", func(c *tailCursor) { c.Path, c.Agent = "/p/a.jsonlc", "laude" }, true},
+		{"subs done", func(c *tailCursor) { c.SubsDone = time.Unix(5, 0) }, true},
+		{"a subagent more", func(c *tailCursor) {
+			c.Subs = map[string]subCursor{"/p/a/subagents/x.jsonl": {}, "/p/a/subagents/y.jsonl": {}}
+		}, true},
+		{"offset", func(c *tailCursor) { c.Offset = 99 }, false},
+		{"a subagent's offset", func(c *tailCursor) { c.Subs = map[string]subCursor{"/p/a/subagents/x.jsonl": {Offset: 7}} }, false},
+	} {
+		c := base
+		tt.edit(&c)
+		if moved := shapeOf(c) != shapeOf(base); moved != tt.moves {
+			t.Errorf("%s: shape moved %v, want %v", tt.name, moved, tt.moves)
+		}
+	}
+	two := map[string]subCursor{"/b": {Parser: []byte("2")}, "/a": {Parser: []byte("1")}}
+	for range 20 { // map order must not matter
+		if stateOf(tailCursor{Subs: two}) != stateOf(tailCursor{Subs: map[string]subCursor{"/a": {Parser: []byte("1")}, "/b": {Parser: []byte("2")}}}) {
+			t.Fatal("stateOf depends on map order")
+		}
+	}
+}
