@@ -127,6 +127,7 @@ type Engine struct {
 	rescanOn  map[string]bool // RescanOn, cleaned
 	rescan    chan struct{}
 	nudge     chan struct{} // a hook said an agent is at work: sweep at the base rate
+	scanDone  chan struct{} // a scan just ran: a backed-off sweep runs with it
 	rootWatch string        // where the projects folder is watched from while it does not exist
 	codexUp   string        // Codex's home, watched only until its sessions folder exists
 	// codexAsked is when a write to a rollout no workspace follows last
@@ -153,6 +154,7 @@ func New(cfg Config) *Engine {
 		hinted:     make(map[string]discover.Workspace),
 		rescan:     make(chan struct{}, 1),
 		nudge:      make(chan struct{}, 1),
+		scanDone:   make(chan struct{}, 1),
 		scanned:    make(chan struct{}),
 		caughtUp:   make(chan struct{}),
 		reads:      make(chan struct{}, max(4, 2*runtime.GOMAXPROCS(0))),
@@ -235,16 +237,23 @@ func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
 	sw := newSweeper(e)
 	sweep := time.NewTimer(sw.every)
 	defer sweep.Stop()
+	run := func() {
+		sweep.Reset(sw.timer(sw.sweep()))
+		if e.cfg.Hub != nil {
+			// A journal not written for a while gives its descriptor
+			// back: open files follow the agents at work.
+			e.cfg.Hub.ReleaseIdle(journalIdle)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-sweep.C:
-			sweep.Reset(sw.sweep())
-			if e.cfg.Hub != nil {
-				// A journal not written for a while gives its descriptor
-				// back: open files follow the agents at work.
-				e.cfg.Hub.ReleaseIdle(journalIdle)
+			run()
+		case <-e.scanDone:
+			if sw.withScan(time.Now()) {
+				run()
 			}
 		case <-e.nudge:
 			sw.wake(sweep)
@@ -293,6 +302,10 @@ func (e *Engine) scanLoop(ctx context.Context) {
 			every = min(2*every, e.cfg.IdleScanEvery)
 		}
 		timer.Reset(every)
+		select {
+		case e.scanDone <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -140,3 +140,38 @@ func TestSweepBackoffCap(t *testing.T) {
 		}
 	}
 }
+
+// A backed-off sweep runs with the scan rather than on a tick of its own:
+// one burst of system calls a minute instead of two. Its own timer waits
+// a quarter longer, so that the scan leads.
+func TestIdleSweepRunsWithTheScan(t *testing.T) {
+	watch := true
+	e := &Engine{cfg: Config{SweepEvery: time.Second, WatchDirs: &watch}, workspaces: map[string]*workspace{}, polled: map[string]bool{}}
+	s := newSweeper(e)
+	if s.withScan(time.Now().Add(time.Hour)) {
+		t.Error("a sweep at its base rate was brought forward by a scan")
+	}
+	if got := s.timer(s.every); got != time.Second {
+		t.Errorf("timer at the base rate = %v, want 1s", got)
+	}
+	var every time.Duration
+	for range 20 {
+		every = s.sweep()
+	}
+	swept := s.last
+	if got := s.timer(every); got != every+every/4 {
+		t.Errorf("backed-off timer = %v, want %v", got, every+every/4)
+	}
+	for _, tt := range []struct {
+		after time.Duration
+		want  bool
+	}{{0, false}, {every/2 - time.Second, false}, {every / 2, true}, {every, true}} {
+		if got := s.withScan(swept.Add(tt.after)); got != tt.want {
+			t.Errorf("scan %v after the sweep: withScan = %v, want %v", tt.after, got, tt.want)
+		}
+	}
+	s.active()
+	if s.withScan(swept.Add(every)) {
+		t.Error("once agents work, the scan still moved the sweep")
+	}
+}

@@ -295,6 +295,7 @@ type sweeper struct {
 	e      *Engine
 	base   time.Duration
 	every  time.Duration
+	last   time.Time        // when the last sweep ran
 	stamps map[string]stamp // path → what the last sweep saw
 }
 
@@ -329,8 +330,32 @@ func (s *sweeper) active() bool {
 	return true
 }
 
+// Coalescing with the scan. Each burst of system calls, a sweep's or a
+// scan's, wakes the runtime's threads about a hundred times before they
+// sleep again, so an idle bridge costs two bursts a minute where its sweep
+// and its scan tick apart. A backed-off sweep therefore runs right after a
+// scan once half its interval has passed (withScan), and its own timer is
+// a quarter longer than the interval (timer), so that the scan leads and
+// the timer only stands in for scans further apart.
+
+// withScan reports whether a scan that just ran should bring the sweep
+// forward to now.
+func (s *sweeper) withScan(now time.Time) bool {
+	return s.every > s.base && now.Sub(s.last) >= s.every/2
+}
+
+// timer is how long the sweep's own timer waits when the next sweep is
+// due in every.
+func (s *sweeper) timer(every time.Duration) time.Duration {
+	if every > s.base {
+		return every + every/4
+	}
+	return every
+}
+
 // sweep runs one sweep and returns when the next one is due.
 func (s *sweeper) sweep() time.Duration {
+	s.last = time.Now()
 	s.e.mu.RLock()
 	ws := make([]*workspace, 0, len(s.e.workspaces))
 	for _, w := range s.e.workspaces {
