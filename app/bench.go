@@ -36,6 +36,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	live := fs.Int("live-workspaces", 200, "workspaces of the idle, paced, burst and fan-out runs (0 skips them)")
 	liveSessions := fs.Int("live-sessions", 1, "sessions per live workspace, each one writing in the paced run")
 	idle := fs.Duration("idle", 60*time.Second, "how long the idle bridge is measured (0 skips)")
+	settle := fs.Duration("idle-settle", 5*time.Second, "how long the bridge idles before that: its scan and sweep back off over the first two minutes (2m measures the steady state)")
 	paced := fs.Int("paced-lines", 50, "lines each live workspace appends at 10 lines/s (0 skips)")
 	burstWS := fs.Int("workspaces", 50, "workspaces written at once in the burst (0 skips it)")
 	burstSubs := fs.Int("subscribers", 10, "SSE subscribers per workspace in the burst")
@@ -76,7 +77,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		{"codex parse", *parseMB <= 0, func() error { return benchCodexParse(r, *parseMB) }},
 		{"live", *live <= 0, func() error {
 			return runBenchLive(ctx, r, *exe, filepath.Join(tmp, "live"), benchLive{
-				workspaces: *live, sessions: *liveSessions, idle: *idle, pacedLines: *paced,
+				workspaces: *live, sessions: *liveSessions, idle: *idle, settle: *settle, pacedLines: *paced,
 				burstWS: *burstWS, burstSubs: *burstSubs, burstLines: *burstLines,
 				fanSubs: *fanSubs, fanLines: *fanLines, fanInterval: 20 * time.Millisecond})
 		}},

@@ -14,6 +14,7 @@ type benchLive struct {
 	workspaces  int
 	sessions    int           // sessions per workspace, each writing in the paced run (0 means 1)
 	idle        time.Duration // idle window for CPU and wake-ups
+	settle      time.Duration // idle before that window
 	pacedLines  int           // lines per workspace at 10 lines/s
 	burstWS     int           // workspaces in the burst (0 skips it)
 	burstSubs   int
@@ -40,13 +41,13 @@ func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o bench
 	}
 	cond := fmt.Sprintf("%d idle workspaces, no subscriber", o.workspaces)
 	if o.idle > 0 {
-		time.Sleep(5 * time.Second) // past the first scans and sweeps
+		time.Sleep(o.settle) // past the first scans and sweeps, which back off
 		cpu0, ok1 := cpuTime(c.pid())
 		sw0, ok2 := contextSwitches(c.pid())
 		time.Sleep(o.idle)
 		cpu1, _ := cpuTime(c.pid())
 		sw1, _ := contextSwitches(c.pid())
-		cond += fmt.Sprintf(", over %v after 5 s settling", o.idle)
+		cond += fmt.Sprintf(", over %v after %v settling", o.idle, o.settle)
 		if ok1 {
 			r.add("idle CPU", 100*float64(cpu1-cpu0)/float64(o.idle), "% of a core", cond+"; the process's own user+system time")
 		} else {
@@ -129,6 +130,7 @@ func runBenchScale(ctx context.Context, r *benchReport, exe, root string, nws, p
 
 	var lat []time.Duration
 	size := 0
+	defer holdGC()() // its own collector would stall reading a megabyte
 	for range calls {
 		start := time.Now()
 		n, err := getBody(ctx, c.base+"/api/workspaces", c.token())
