@@ -2,10 +2,13 @@ package stream
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"conductorbridge/bridge/event"
 )
 
 // Message is one event read off an SSE stream.
@@ -13,21 +16,23 @@ type Message struct {
 	ID     int64  // the event's number (on a follow stream, within its workspace)
 	LastID string // the id line as sent, what to resume with
 	Event  string
-	Data   []byte
+	Data   []byte // the message's own: fn may keep it
 }
 
 // Read parses an SSE stream from r and calls fn for each message with data,
 // until r ends or fn returns an error. Comments (heartbeats) are skipped.
-// Used by the CLI's tail, the benchmarks and the tests.
+// Used by the CLI's tail, the benchmarks and the tests. Lines are parsed
+// in the reader's buffer, which starts small and grows for a long line:
+// the bench holds five hundred of these open at once.
 func Read(r io.Reader, fn func(Message) error) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 8<<20)
+	sc.Buffer(make([]byte, 4<<10), 8<<20)
 	var m Message
 	var data []byte
 	for sc.Scan() {
-		line := sc.Text()
+		line := sc.Bytes()
 		switch {
-		case line == "":
+		case len(line) == 0:
 			if data != nil {
 				m.Data = data
 				if err := fn(m); err != nil {
@@ -35,10 +40,10 @@ func Read(r io.Reader, fn func(Message) error) error {
 				}
 			}
 			m, data = Message{}, nil
-		case strings.HasPrefix(line, ":"):
-		case strings.HasPrefix(line, "id:"):
+		case line[0] == ':':
+		case bytes.HasPrefix(line, []byte("id:")):
 			// A follow stream's ids are "<workspace>:<n>".
-			m.LastID = strings.TrimSpace(line[3:])
+			m.LastID = string(bytes.TrimSpace(line[3:]))
 			_, num, _ := strings.Cut(m.LastID, ":")
 			if num == "" {
 				num = m.LastID
@@ -48,14 +53,28 @@ func Read(r io.Reader, fn func(Message) error) error {
 				return fmt.Errorf("bad sse id %q: %w", line, err)
 			}
 			m.ID = id
-		case strings.HasPrefix(line, "event:"):
-			m.Event = strings.TrimSpace(line[6:])
-		case strings.HasPrefix(line, "data:"):
+		case bytes.HasPrefix(line, []byte("event:")):
+			m.Event = eventName(bytes.TrimSpace(line[6:]))
+		case bytes.HasPrefix(line, []byte("data:")):
 			if data != nil {
 				data = append(data, '\n')
 			}
-			data = append(data, strings.TrimPrefix(line[5:], " ")...)
+			data = append(data, bytes.TrimPrefix(line[5:], []byte(" "))...)
 		}
 	}
 	return sc.Err()
 }
+
+// eventName returns name as a string, without allocating for the names a
+// stream repeats most.
+func eventName(name []byte) string {
+	for _, known := range knownEvents {
+		if string(name) == known {
+			return known
+		}
+	}
+	return string(name)
+}
+
+var knownEvents = [...]string{event.User, event.Assistant, event.Thinking, event.ToolUse, event.ToolResult,
+	event.Status, event.TurnComplete, event.Session, event.Gap, event.Pairing}
