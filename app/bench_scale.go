@@ -89,6 +89,14 @@ func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o bench
 		rate := float64(time.Second) / float64(o.fanInterval)
 		cond := fmt.Sprintf("%d SSE subscribers on one workspace, %.0f lines/s for %d lines; %d/%d delivered", o.fanSubs, rate, o.fanLines, len(res.lat), res.expected)
 		r.addLatencies("fan-out line → event", res.lat, cond)
+		if n := len(res.lat); res.cpuOK && n > 0 {
+			// What one delivery costs on each side of the socket: on a
+			// machine whose cores both run the bridge and the subscribers,
+			// the last of a line's deliveries waits for all of it.
+			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(n) }
+			r.add("fan-out CPU per delivery, bridge", per(res.bridgeCPU), "µs", cond+"; the bridge's user+system time from the first line to the last delivery")
+			r.add("fan-out CPU per delivery, subscribers", per(res.benchCPU), "µs", cond+"; the bench's own time (its subscribers and the writer), same window")
+		}
 		if res.memErr == nil {
 			d := (res.memSubs.HeapInuse + res.memSubs.StackInuse) - (res.memIdle.HeapInuse + res.memIdle.StackInuse)
 			r.add("memory per subscriber", float64(d)/1024/float64(o.fanSubs), "KB",

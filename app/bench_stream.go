@@ -120,6 +120,11 @@ type streamResult struct {
 	// before the subscribers connected and with all of them held open.
 	memIdle, memSubs benchMemory
 	memErr           error
+	// bridgeCPU and benchCPU are the CPU time the bridge and this
+	// process (its subscribers and writers) spent from the first line to
+	// the last delivery; ok is false where it cannot be read.
+	bridgeCPU, benchCPU time.Duration
+	cpuOK               bool
 }
 
 func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []string, load streamLoad) (streamResult, error) {
@@ -211,6 +216,8 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 		res.memSubs, res.memErr = childMemory(ctx, c)
 	}
 	defer holdGC()()
+	bridge0, ok1 := cpuTime(c.pid())
+	self0, ok2 := cpuTime(os.Getpid())
 	start := time.Now()
 	settledFrom.Store(start.Add(time.Second).UnixNano())
 	var wg sync.WaitGroup
@@ -234,6 +241,9 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 	case <-time.After(10 * time.Second):
 	}
 	res.elapsed = time.Since(start)
+	bridge1, ok3 := cpuTime(c.pid())
+	self1, ok4 := cpuTime(os.Getpid())
+	res.bridgeCPU, res.benchCPU, res.cpuOK = bridge1-bridge0, self1-self0, ok1 && ok2 && ok3 && ok4
 	res.expected = len(targets) * load.subs * load.lines * per
 	cancel()
 	done.Wait()

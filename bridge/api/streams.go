@@ -56,11 +56,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 			}
 		}()
 	}
-	var keep func(stream.Item) bool
+	var keep func(*stream.Item) bool
 	if session := r.URL.Query().Get("session"); session != "" {
 		// One session of the workspace: its own events, and those that
 		// belong to no session (pairing).
-		keep = func(it stream.Item) bool { return it.SessionID == "" || it.SessionID == session }
+		keep = func(it *stream.Item) bool { return it.SessionID == "" || it.SessionID == session }
 	}
 	s.SSE.ServeFiltered(ctx, w, r, t, keep)
 }

@@ -117,7 +117,7 @@ func (f *follower) until(what string, pred func() bool) {
 			if !ok {
 				f.t.Fatalf("stream closed waiting for %s", what)
 			}
-			f.take(it)
+			f.take(*it)
 		case <-timeoutAfter(10):
 			f.t.Fatalf("timed out waiting for %s; last events %s", what, summary(f.got[max(0, len(f.got)-5):]))
 		}

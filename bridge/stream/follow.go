@@ -70,7 +70,8 @@ func (o SSE) Follow(ctx context.Context, w http.ResponseWriter, r *http.Request,
 			ann.ID = after
 			sw.prefix = id
 			data, _ := json.Marshal(ann)
-			sw.event(NewItem(ann, data))
+			it := NewItem(ann, data)
+			sw.event(&it)
 			shown, first = id, false
 		}
 		if t == nil {

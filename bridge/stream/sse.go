@@ -68,7 +68,7 @@ func (o SSE) Serve(ctx context.Context, w http.ResponseWriter, r *http.Request, 
 // ServeFiltered is Serve writing only the events keep accepts (nil keeps
 // every one); a gap is always written. Ids stay the topic's, so a client
 // resumes a filtered stream with Last-Event-ID like any other.
-func (o SSE) ServeFiltered(ctx context.Context, w http.ResponseWriter, r *http.Request, t *Topic, keep func(Item) bool) {
+func (o SSE) ServeFiltered(ctx context.Context, w http.ResponseWriter, r *http.Request, t *Topic, keep func(*Item) bool) {
 	o.defaults()
 	replay, gap, sub := t.Subscribe(Cursor(r))
 	defer t.Unsubscribe(sub)
@@ -128,16 +128,17 @@ type sseWriter struct {
 	last   int64 // id of the last event written
 	// keep, when set, drops the events it refuses (a stream narrowed to
 	// one session); gaps always pass.
-	keep func(Item) bool
+	keep func(*Item) bool
 }
 
 func (s *sseWriter) replay(gap *event.Event, items []Item) {
 	if gap != nil {
 		data, _ := json.Marshal(*gap)
-		s.event(NewItem(*gap, data))
+		it := NewItem(*gap, data)
+		s.event(&it)
 	}
-	for _, it := range items {
-		s.event(it)
+	for i := range items {
+		s.event(&items[i])
 	}
 }
 
@@ -152,7 +153,7 @@ func (s *sseWriter) drain(sub *Subscriber) {
 	}
 }
 
-func (s *sseWriter) event(it Item) {
+func (s *sseWriter) event(it *Item) {
 	if s.keep != nil && it.Type != event.Gap && !s.keep(it) {
 		return
 	}

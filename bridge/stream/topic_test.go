@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"conductorbridge/bridge/event"
@@ -260,4 +261,51 @@ func TestTopicOpenedOnceUnderContention(t *testing.T) {
 			t.Fatal("two topics for one id")
 		}
 	}
+}
+
+// Every subscriber receives the one item published, not a copy in a
+// buffer of its own: with 500 subscribers, buffers of whole items were
+// 18 MB of the bridge's heap.
+func TestSubscribersShareOneItem(t *testing.T) {
+	tp, err := NewHub("", 10).Topic("w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, a := tp.Subscribe(0)
+	_, _, b := tp.Subscribe(0)
+	items, err := tp.Publish(texts(1, "x"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ia, ib := <-a.C, <-b.C
+	if ia != ib || ia != &items[0] {
+		t.Fatalf("subscribers got %p and %p, publish returned %p: want one shared item", ia, ib, &items[0])
+	}
+	if got := ia.Event().Content; got != "x" {
+		t.Fatalf("content %q", got)
+	}
+}
+
+// A subscriber costs its buffer of pointers and little else.
+func TestSubscriberIsSmall(t *testing.T) {
+	tp, err := NewHub("", 10).Topic("w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	subs := make([]*Subscriber, 0, n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range n {
+		_, _, s := tp.Subscribe(0)
+		subs = append(subs, s)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+	if limit := int64(2 * subscriberBuffer * 8); per > limit {
+		t.Fatalf("a subscriber holds %d bytes of heap, want at most %d (a buffer of %d pointers)", per, limit, subscriberBuffer)
+	}
+	runtime.KeepAlive(subs)
 }
