@@ -70,6 +70,9 @@ func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o bench
 			o.workspaces, per, o.pacedLines, len(res.lat), res.expected)
 		r.addLatencies("line appended → event read", res.lat, cond)
 		r.addLatencies("line → event, after the first second", res.settled, cond+fmt.Sprintf("; the %d lines written from the run's second second on", len(res.settled)))
+		if n := len(res.lat); res.cpuOK && n > 0 {
+			r.add("bridge CPU per line", float64(res.bridgeCPU.Nanoseconds())/1e3/float64(n), "µs", cond+"; its user+system time from the first line to the last event read (watch, read, parse, journal, publish, write)")
+		}
 	}
 	if o.burstWS > 0 {
 		res, err := runStreamLoad(ctx, c, h, ids, streamLoad{workspaces: min(o.burstWS, o.workspaces), subs: o.burstSubs, lines: o.burstLines, every: 10 * time.Millisecond})
