@@ -40,7 +40,11 @@ func (p *Parser) Unsure() bool { t := p.State.Turn; return t != nil && t.Unsure 
 func (p *Parser) Version() string { return p.State.Version }
 
 // Save returns the parser's state for the journal.
-func (p *Parser) Save() (json.RawMessage, error) { return json.Marshal(p.State) }
+func (p *Parser) Save() (json.RawMessage, error) {
+	raw, err := encodeState(&p.State, p.saved+p.saved/16+64)
+	p.saved = len(raw)
+	return raw, err
+}
 
 // askTools are the tools whose unanswered call means the agent waits for
 // the person: Conductor's own question tool, and Claude Code's built-in

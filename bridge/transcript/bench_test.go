@@ -83,3 +83,22 @@ func TestSynthParsesCleanly(t *testing.T) {
 		t.Error("no turn completed")
 	}
 }
+
+// BenchmarkSave measures encoding a working session's parser state, which
+// the engine does for every batch it journals.
+func BenchmarkSave(b *testing.B) {
+	data := realistic(b, 1<<20)
+	var p Parser
+	var out []event.Event
+	for l := range bytes.SplitSeq(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		out, _ = p.Line(l, out[:0])
+	}
+	raw, _ := p.Save()
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Save(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

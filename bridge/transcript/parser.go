@@ -37,6 +37,9 @@ type Parser struct {
 	sink   *Parser
 	// countOnly: emit turn_complete events only (CountOnly).
 	countOnly bool
+	// saved is the size of the last state saved: the next is made in a
+	// buffer of about that size, not grown into one.
+	saved int
 }
 
 // SetPrices makes the parser price with t rather than the built-in table.

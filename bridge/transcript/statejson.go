@@ -1,0 +1,284 @@
+package transcript
+
+import (
+	"encoding/json"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/jsonbytes"
+	"conductorbridge/bridge/price"
+)
+
+// The engine saves a parser's state with every batch it journals, for
+// every line a busy agent writes, and encoding/json spent 10 µs a state
+// reflecting on it. appendState writes the very same bytes by hand
+// (TestStateEncoderIsJSON compares the two with every field set), so
+// journals read the same either way; json.Unmarshal still reads them.
+
+// encodeState is json.Marshal(s), by hand where it can be, in a buffer
+// of size bytes to start with.
+func encodeState(s *State, size int) (json.RawMessage, error) {
+	if b, ok := appendState(make([]byte, 0, size), s); ok {
+		return b, nil
+	}
+	return json.Marshal(s) // a time or a number JSON cannot hold: encoding/json says why
+}
+
+// appendState appends s as encoding/json writes it; ok is false where
+// that would fail (NaN, an infinity, a year past 9999).
+func appendState(b []byte, s *State) (_ []byte, ok bool) {
+	o := object{b: b}
+	if s.SessionID != "" {
+		o.key("session_id")
+		o.str(s.SessionID)
+	}
+	if len(s.Tools) > 0 {
+		o.key("tools")
+		o.b = append(o.b, '{')
+		for i, k := range slices.Sorted(maps.Keys(s.Tools)) {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.str(k)
+			o.b = append(o.b, ':')
+			o.str(s.Tools[k])
+		}
+		o.b = append(o.b, '}')
+	}
+	if s.Turn != nil {
+		o.key("turn")
+		o.turn(s.Turn)
+	}
+	if len(s.Recent) > 0 {
+		o.key("recent")
+		o.b = append(o.b, '[')
+		for i := range s.Recent {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.counted(&s.Recent[i])
+		}
+		o.b = append(o.b, ']')
+	}
+	if s.Carry != nil {
+		o.key("carry")
+		o.totals(s.Carry)
+	}
+	if s.LastText != "" {
+		o.key("last_text")
+		o.str(s.LastText)
+	}
+	if s.Version != "" {
+		o.key("version")
+		o.str(s.Version)
+	}
+	if s.Ended != "" {
+		o.key("ended")
+		o.str(s.Ended)
+	}
+	if !s.EndedAt.IsZero() {
+		o.key("ended_at")
+		o.time(s.EndedAt)
+	}
+	return o.end()
+}
+
+// object writes one JSON object's members; the first failure sticks.
+type object struct {
+	b      []byte
+	n      int // members written
+	failed bool
+}
+
+func (o *object) key(k string) {
+	if o.n == 0 {
+		o.b = append(o.b, '{')
+	} else {
+		o.b = append(o.b, ',')
+	}
+	o.n++
+	o.b = append(o.b, '"')
+	o.b = append(o.b, k...) // keys here are plain ASCII
+	o.b = append(o.b, '"', ':')
+}
+
+// end closes the object; with no member, "{}".
+func (o *object) end() ([]byte, bool) {
+	if o.n == 0 {
+		o.b = append(o.b, '{')
+	}
+	return append(o.b, '}'), !o.failed
+}
+
+// nested writes an inner object with fill, on o's buffer.
+func (o *object) nested(fill func(*object)) {
+	in := object{b: o.b}
+	fill(&in)
+	o.b, _ = in.end()
+	o.failed = o.failed || in.failed
+}
+
+func (o *object) str(s string) { o.b = jsonbytes.String(o.b, s, true) }
+
+func (o *object) int(n int64) { o.b = strconv.AppendInt(o.b, n, 10) }
+
+func (o *object) bool(v bool) { o.b = strconv.AppendBool(o.b, v) }
+
+func (o *object) time(t time.Time) {
+	var ok bool
+	if o.b, ok = jsonbytes.Time(o.b, t); !ok {
+		o.failed = true
+	}
+}
+
+// float writes f as encoding/json does: the shortest decimal that reads
+// back as f, in exponent form only below 1e-6 or from 1e21, its
+// exponent without a leading zero.
+func (o *object) float(f float64) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		o.failed = true
+		return
+	}
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	start := len(o.b)
+	o.b = strconv.AppendFloat(o.b, f, format, -1, 64)
+	if format == 'e' { // 1e-07 → 1e-7
+		e := o.b[start:]
+		if n := len(e); n >= 4 && e[n-4] == 'e' && e[n-3] == '-' && e[n-2] == '0' {
+			e[n-2] = e[n-1]
+			o.b = o.b[:len(o.b)-1]
+		}
+	}
+}
+
+func (o *object) turn(t *Turn) {
+	o.nested(func(in *object) {
+		in.key("start")
+		in.time(t.Start)
+		in.key("last")
+		in.time(t.Last)
+		if t.Model != "" {
+			in.key("model")
+			in.str(t.Model)
+		}
+		in.key("sum")
+		in.totals(&t.Sum)
+		if len(t.Usage) > 0 {
+			in.key("usage")
+			in.b = append(in.b, '{')
+			for i, k := range slices.Sorted(maps.Keys(t.Usage)) {
+				if i > 0 {
+					in.b = append(in.b, ',')
+				}
+				in.str(k)
+				in.b = append(in.b, ':')
+				in.usage(t.Usage[k])
+			}
+			in.b = append(in.b, '}')
+		}
+		if t.EndMsg != "" {
+			in.key("end_msg")
+			in.str(t.EndMsg)
+		}
+		if t.Unsure {
+			in.key("unsure")
+			in.bool(true)
+		}
+	})
+}
+
+func (o *object) totals(t *Totals) {
+	o.nested(func(in *object) {
+		in.key("usage")
+		in.usage(t.Usage)
+		if t.Cost != 0 {
+			in.key("cost")
+			in.float(t.Cost)
+		}
+		if t.SubUsage != (event.Usage{}) {
+			in.key("sub_usage")
+			in.usage(t.SubUsage)
+		}
+		if t.SubCost != 0 {
+			in.key("sub_cost")
+			in.float(t.SubCost)
+		}
+		if len(t.Unknown) > 0 {
+			in.key("unknown")
+			in.b = append(in.b, '[')
+			for i, s := range t.Unknown {
+				if i > 0 {
+					in.b = append(in.b, ',')
+				}
+				in.str(s)
+			}
+			in.b = append(in.b, ']')
+		}
+	})
+}
+
+func (o *object) usage(u event.Usage) {
+	o.nested(func(in *object) {
+		in.key("input_tokens")
+		in.int(u.InputTokens)
+		in.key("output_tokens")
+		in.int(u.OutputTokens)
+		in.key("cache_creation_input_tokens")
+		in.int(u.CacheCreationTokens)
+		in.key("cache_read_input_tokens")
+		in.int(u.CacheReadTokens)
+		if u.Cache1hTokens != 0 {
+			in.key("cache_creation_1h_input_tokens")
+			in.int(u.Cache1hTokens)
+		}
+		if u.ReasoningOutputTokens != 0 {
+			in.key("reasoning_output_tokens")
+			in.int(u.ReasoningOutputTokens)
+		}
+	})
+}
+
+func (o *object) counted(c *counted) {
+	o.nested(func(in *object) {
+		in.key("k")
+		in.str(c.Key)
+		if c.Req != nil {
+			in.key("r")
+			in.request(c.Req)
+		}
+		if c.Side {
+			in.key("s")
+			in.bool(true)
+		}
+	})
+}
+
+func (o *object) request(r *price.Request) {
+	o.nested(func(in *object) {
+		if r.Model != "" {
+			in.key("m")
+			in.str(r.Model)
+		}
+		in.key("u")
+		in.usage(r.Usage)
+		if r.WebSearches != 0 {
+			in.key("ws")
+			in.int(r.WebSearches)
+		}
+		if r.WebFetches != 0 {
+			in.key("wf")
+			in.int(r.WebFetches)
+		}
+		if r.Fast {
+			in.key("f")
+			in.bool(true)
+		}
+	})
+}
