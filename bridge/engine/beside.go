@@ -31,16 +31,16 @@ func isBeside(transcript, p string) bool {
 		strings.HasSuffix(p, ".jsonl")
 }
 
-// findBeside adds the session's 2.0 subagent files. The folder is listed
-// when its modification time changed (or within two seconds of it, for
-// coarse clocks), like the 2.1 subagents folder.
-func (f *tail) findBeside(w *workspace, cold bool) {
+// findBeside adds the session's 2.0 subagent files. With look, the
+// folder is listed when its modification time changed (or within two
+// seconds of it, for coarse clocks), like the 2.1 subagents folder.
+func (f *tail) findBeside(w *workspace, cold, look bool) {
 	dir := filepath.Dir(f.reader.Path)
 	if f.beside == nil {
 		f.beside = &besideAgents{}
 	}
 	b := f.beside
-	if dirChanged(dir, &b.dirMod) {
+	if look && dirChanged(dir, &b.dirMod) {
 		names, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
 		for _, p := range names {
 			if _, ok := f.subs[p]; ok || b.foreign[p] {

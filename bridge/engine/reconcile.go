@@ -140,7 +140,7 @@ func (w *workspace) start(id string, wt wanted) *tail {
 		// An old transcript seen for the first time: only its tail
 		// matters. A session that just began is still small.
 		t.reader.SkipTo(info.Size() - w.tailBytes())
-		t.subDirMod = time.Time{}
+		t.relist()
 		t.coldSubs = true
 	}
 	t.statFile()

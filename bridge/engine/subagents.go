@@ -2,6 +2,8 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -66,7 +68,8 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 	}
 	f := t
 	dir := subagentDir(t.reader.Path)
-	if dirChanged(dir, &f.subDirMod) {
+	gen, look := t.look(w)
+	if look && dirChanged(dir, &f.subDirMod) {
 		w.eng.watchSubagents(dir)
 		names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 		for _, p := range names {
@@ -75,7 +78,10 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 			}
 		}
 	}
-	f.findBeside(w, cold)
+	f.findBeside(w, cold, look)
+	if look {
+		t.looked(w, gen)
+	}
 	main, _ := f.parser.(*transcript.Parser)
 	paths := make([]string, 0, len(f.subs))
 	for p := range f.subs {
@@ -201,7 +207,57 @@ func (f *tail) restoreSubs(cs map[string]subCursor, done time.Time) {
 		}
 		f.subs[p] = &subTail{reader: transcript.Reader{Path: p, Offset: c.Offset}, parser: transcript.Parser{State: state}, grew: time.Now()}
 	}
-	f.subDirMod = time.Time{}
+	f.relist()
+}
+
+// look reports whether the session's folders must be looked at for new
+// subagent files, and the folder generation to note once they have been.
+// Every line a busy agent writes is read, and looking is two stats (the
+// subagent folder, usually missing, and the project folder): they are
+// spared while the folders are watched and no file event but a write
+// came since the last look. A folder made inside the session's own one
+// would be no event, so that must not exist or its subagent folder be
+// watched itself.
+func (t *tail) look(w *workspace) (gen uint64, look bool) {
+	gen = w.eng.folders.Load() // before looking: an event from now on means looking again
+	return gen, !t.quiet || gen != t.lookedAt
+}
+
+// looked notes a look at generation gen, and whether the folders are
+// watched such that the next may wait for a file event. The session's
+// own folder (tool results; the subagent folder's parent) is watched once
+// it exists, so that the subagent folder's making is an event too.
+func (t *tail) looked(w *workspace, gen uint64) {
+	e := w.eng
+	e.looks.Add(1)
+	t.lookedAt = gen
+	t.quiet = *e.cfg.WatchDirs && e.isWatched(filepath.Dir(t.reader.Path))
+	if !t.quiet {
+		return
+	}
+	sub := subagentDir(t.reader.Path)
+	own := filepath.Dir(sub)
+	switch {
+	case e.isWatched(sub), !exists(own):
+	case e.isWatched(own):
+	default:
+		e.watch(own)
+		if t.quiet = e.isWatched(own); t.quiet && exists(sub) {
+			// Made between the look and the watch: no event will say so.
+			t.quiet = false
+			w.poke(false)
+		}
+	}
+}
+
+// relist has the session's folders listed at the next read.
+func (t *tail) relist() {
+	t.subDirMod, t.quiet = time.Time{}, false
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // dirChanged reports whether dir should be listed again: its modification

@@ -26,6 +26,11 @@ type tail struct {
 
 	subs      map[string]*subTail // 2.1 subagent transcripts of the session
 	subDirMod time.Time
+	// lookedAt is Engine.folders when the session's folders were last
+	// looked at, if they are watched such that a new subagent file in
+	// them is a file event (quiet); see look.
+	lookedAt uint64
+	quiet    bool
 	coldSubs  bool      // first sight of a large session: read its subagents' tails only
 	subsDone  time.Time // from the journal: subagent files last changed before it were read
 	beside    *besideAgents

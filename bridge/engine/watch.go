@@ -16,6 +16,9 @@ import (
 
 // route pokes the workspaces a file event concerns.
 func (e *Engine) route(ev fsnotify.Event) {
+	if ev.Op != fsnotify.Write {
+		e.folders.Add(1)
+	}
 	if e.routeCodex(ev) {
 		return
 	}
@@ -206,6 +209,13 @@ func (e *Engine) watchSubagents(dir string) {
 	if *e.cfg.WatchDirs {
 		e.watch(dir)
 	}
+}
+
+// isWatched reports whether path has a watch of its own.
+func (e *Engine) isWatched(path string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.watched[path]
 }
 
 func (e *Engine) watch(path string) {
