@@ -121,13 +121,13 @@ type Engine struct {
 	// a cwd). Scans keep them until they find the directory themselves.
 	hinted map[string]discover.Workspace // by directory
 
-	sweepIdle atomic.Bool     // the sweep has backed off: a file event must wake it
+	sweepIdle atomic.Bool // the sweep has backed off: a file event must wake it
 	// folders counts the file events that may have added or removed a
 	// file in a watched folder (all but plain writes) and the watcher's
 	// errors (an overflowed queue): while it stands still, a session
 	// whose folders are watched need not look at them (see tail.look).
 	folders   atomic.Uint64
-	looks     atomic.Int64 // folder looks made (tail.looked), for tests
+	looks     atomic.Int64    // folder looks made (tail.looked), for tests
 	reads     chan struct{}   // slots for workspaces reading their sessions at once
 	scanMu    sync.Mutex      // scans are serialised
 	rescanOn  map[string]bool // RescanOn, cleaned

@@ -31,9 +31,9 @@ type tail struct {
 	// them is a file event (quiet); see look.
 	lookedAt uint64
 	quiet    bool
-	coldSubs  bool      // first sight of a large session: read its subagents' tails only
-	subsDone  time.Time // from the journal: subagent files last changed before it were read
-	beside    *besideAgents
+	coldSubs bool      // first sight of a large session: read its subagents' tails only
+	subsDone time.Time // from the journal: subagent files last changed before it were read
+	beside   *besideAgents
 
 	status, reason string
 	since          time.Time
