@@ -98,10 +98,14 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 		maxLine = DefaultMaxLine
 	}
 	start := r.Offset
-	for off := pos; !res.More; {
-		// pread: no seek first, and a short read ends with io.EOF
-		// itself, without another read to find the end.
-		n, rerr := f.ReadAt(chunk, off)
+	for off := pos; !res.More && off < info.Size(); {
+		// pread, no seek first, of no more than the file held when it
+		// was opened: a read that fills its buffer is one system call,
+		// where reading on to the end would take a second one to find
+		// it, for every line a busy agent writes. What is appended
+		// meanwhile brings its own file event, and so another Read.
+		want := min(int64(len(chunk)), info.Size()-off)
+		n, rerr := f.ReadAt(chunk[:want], off)
 		off += int64(n)
 		data := chunk[:n]
 		for len(data) > 0 && !res.More {
