@@ -40,7 +40,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	paced := fs.Int("paced-lines", 50, "lines each live workspace appends at 10 lines/s (0 skips)")
 	burstWS := fs.Int("workspaces", 50, "workspaces written at once in the burst (0 skips it)")
 	burstSubs := fs.Int("subscribers", 10, "SSE subscribers per workspace in the burst")
-	burstLines := fs.Int("lines", 100, "lines appended per workspace in the burst, one every 10 ms")
+	burstLines := fs.Int("lines", 100, "lines appended per workspace in the burst, one every 10 ms, then again with no pause")
 	fanSubs := fs.Int("fan-subscribers", 500, "SSE subscribers on one workspace for the fan-out (0 skips)")
 	fanLines := fs.Int("fan-lines", 250, "lines appended in the fan-out, at 50 lines/s")
 	coldWS := fs.Int("cold-workspaces", 1000, "workspaces for the cold start at scale (0 skips)")
