@@ -231,6 +231,12 @@ func (t *tail) looked(w *workspace, gen uint64) {
 	e := w.eng
 	e.looks.Add(1)
 	t.lookedAt = gen
+	if !t.lookedOnce {
+		// Most sessions are read once (a cold start's thousands, idle
+		// since): only one read again is worth the check.
+		t.lookedOnce, t.quiet = true, false
+		return
+	}
 	t.quiet = *e.cfg.WatchDirs && e.isWatched(filepath.Dir(t.reader.Path))
 	if !t.quiet {
 		return

@@ -29,11 +29,12 @@ type tail struct {
 	// lookedAt is Engine.folders when the session's folders were last
 	// looked at, if they are watched such that a new subagent file in
 	// them is a file event (quiet); see look.
-	lookedAt uint64
-	quiet    bool
-	coldSubs bool      // first sight of a large session: read its subagents' tails only
-	subsDone time.Time // from the journal: subagent files last changed before it were read
-	beside   *besideAgents
+	lookedAt   uint64
+	quiet      bool
+	lookedOnce bool
+	coldSubs   bool      // first sight of a large session: read its subagents' tails only
+	subsDone   time.Time // from the journal: subagent files last changed before it were read
+	beside     *besideAgents
 
 	status, reason string
 	since          time.Time
