@@ -386,6 +386,11 @@ func (w *workspace) sorted() []*tail {
 // publish sends evs to the topic, journaled with every session's cursor
 // (or a delta that stands for it), then publishes a fresh snapshot.
 func (w *workspace) publish(evs []event.Event) {
+	if len(evs) > 0 && w.unlisted() {
+		// A client that hears of a new session asks for it by id: it
+		// must be listed before its first event goes out.
+		w.snapshot()
+	}
 	c := w.cursor()
 	d, whole := w.delta(c)
 	switch {
@@ -430,6 +435,21 @@ func (w *workspace) publish(evs []event.Event) {
 	if len(evs) > 0 || changed {
 		w.eng.changed()
 	}
+}
+
+// unlisted reports whether some session followed is not in the snapshot
+// readers see.
+func (w *workspace) unlisted() bool {
+	s := w.snap.Load()
+	if s == nil {
+		return len(w.tails) > 0
+	}
+	for id := range w.tails {
+		if !slices.ContainsFunc(s.sessions, func(si SessionInfo) bool { return si.SessionID == id && si.Streamed }) {
+			return true
+		}
+	}
+	return false
 }
 
 // publishItems notes the ids the topic gave each session's events.
