@@ -2,8 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -244,11 +242,11 @@ func (t *tail) looked(w *workspace, gen uint64) {
 	sub := subagentDir(t.reader.Path)
 	own := filepath.Dir(sub)
 	switch {
-	case e.isWatched(sub), !exists(own):
+	case e.isWatched(sub), !isDir(own):
 	case e.isWatched(own):
 	default:
 		e.watch(own)
-		if t.quiet = e.isWatched(own); t.quiet && exists(sub) {
+		if t.quiet = e.isWatched(own); t.quiet && isDir(sub) {
 			// Made between the look and the watch: no event will say so.
 			t.quiet = false
 			w.poke(false)
@@ -259,11 +257,6 @@ func (t *tail) looked(w *workspace, gen uint64) {
 // relist has the session's folders listed at the next read.
 func (t *tail) relist() {
 	t.subDirMod, t.quiet = time.Time{}, false
-}
-
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // dirChanged reports whether dir should be listed again: its modification
