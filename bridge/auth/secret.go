@@ -28,15 +28,23 @@ type Secret struct {
 // LoadOrCreate reads the secret at path, creating it (and its directory,
 // 0700) on first use. A file readable by others is tightened to 0600.
 func LoadOrCreate(path string) (*Secret, error) {
-	s := &Secret{path: path}
-	b, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	s, err := Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		s = &Secret{path: path}
 		if err := s.Rotate(); err != nil {
 			return nil, err
 		}
 		return s, nil
-	case err != nil:
+	}
+	return s, err
+}
+
+// Open reads the secret at path, never creating one: for a process that
+// only uses the running bridge's secret (the native host). A file readable
+// by others is tightened to 0600.
+func Open(path string) (*Secret, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
 		return nil, fmt.Errorf("read secret %s: %w", filepath.Base(path), err)
 	}
 	v := strings.TrimSpace(string(b))
@@ -48,8 +56,7 @@ func LoadOrCreate(path string) (*Secret, error) {
 			return nil, fmt.Errorf("tighten secret %s to 0600: %w", path, err)
 		}
 	}
-	s.value = v
-	return s, nil
+	return &Secret{path: path, value: v}, nil
 }
 
 // Read returns the secret stored at path without creating one; clients of
