@@ -44,6 +44,11 @@ type Server struct {
 	// Origins are the browser origins allowed to call the API (extension
 	// origins); any other Origin is refused.
 	Origins []string
+	// NativeOrigins are those of Origins whose extension signs in through
+	// Chrome native messaging (the bridge's own side panel): its credential
+	// comes from the native host, which checks who listens on the port, so
+	// /extension-token refuses them rather than trust an Origin header.
+	NativeOrigins []string
 	// Done ends open streams when the bridge shuts down.
 	Done context.Context
 	// SSE tunes the streams (heartbeat, write timeout).

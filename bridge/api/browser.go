@@ -94,13 +94,18 @@ func (s *Server) openLink(w http.ResponseWriter, r *http.Request) {
 }
 
 // extensionToken hands an allow-listed extension its token, the way
-// gstack's side panel gets one from gstack's own server. It is not the API
+// gstack's side panel gets one from gstack's own server. The bridge's own
+// panel gets its token from the native host instead (NativeOrigins). It is not the API
 // token: a local program can forge the Origin, so the extension token is
 // worth what a browser may do — paired workspaces only, no local control.
 func (s *Server) extensionToken(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
 	if !strings.HasPrefix(origin, "chrome-extension://") || !slices.Contains(s.Origins, origin) {
 		writeError(w, http.StatusForbidden, "the token is only given to allow-listed extensions")
+		return
+	}
+	if slices.Contains(s.NativeOrigins, origin) {
+		writeError(w, http.StatusForbidden, "this extension signs in through Chrome native messaging, not here (install it with: conductor-bridge extension install)")
 		return
 	}
 	s.Log.Info().Str("origin", origin).Msg("extension token handed out")

@@ -71,6 +71,10 @@ type env struct {
 
 const extOrigin = "chrome-extension://good"
 
+// nativeOrigin is allow-listed but signs in through the native host (as
+// the bridge's own side panel does): never through /extension-token.
+const nativeOrigin = "chrome-extension://native"
+
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	dir := t.TempDir()
@@ -93,9 +97,10 @@ func newEnv(t testing.TB) *env {
 	pr.Pair("ws1")
 	logs := &strings.Builder{}
 	hk := &fakeHooks{}
-	s := &Server{Engine: eng, Version: "test", Started: time.Now(), Origins: []string{extOrigin},
-		SSE:   stream.SSE{Heartbeat: 50 * time.Millisecond},
-		Token: token, HookSecret: hook, Queue: q, Hooks: hk,
+	s := &Server{Engine: eng, Version: "test", Started: time.Now(), Origins: []string{extOrigin, nativeOrigin},
+		NativeOrigins: []string{nativeOrigin},
+		SSE:           stream.SSE{Heartbeat: 50 * time.Millisecond},
+		Token:         token, HookSecret: hook, Queue: q, Hooks: hk,
 		Pairing: pr, Sessions: &auth.Sessions{Token: token}, Links: &auth.Links{},
 		Viewer: fstest.MapFS{
 			"index.html": {Data: []byte("<!doctype html><title>viewer</title>")},

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -123,6 +124,7 @@ func TestExtensionTokenOnlyForAllowListedExtensions(t *testing.T) {
 		{"allow-listed extension", extOrigin, "", 200},
 		{"no origin", "", "", 403},
 		{"other extension", "chrome-extension://evil", "", 403},
+		{"extension that signs in natively", nativeOrigin, "", 403},
 		{"web page", "https://evil.example", "", 403},
 		{"bridge's own page", "http://127.0.0.1:" + e.port, "", 403},
 		{"dns rebinding", extOrigin, "evil.example:" + e.port, 403},
@@ -639,5 +641,26 @@ func TestPeerLookedUpOncePerConnection(t *testing.T) {
 	e.do(t, req{path: "/health"})
 	if n := lookups.Load(); n != 1 {
 		t.Errorf("the token or /health looked the peer up (%d lookups)", n)
+	}
+}
+
+// TestNativeOriginUsesItsTokenButGetsNoneByOrigin: the bridge's own panel
+// gets no token for its Origin, yet the credential the native host hands
+// it works from that origin, with CORS, like any allow-listed extension's.
+func TestNativeOriginUsesItsTokenButGetsNoneByOrigin(t *testing.T) {
+	e := newEnv(t)
+	code, body := e.do(t, req{method: "POST", path: "/extension-token", origin: nativeOrigin})
+	if code != 403 || body["token"] != nil || !strings.Contains(fmt.Sprint(body["error"]), "native messaging") {
+		t.Fatalf("extension-token for a native origin: %d %v", code, body)
+	}
+	ext := e.srv.Sessions.ExtensionToken() // what the native host hands over
+	resp := e.send(t, req{method: "POST", path: "/sse-session", bearer: ext, origin: nativeOrigin})
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != nativeOrigin {
+		t.Errorf("sse-session with the host's credential: %d %v", resp.StatusCode, resp.Header)
+	}
+	if code, _ := e.do(t, req{method: "POST", path: "/workspace/ws1/session/messages", bearer: ext, origin: nativeOrigin,
+		body: `{"message":"hello"}`, ctype: "application/json"}); code != 202 {
+		t.Errorf("message with the host's credential: %d", code)
 	}
 }
