@@ -9,9 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +17,7 @@ import (
 
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/usertest"
 )
 
 // The hole of issue 12, tried for real: a process of another OS user
@@ -160,43 +159,6 @@ func TestAttackerProcess(t *testing.T) {
 	}
 }
 
-// secondUser creates a throwaway OS user, or skips (fails under CI=true)
-// when this machine cannot.
-func secondUser(t *testing.T) *syscall.Credential {
-	t.Helper()
-	skip := func(why string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("cannot create a second OS user under CI: "+why, args...)
-		}
-		t.Skipf("cannot create a second OS user: "+why, args...)
-	}
-	if os.Getuid() != 0 {
-		skip("not root")
-	}
-	useradd, err := exec.LookPath("useradd")
-	if err != nil {
-		skip("%v", err)
-	}
-	name := fmt.Sprintf("cbpeer%d", os.Getpid()%1000000)
-	if out, err := exec.Command(useradd, "--system", "--no-create-home", "--user-group",
-		"--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
-		skip("useradd: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("userdel", name).CombinedOutput(); err != nil {
-			t.Errorf("userdel %s: %v: %s", name, err, out)
-		}
-	})
-	u, err := user.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-}
-
 // runAttacker runs this test binary's TestAttackerProcess, as cred's user
 // (nil: as ourselves), and returns what it saw, by request name.
 func runAttacker(t *testing.T, bin string, cred *syscall.Credential, c attackCreds) map[string]attackResult {
@@ -235,27 +197,11 @@ func attackerBinary(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "cb-attacker-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "attacker")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return bin
+	return usertest.Runnable(t, self)
 }
 
 func TestAnotherUserGetsOnlyHealth(t *testing.T) {
-	other := secondUser(t)
+	other := usertest.Second(t)
 	bin := attackerBinary(t)
 	e := newEnv(t)
 	e.topics["ws1"].Publish([]event.Event{{Type: event.Assistant, Content: "SECRET-EVENT"}}, nil)

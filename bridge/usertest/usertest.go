@@ -1,0 +1,81 @@
+// Package usertest gives a test a second OS user of this machine, to try
+// what another account can and cannot do to the user's bridge. Creating
+// one needs root and useradd: elsewhere the test is skipped, except under
+// CI=true, where it fails (CI runs as root with useradd installed).
+package usertest
+
+import (
+	"crypto/rand"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// Second creates a throwaway OS user, removed when the test ends, and
+// returns the credential to run a process as that user.
+func Second(t testing.TB) *syscall.Credential {
+	t.Helper()
+	skip := func(why string, args ...any) {
+		t.Helper()
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("cannot create a second OS user under CI: "+why, args...)
+		}
+		t.Skipf("cannot create a second OS user: "+why, args...)
+	}
+	if os.Getuid() != 0 {
+		skip("not root")
+	}
+	useradd, err := exec.LookPath("useradd")
+	if err != nil {
+		skip("%v", err)
+	}
+	// Unique per process and per call: other tests, and other test
+	// binaries on this machine, create theirs at the same time.
+	var r [3]byte
+	rand.Read(r[:])
+	name := fmt.Sprintf("cb%d%x", os.Getpid()%1000000, r)
+	if out, err := exec.Command(useradd, "--system", "--no-create-home", "--user-group",
+		"--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
+		skip("useradd: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("userdel", name).CombinedOutput(); err != nil {
+			t.Errorf("userdel %s: %v: %s", name, err, out)
+		}
+	})
+	u, err := user.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+}
+
+// Runnable copies the program at path into a folder any user may enter,
+// so that the second user can run it, and returns the copy's path.
+func Runnable(t testing.TB, path string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "cb-other-user-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, filepath.Base(path))
+	if err := os.WriteFile(out, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
