@@ -24,6 +24,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(squatterEnv) != "" {
+		os.Exit(squat()) // this binary, run as a program holding a port (nativehost_user_linux_test.go)
+	}
 	dir, err := os.MkdirTemp("", "cb-bin-")
 	if err != nil {
 		panic(err)

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -131,10 +130,7 @@ func TestRedirectPagesExpire(t *testing.T) {
 // runCLIEnv runs the binary with extra environment.
 func runCLIEnv(t testing.TB, env []string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Env = append(append(os.Environ(), "CLAUDE_CONFIG_DIR=", "XDG_STATE_HOME="), env...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return runEnv(t, binary, env, args...)
 }
 
 // The page `open` writes signs a real Chromium in to the viewer, as the

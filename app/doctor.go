@@ -36,13 +36,14 @@ const (
 )
 
 // doctor checks the setup and explains each problem with its fix. It exits
-// 0 only when all is well; --json is for tools; --fix rewrites hooks that
-// call a binary that is no longer there (the app was moved).
+// 0 only when all is well; --json is for tools; --fix rewrites hooks and
+// Chrome native host manifests that call a binary that is no longer there
+// (the app was moved).
 func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var asJSON, fix *bool
 	c, fs, err := clientFlags("doctor", args, stderr, func(fs *flag.FlagSet) {
 		asJSON = fs.Bool("json", false, "print the findings as JSON")
-		fix = fs.Bool("fix", false, "rewrite hooks whose binary no longer exists to call this one")
+		fix = fs.Bool("fix", false, "rewrite hooks and Chrome native host manifests whose binary no longer exists (or that are wrong) to call this one")
 	})
 	if err != nil {
 		return err
@@ -102,7 +103,7 @@ func (d *doctorRun) run(ctx context.Context) []finding {
 	} else {
 		out = append(out, d.hooks(list)...)
 	}
-	out = append(out, d.codex())
+	out = append(out, d.codex(), d.extension())
 	out = append(out, d.tray(), d.notifications(), d.loginItem(), d.state())
 	return out
 }

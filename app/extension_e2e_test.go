@@ -16,33 +16,89 @@ import (
 
 	"conductorbridge/assets"
 	"conductorbridge/bridge/browsertest"
+	"conductorbridge/bridge/nativehost"
 )
 
 // panelEnv is a bridge with two workspaces (none paired yet) and a real
-// Chromium with the unpacked side panel loaded, its page open in a tab.
+// Chromium with the side panel installed as a person installs it:
+// `conductor-bridge extension install` wrote the unpacked extension and the
+// native host manifest into Chromium's folder on this home, Chromium runs
+// on that folder with the extension loaded unpacked, and the panel's page
+// is open in a tab. It signs in through the real native host.
 type panelEnv struct {
 	*viewerEnv
-	extDir string
+	extDir  string
+	profile string // Chromium's user data folder
 }
 
 func newPanelEnv(t testing.TB) *panelEnv {
 	chrome := browsertest.Find(t)
 	e := newTwoWorkspaces(t)
-	ext := t.TempDir()
-	if err := assets.WriteExtension(ext); err != nil {
+	pe := &panelEnv{viewerEnv: e}
+	// Chromium ran on this home once: its folder is there (Debian's
+	// chromium, like Google's builds, keeps it in ~/.config/chromium).
+	pe.profile = filepath.Join(e.home, ".config", "chromium")
+	if err := os.MkdirAll(pe.profile, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	out, err := runCLIEnv(t, pe.env(), "extension", "install", "--home", e.home)
+	if err != nil || !strings.Contains(out, "native host installed for Chromium") {
+		t.Fatalf("extension install: %v\n%s", err, out)
+	}
+	pe.extDir = filepath.Join(e.p.stateDir(), "chrome-extension")
 	e.ctx = browsertest.New(t, chrome,
+		// The folder extension install found, as Chromium's own: it reads
+		// native hosts from <user data dir>/NativeMessagingHosts.
+		chromedp.UserDataDir(pe.profile),
+		// The host Chromium starts inherits this: it finds the bridge's
+		// state on this home, as it would on the person's.
+		chromedp.Env(pe.env()...),
 		chromedp.Flag("disable-extensions", false),
-		chromedp.Flag("load-extension", ext),
-		chromedp.Flag("disable-extensions-except", ext),
+		chromedp.Flag("load-extension", pe.extDir),
+		chromedp.Flag("disable-extensions-except", pe.extDir),
 	)
-	pe := &panelEnv{viewerEnv: e, extDir: ext}
-	url := fmt.Sprintf("chrome-extension://%s/panel.html?port=%d", assets.ExtensionID, e.port)
-	if err := chromedp.Do(e.ctx, chromedp.EmulateViewport(300, 760), chromedp.Navigate(url)); err != nil {
+	if err := chromedp.Do(e.ctx, chromedp.EmulateViewport(300, 760), chromedp.Navigate(pe.panelURL())); err != nil {
 		t.Fatalf("open the panel: %v", err)
 	}
 	return pe
+}
+
+// env is the environment of a person whose home is the fake one. (Empty
+// values would not do: Chromium takes an empty CHROME_CONFIG_HOME as a
+// relative path.)
+func (e *panelEnv) env() []string {
+	return []string{"HOME=" + e.home, "XDG_STATE_HOME=" + filepath.Join(e.home, ".local", "state"),
+		"XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"), "CHROME_CONFIG_HOME=" + filepath.Join(e.home, ".config")}
+}
+
+func (e *panelEnv) panelURL() string {
+	return fmt.Sprintf("chrome-extension://%s/panel.html", assets.ExtensionID)
+}
+
+// restartOnAnotherPort starts the bridge again (after it stopped) on a
+// port it has not used.
+func (e *panelEnv) restartOnAnotherPort() {
+	e.t.Helper()
+	old := e.port
+	for e.port == old {
+		e.port, _ = freePort()
+	}
+	e.addr = fmt.Sprintf("127.0.0.1:%d", e.port)
+	e.p = startBridgeProc(e.t, e.home, e.port)
+}
+
+// extensionToken asks the bridge for an extension token as origin, the
+// pinned-Origin way (gstack's), and returns the status.
+func (e *panelEnv) extensionToken(origin string) int {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, e.p.base+"/extension-token", nil)
+	req.Header.Set("Origin", origin)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 func (e *panelEnv) cli(args ...string) {
@@ -61,6 +117,19 @@ func TestSidePanelInRealChromium(t *testing.T) {
 
 	// Nothing is paired yet: the panel says what to do.
 	e.poll("the nothing-paired state", `document.querySelector('#notice').dataset.state === 'Pair a workspace from the menu bar'`)
+
+	// It signed in through the native host, which extension install put
+	// where Chromium looks and which names this binary and this extension:
+	// the port it shows came from the host, and the bridge refuses the
+	// panel's Origin the token a pinned Origin gets.
+	m, err := nativehost.ReadManifest(filepath.Join(e.profile, "NativeMessagingHosts", nativehost.HostName+".json"))
+	if err != nil || m.Path != binary || !m.Allows(ownExtension) {
+		t.Fatalf("host manifest %+v: %v", m, err)
+	}
+	e.poll("the port from the host", fmt.Sprintf(`document.querySelector('#where').textContent.endsWith(':%d')`, e.port))
+	if code := e.extensionToken(ownExtension); code != http.StatusForbidden {
+		t.Errorf("/extension-token for the panel's own origin: %d, want 403 (it signs in through the native host)", code)
+	}
 
 	// Pair tokyo from the CLI: the panel follows, without a reload.
 	e.cli("pair", "tokyo")
@@ -83,13 +152,15 @@ func TestSidePanelInRealChromium(t *testing.T) {
 	e.osaka.prompt("hello osaka")
 	e.poll("osaka's event", `[...document.querySelectorAll('.bubble.you')].some(n => n.textContent.includes('hello osaka'))`)
 
-	// The bridge stops: "Start Conductor Bridge". It comes back: the panel
-	// recovers with nothing twice and nothing missing.
+	// The bridge stops: the host says so, and the panel shows "Start
+	// Conductor Bridge". It comes back on another port: the panel asks the
+	// host again and recovers, with nothing twice and nothing missing.
 	e.p.kill(syscall.SIGTERM)
 	e.poll("the not-running state", `document.querySelector('#notice').dataset.state === 'Start Conductor Bridge' && !document.querySelector('#notice').hidden`)
 	e.osaka.prompt("written while the bridge was down")
-	e.p = startBridgeProc(t, e.home, e.port)
+	e.restartOnAnotherPort()
 	e.poll("recovered", `[...document.querySelectorAll('.bubble.you')].some(n => n.textContent.includes('while the bridge was down')) && document.querySelector('#notice').hidden`)
+	e.poll("the new port from the host", fmt.Sprintf(`document.querySelector('#where').textContent.endsWith(':%d')`, e.port))
 	e.sameEvents(e.wsB.ID, "after recovery")
 
 	// The token is rotated: the panel's stream is cut off, and it signs in
@@ -146,7 +217,7 @@ func TestExtensionSharesTheViewersRenderer(t *testing.T) {
 		t.Error("assets/extension keeps its own render.js: a copy that can drift")
 	}
 	manifest, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	for _, want := range []string{`"permissions": ["sidePanel", "storage"]`, `"host_permissions": ["http://127.0.0.1/*"]`, `"key": "`} {
+	for _, want := range []string{`"permissions": ["sidePanel", "nativeMessaging"]`, `"host_permissions": ["http://127.0.0.1/*"]`, `"key": "`} {
 		if !strings.Contains(string(manifest), want) {
 			t.Errorf("manifest lacks %s", want)
 		}

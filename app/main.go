@@ -9,6 +9,7 @@
 //	conductor-bridge send <ws> <msg> inject a message into the agent
 //	conductor-bridge hooks install   install the hooks that deliver messages
 //	conductor-bridge register <dir>  adopt a git worktree as a workspace
+//	conductor-bridge extension install  the Chrome side panel and its native host
 //	conductor-bridge bench           measure idle cost, latency, fan-out, cold start, memory
 //	conductor-bridge version         print the version
 package main
@@ -21,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -57,7 +59,17 @@ func run(ctx context.Context, args []string, rawStdout, rawStderr io.Writer) err
 			cmd, args = args[0], args[1:]
 		}
 	}
+	if strings.HasPrefix(cmd, "chrome-extension://") {
+		// Chrome starts the native host with the caller's origin as its
+		// only argument: the manifest's path cannot name a command.
+		cmd, args = "native-host", append([]string{cmd}, args...)
+	}
 	switch cmd {
+	case "native-host":
+		// The framing is binary: stdout unfiltered.
+		return nativeHost(ctx, args, os.Stdin, rawStdout, rawStderr)
+	case "extension":
+		return extensionCmd(args, stdout, stderr)
 	case "serve":
 		return serve(ctx, args, stderr)
 	case "workspaces", "ls":
@@ -122,6 +134,10 @@ commands:
   pair <ws> | unpair <ws>  pair a workspace with Chrome (browsers see paired ones only)
   expose [paired|all]      which workspaces browsers may see
   open [--print] [<ws>]    open the session viewer (a one-time link; pairs <ws>)
+  extension install|uninstall [--allow-origin chrome-extension://<id>]
+                           the Chrome side panel: writes the unpacked extension and the native
+                           messaging host manifest for Chrome, Chromium, Brave, Edge and Arc
+  native-host <origin>     the Chrome native messaging host (Chrome starts it; not for a terminal)
   token [--rotate]         print the API token (--rotate: replace it, cut off the old)
   service install|uninstall|start|stop|status
                            the login item (LaunchAgent on macOS, systemd --user unit on Linux)

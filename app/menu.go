@@ -10,7 +10,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"conductorbridge/assets"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/hooks"
@@ -126,8 +125,14 @@ func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, t
 			},
 			Viewing: b.api.Viewing,
 			InstallExtension: func() (string, error) {
-				dir := filepath.Join(c.StateDir, "chrome-extension")
-				return dir, assets.WriteExtension(dir)
+				// What `conductor-bridge extension install` does.
+				exe, err := installable()
+				if err != nil {
+					return "", err
+				}
+				rec, browsers, err := installExtension(c, exe, nil)
+				log.Info().Strs("browsers", browsers).Msg("native messaging host installed")
+				return rec.Extension, err
 			},
 			LogDir: c.LogDir,
 			Quit:   quit,

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -40,10 +41,17 @@ const gstackOrigin = "chrome-extension://dgbkdbjebeiblbajiilljmhjdpmiglep"
 // ownExtension is the bridge's own side panel (assets/extension).
 const ownExtension = "chrome-extension://" + assets.ExtensionID
 
-// origins lists the extension origins allowed to use the API: gstack's and
-// our own side panel, and those --allow-origin adds.
+// origins lists the extension origins allowed to use the API: gstack's,
+// our own side panel and those extension install allowed to use the native
+// host, and those --allow-origin adds.
 func (c *config) origins() []string {
-	return append([]string{gstackOrigin, ownExtension}, c.Origins...)
+	out := append([]string{gstackOrigin}, nativeOrigins(c.StateDir)...)
+	for _, o := range c.Origins {
+		if !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
@@ -267,7 +275,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	go codexes.Run(ctx)
 	b.api = &api.Server{
 		Engine: eng, Version: version(), Started: time.Now(),
-		Origins: c.origins(), Done: ctx,
+		Origins: c.origins(), NativeOrigins: nativeOrigins(c.StateDir), Done: ctx,
 		Token: token, HookSecret: hookSecret, Queue: queue,
 		Hooks:     &inject.Hooks{Queue: queue, Engine: eng, Log: log, Seen: seen},
 		Codex:     codexes,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -130,7 +129,6 @@ func (f *fakeBridge) handler(t *testing.T) http.Handler {
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		js(w, 200, map[string]any{"service": "conductor-bridge", "status": "healthy"})
 	})
-	mux.HandleFunc("POST /extension-token", func(w http.ResponseWriter, r *http.Request) { js(w, 200, map[string]string{"token": "t"}) })
 	mux.HandleFunc("POST /sse-session", func(w http.ResponseWriter, r *http.Request) { js(w, 200, map[string]any{}) })
 	mux.HandleFunc("GET /api/session", func(w http.ResponseWriter, r *http.Request) { js(w, 200, map[string]any{}) })
 	mux.HandleFunc("GET /api/workspaces", func(w http.ResponseWriter, r *http.Request) {
@@ -191,20 +189,25 @@ func TestTabsInTheViewerAndThePanel(t *testing.T) {
 	f := &fakeBridge{}
 	srv := httptest.NewServer(f.handler(t))
 	t.Cleanup(srv.Close) // after the browsers (cleanups run last first): it waits for their streams
-	port := srv.Listener.Addr().(*net.TCPAddr).Port
 
 	for _, page := range []struct{ name, url string }{
 		{"viewer", srv.URL + "/?ws=w1"},
-		{"panel", fmt.Sprintf("chrome-extension://%s/panel.html?port=%d", ExtensionID, port)},
+		{"panel", fmt.Sprintf("chrome-extension://%s/panel.html", ExtensionID)},
 	} {
 		f.mu.Lock()
 		f.moveOn = make(chan struct{})
 		f.mu.Unlock()
 		t.Run(page.name, func(t *testing.T) {
+			// The panel learns the fake bridge's port from a native host
+			// (hostForTests), found in this profile's NativeMessagingHosts.
+			profile := t.TempDir()
 			ctx := browsertest.New(t, chrome,
+				chromedp.UserDataDir(profile),
+				chromedp.Env(testHostEnv+"="+srv.Listener.Addr().String()),
 				chromedp.Flag("disable-extensions", false),
 				chromedp.Flag("load-extension", extDir),
 				chromedp.Flag("disable-extensions-except", extDir))
+			installTestHost(t, profile)
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(300, 760), chromedp.Navigate(page.url)); err != nil {
 				t.Fatal(err)
 			}

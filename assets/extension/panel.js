@@ -2,24 +2,31 @@
 // workspace paired with Chrome (every tab of it, or the one picked), and
 // sends its agents messages. It renders with
 // the built-in viewer's renderer (render.js, copied in when the extension
-// is built), and talks to the bridge the way bridge/api/SIDEPANEL.md says:
-// /health → POST /extension-token → POST /sse-session → EventSource on
-// /session/stream, which switches by itself when the pairing changes.
+// is built), and talks to the bridge the way bridge/api/SIDEPANEL.md says,
+// except for how it signs in: the port and the credential come from the
+// bridge's native messaging host (`conductor-bridge native-host`, started by
+// Chrome as this user), which hands them over only after checking that the
+// socket listening on that port is this user's. Nothing that merely answers
+// on 127.0.0.1 is trusted, not even a /health that says conductor-bridge.
+// Then: POST /sse-session → EventSource on /session/stream, which switches
+// by itself when the pairing changes. Whenever a request or the stream
+// fails, the panel asks the host again: the bridge may have restarted on
+// another port, or rotated its token.
 
 import { createRenderer } from './render.js';
 import { createComposer, createTabs, notice, setConn, showState } from './page.js';
 
-const DEFAULT_PORT = 34568;
+const HOST = 'com.conductor_bridge.host'; // bridge/nativehost.HostName
 const TYPES = ['assistant', 'thinking', 'tool_use', 'tool_result', 'user', 'turn_complete',
   'status', 'session', 'pairing', 'gap'];
 const $ = (id) => document.getElementById(id);
 
 const panel = {
-  port: DEFAULT_PORT,
+  port: 0, // where the host said the bridge listens; 0 until it has
   token: '',
   workspace: null, // id shown; "" when nothing is paired; null before the first session event
   source: null,
-  timer: 0, // the pending reconnect or health check
+  timer: 0, // the pending reconnect
   gen: 0, // connect attempts: a newer one makes older ones stop
   retry: 0, // failed attempts in a row, for the backoff
 };
@@ -31,13 +38,29 @@ const base = () => 'http://127.0.0.1:' + panel.port;
 
 // --- what the panel shows --------------------------------------------------
 
-function down() {
+// trouble shows why the panel cannot sign in, from the host's answer, and
+// asks again later: the person may start the bridge or install the host
+// without touching the panel.
+function trouble(r) {
   closeStream();
   setConn('');
   $('composer').hidden = true;
-  notice({ title: 'Start Conductor Bridge', text: 'It is not answering on 127.0.0.1:' + panel.port +
-    '. Open it from Applications, or run:', command: 'conductor-bridge' });
-  later(connect, 2000);
+  $('where').textContent = '';
+  const titles = {
+    not_running: 'Start Conductor Bridge',
+    no_host: 'Install the side panel\'s helper',
+    not_yours: 'Another user holds the bridge\'s port',
+    not_allowed: 'This extension is not allowed',
+  };
+  if (r.code === 'no_host') {
+    notice({ title: titles.no_host, text: 'Chrome cannot start Conductor Bridge\'s native host (' + r.error + '). Run:',
+      command: 'conductor-bridge extension install' });
+  } else if (r.code === 'not_running') {
+    notice({ title: titles.not_running, text: r.error.replace(/ or run: conductor-bridge$/, '') + ' Or run:', command: 'conductor-bridge' });
+  } else {
+    notice({ title: titles[r.code] || 'Cannot reach Conductor Bridge', text: r.error });
+  }
+  later(connect, Math.min(5000, 1000 * 2 ** panel.retry++));
 }
 
 function unpaired() {
@@ -83,6 +106,18 @@ async function api(path, { method = 'GET', body } = {}) {
   return data;
 }
 
+// askHost asks the native host where the bridge is and for a credential:
+// {port, token}, or {error, code}.
+async function askHost() {
+  try {
+    const r = await chrome.runtime.sendNativeMessage(HOST, { type: 'connect' });
+    if (r && (r.error || (r.port && r.token))) return r;
+    return { error: 'the host gave no answer', code: 'no_host' };
+  } catch (err) {
+    return { error: err.message || String(err), code: 'no_host' };
+  }
+}
+
 function later(fn, ms) {
   clearTimeout(panel.timer);
   panel.timer = setTimeout(fn, ms);
@@ -101,38 +136,30 @@ function backoff() {
   later(connect, Math.min(5000, 500 * 2 ** panel.retry++));
 }
 
-// connect finds the bridge, gets a token and a cookie, and follows the
-// paired workspace from where the panel left off. A newer call (the port
-// changed, a send found the token stale) supersedes one still under way.
+// connect asks the host for the bridge's port and a credential, gets a
+// cookie, and follows the paired workspace from where the panel left off.
+// A newer call (a send found the token stale, the stream broke) supersedes
+// one still under way.
 async function connect() {
   const gen = ++panel.gen;
   const stale = () => gen !== panel.gen;
   closeStream();
-  try {
-    const h = await fetch(base() + '/health', { cache: 'no-store' }).then((r) => r.json());
-    if (h.service !== 'conductor-bridge') throw new Error('not a bridge');
-  } catch {
-    if (!stale()) down();
-    return;
-  }
+  const r = await askHost();
   if (stale()) return;
+  if (r.error) return trouble(r);
+  // The same bridge on another port still resumes where the panel was:
+  // event ids survive a restart.
+  panel.port = r.port;
+  panel.token = r.token;
+  $('where').textContent = 'Conductor Bridge on 127.0.0.1:' + panel.port;
   try {
-    const r = await fetch(base() + '/extension-token', { method: 'POST' });
-    if (stale()) return;
-    if (r.status === 403) {
-      setConn('');
-      return notice({ title: 'This extension is not allowed', text: 'Start the bridge with:',
-        command: 'conductor-bridge serve --allow-origin ' + location.origin });
-    }
-    if (!r.ok) return backoff();
-    panel.token = (await r.json()).token;
     const s = await fetch(base() + '/sse-session', {
       method: 'POST', credentials: 'include', headers: { Authorization: 'Bearer ' + panel.token },
     });
     if (stale()) return;
-    if (!s.ok) return backoff();
+    if (!s.ok) return backoff(); // e.g. the token was rotated since the host read it
   } catch {
-    if (!stale()) down();
+    if (!stale()) backoff(); // it stopped since the host looked
     return;
   }
   let url = base() + '/session/stream';
@@ -163,16 +190,11 @@ async function connect() {
   es.onerror = () => {
     if (panel.source !== es) return;
     setConn('retry');
-    // EventSource retries a dropped connection by itself; whether the
-    // bridge is there at all decides between "reconnecting" and "start it".
-    later(async () => {
-      if (panel.source !== es || es.readyState === EventSource.OPEN) return;
-      try {
-        await fetch(base() + '/health', { cache: 'no-store' });
-        if (es.readyState === EventSource.CLOSED) backoff(); // e.g. the token was rotated
-      } catch {
-        down();
-      }
+    // EventSource retries a dropped connection by itself, on the same
+    // port; if that does not bring it back soon, ask the host again: the
+    // bridge may be gone, or back on another port, or have a new token.
+    later(() => {
+      if (panel.source === es && es.readyState !== EventSource.OPEN) connect();
     }, es.readyState === EventSource.CLOSED ? 300 : 1500);
   };
 }
@@ -209,29 +231,12 @@ const composer = createComposer({
       tabs.block(err.session || '', err.message);
       return true;
     }
-    if (err.status === 401) connect(); // the token was rotated: sign in again
+    if (err.status === 401 || err.status === undefined) connect(); // rotated token, or the bridge moved: ask the host again
     return false;
   },
 });
 
-// --- the port ------------------------------------------------------------------
-
-$('port').addEventListener('change', () => {
-  const p = Number($('port').value);
-  if (!Number.isInteger(p) || p < 1 || p > 65535) return;
-  panel.port = p;
-  chrome.storage?.local.set({ port: p });
-  panel.workspace = null;
-  renderer.reset();
-  tabs.reset();
-  connect();
-});
-
-async function start() {
-  const fromURL = Number(new URLSearchParams(location.search).get('port'));
-  const stored = (await chrome.storage?.local.get('port'))?.port;
-  panel.port = fromURL || stored || DEFAULT_PORT;
-  $('port').value = panel.port;
+function start() {
   setInterval(() => (panel.workspace ? composer.poll() : Promise.resolve()).catch(() => {}), 1000);
   // Tabs come and go, and change their titles and states.
   setInterval(() => panel.workspace && describe(panel.workspace), 5000);
