@@ -18,7 +18,8 @@ var chromeVersion = regexp.MustCompile(`^\d+(\.\d+){0,3}$`)
 // chrome://extensions → Load unpacked) and, beside it, dir + ".zip" for the
 // Chrome Web Store. The store refuses a manifest with a "key" (it assigns
 // its own id), so the zip's manifest has none; a store listing's id must
-// then be allow-listed with serve --allow-origin.
+// then be allowed with conductor-bridge extension install --allow-origin,
+// which names it in the native host's manifest and the bridge's allow-list.
 func writeExtension(dir, version string) (string, error) {
 	if err := assets.WriteExtension(dir); err != nil {
 		return "", err
