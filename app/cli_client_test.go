@@ -28,7 +28,7 @@ func TestHelpListsCommands(t *testing.T) {
 		}
 		// Every command run dispatches is listed, with the session form.
 		for _, cmd := range []string{"demo", "serve", "workspaces", "tail <ws>[/<session>]", "send <ws>[/<session>]", "hooks install",
-			"register", "unregister", "pair", "expose", "open", "token", "service install", "doctor", "usage", "bench", "version"} {
+			"register", "unregister", "pair", "expose", "open", "extension install|uninstall", "native-host <origin>", "token", "service install", "doctor", "usage", "bench", "version"} {
 			if !strings.Contains(s, "  "+cmd) {
 				t.Errorf("%s: %q is not listed", arg, cmd)
 			}

@@ -33,7 +33,7 @@ type extensionRecord struct {
 	Extension string   `json:"extension"`      // the unpacked extension's folder
 	Files     []string `json:"files"`          // its files, relative to Extension
 	Manifests []string `json:"manifests"`      // native host manifests
-	Dirs      []string `json:"dirs,omitempty"` // folders install created for them
+	Dirs      []string `json:"dirs,omitempty"` // folders install created for them, outer first
 	// Origins are extensions besides the bridge's own allowed to use the
 	// native host (a store copy of the panel has its own id).
 	Origins []string `json:"origins,omitempty"`
@@ -120,8 +120,10 @@ func installManifests(c config, exe string, rec *extensionRecord) ([]string, err
 		}
 		done[b.Manifest()] = true
 		created, err := nativehost.WriteManifest(b.Manifest(), m)
-		if created && !slices.Contains(rec.Dirs, b.Hosts) {
-			rec.Dirs = append(rec.Dirs, b.Hosts)
+		for _, d := range created {
+			if !slices.Contains(rec.Dirs, d) {
+				rec.Dirs = append(rec.Dirs, d)
+			}
 		}
 		if err != nil {
 			return names, fmt.Errorf("%s: %w", b.Name, err)
@@ -157,8 +159,8 @@ func uninstallExtension(c config) ([]string, error) {
 		}
 		removed = append(removed, p)
 	}
-	for _, d := range rec.Dirs {
-		os.Remove(d) // only when empty
+	for _, d := range slices.Backward(rec.Dirs) {
+		os.Remove(d) // only when empty; inner folders first
 	}
 	if rec.Extension != "" {
 		for _, f := range rec.Files {

@@ -1,7 +1,10 @@
 package nativehost
 
 import (
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"testing"
 )
 
@@ -78,5 +81,33 @@ func TestManifestOrigins(t *testing.T) {
 	}
 	if m.Name != HostName || m.Type != "stdio" || m.Path != "/bin/cb" {
 		t.Errorf("manifest %+v", m)
+	}
+	// The docs' rule for a host's name: lowercase letters, digits,
+	// underscores and dots, no dot at either end or twice in a row.
+	if !regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)*$`).MatchString(HostName) {
+		t.Errorf("host name %q breaks Chrome's rule", HostName)
+	}
+}
+
+// TestWriteManifestSaysWhatItCreated: the folders it made, outer first
+// (Arc's entry in Chrome's folder may create Google/Chrome/… on a Mac
+// without Chrome), and only those.
+func TestWriteManifestSaysWhatItCreated(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "Google", "Chrome", "NativeMessagingHosts", HostName+".json")
+	created, err := WriteManifest(path, NewManifest("/bin/cb", []string{own}))
+	want := []string{filepath.Join(root, "Google"), filepath.Join(root, "Google", "Chrome"), filepath.Join(root, "Google", "Chrome", "NativeMessagingHosts")}
+	if err != nil || !slices.Equal(created, want) {
+		t.Fatalf("created %q, %v; want %q", created, err, want)
+	}
+	m, err := ReadManifest(path)
+	if err != nil || m.Path != "/bin/cb" || !m.Allows(own) {
+		t.Errorf("read back %+v, %v", m, err)
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v: the browser must read it", info.Mode())
+	}
+	if created, err := WriteManifest(path, NewManifest("/bin/cb2", []string{own})); err != nil || len(created) != 0 {
+		t.Errorf("rewrite created %q, %v", created, err)
 	}
 }

@@ -51,24 +51,26 @@ func (m Manifest) Allows(origin string) bool {
 }
 
 // WriteManifest writes m to path (0644: the browser reads it; it holds no
-// secret), creating its folder. It reports whether it created the folder,
-// so that an uninstall can take away exactly what the install added.
-func WriteManifest(path string, m Manifest) (createdDir bool, err error) {
-	dir := filepath.Dir(path)
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return false, fmt.Errorf("native host manifest: %w", err)
+// secret), creating its folder. It returns the folders it created, outer
+// first, so that an uninstall can take away exactly what the install added.
+func WriteManifest(path string, m Manifest) (created []string, err error) {
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); !os.IsNotExist(err) || d == filepath.Dir(d) {
+			break
 		}
-		createdDir = true
+		created = append([]string{d}, created...)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("native host manifest: %w", err)
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return createdDir, err
+		return created, err
 	}
 	if err := atomicfile.Write(path, append(b, '\n'), 0o644); err != nil {
-		return createdDir, fmt.Errorf("native host manifest: %w", err)
+		return created, fmt.Errorf("native host manifest: %w", err)
 	}
-	return createdDir, nil
+	return created, nil
 }
 
 // ReadManifest reads the manifest at path.
