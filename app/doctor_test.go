@@ -206,6 +206,12 @@ func TestDoctorAllWell(t *testing.T) {
 	unit := filepath.Join(home, ".config", "systemd", "user", "conductor-bridge.service")
 	os.MkdirAll(filepath.Dir(unit), 0o755)
 	os.WriteFile(unit, []byte("[Unit]\n"), 0o644)
+	// Chromium ran here, and the side panel is installed for it.
+	os.MkdirAll(filepath.Join(home, ".config", "chromium"), 0o700)
+	if out, err := runCLIEnv(t, browserEnv(home), "extension", "install", "--home", home); err != nil {
+		t.Fatalf("extension install: %v %s", err, out)
+	}
+	env = append(env, browserEnv(home)...)
 
 	got, ok, code := runDoctor(t, home, env, "--addr", addr)
 	for id, f := range got {
