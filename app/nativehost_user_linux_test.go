@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"conductorbridge/bridge/auth"
@@ -46,7 +45,7 @@ func TestNativeHostAsAnotherUserGetsNoCredential(t *testing.T) {
 	}
 
 	// Their Chrome, their host, their own state naming the owner's port.
-	theirs := otherUsersHome(t, other)
+	theirs := usertest.Home(t, other)
 	state := filepath.Join(theirs, ".local", "state", "conductor-bridge")
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		t.Fatal(err)
@@ -54,7 +53,7 @@ func TestNativeHostAsAnotherUserGetsNoCredential(t *testing.T) {
 	if err := writeRunFile(state, strings.TrimPrefix(p.base, "http://")); err != nil {
 		t.Fatal(err)
 	}
-	chownTree(t, theirs, other)
+	usertest.Chown(t, theirs, other)
 	r = runHost(t, bin, other, homeEnv(theirs), ownExtension+"/", frames(connectMsg))
 	noCredential(t, "another user's host aimed at the owner's bridge", r, nativehost.CodeNotYours, secrets)
 
@@ -126,36 +125,4 @@ func extensionTokenOf(t *testing.T, stateDir string) string {
 		t.Fatal(err)
 	}
 	return (&auth.Sessions{Token: tok}).ExtensionToken()
-}
-
-// otherUsersHome makes a home folder for the other user.
-func otherUsersHome(t *testing.T, other *syscall.Credential) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "cb-other-home-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	home := filepath.Join(dir, "home")
-	if err := os.Mkdir(home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	chownTree(t, home, other)
-	return home
-}
-
-func chownTree(t *testing.T, root string, to *syscall.Credential) {
-	t.Helper()
-	err := filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, int(to.Uid), int(to.Gid))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

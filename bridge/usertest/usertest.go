@@ -61,6 +61,47 @@ func Second(t testing.TB) *syscall.Credential {
 // so that the second user can run it, and returns the copy's path.
 func Runnable(t testing.TB, path string) string {
 	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(shared(t), filepath.Base(path))
+	if err := os.WriteFile(out, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Home makes a home folder (0700) owned by the user of cred, in a folder
+// any user may enter.
+func Home(t testing.TB, cred *syscall.Credential) string {
+	t.Helper()
+	home := filepath.Join(shared(t), "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	Chown(t, home, cred)
+	return home
+}
+
+// Chown gives root and everything in it to the user of cred.
+func Chown(t testing.TB, root string, cred *syscall.Credential) {
+	t.Helper()
+	err := filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, int(cred.Uid), int(cred.Gid))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// shared is a new folder (0755) any user may enter, removed when the test
+// ends. (t.TempDir's are 0700.)
+func shared(t testing.TB) string {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "cb-other-user-")
 	if err != nil {
 		t.Fatal(err)
@@ -69,13 +110,5 @@ func Runnable(t testing.TB, path string) string {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, filepath.Base(path))
-	if err := os.WriteFile(out, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return dir
 }
