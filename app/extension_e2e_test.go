@@ -179,6 +179,21 @@ func TestSidePanelInRealChromium(t *testing.T) {
 	}
 	e.screenshot("side-panel.png")
 
+	// Without its native host (not installed for this browser, or taken
+	// away), the panel says how to install it, and picks up once it is back.
+	manifest := filepath.Join(e.profile, "NativeMessagingHosts", nativehost.HostName+".json")
+	saved, err := os.ReadFile(manifest)
+	if err != nil || os.Remove(manifest) != nil {
+		t.Fatalf("take the manifest away: %v", err)
+	}
+	e.p.kill(syscall.SIGTERM)
+	e.poll("the no-host state", `document.querySelector('#notice').dataset.state === "Install the side panel's helper" && document.querySelector('#notice').textContent.includes('conductor-bridge extension install')`)
+	if err := os.WriteFile(manifest, saved, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.restartOnAnotherPort()
+	e.poll("back with the host", fmt.Sprintf(`document.querySelector('#notice').hidden && document.querySelector('#where').textContent.endsWith(':%d')`, e.port))
+
 	// … while a page on another origin, in the same browser, is refused.
 	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"conductorbridge/bridge/auth"
@@ -125,4 +126,35 @@ func extensionTokenOf(t *testing.T, stateDir string) string {
 		t.Fatal(err)
 	}
 	return (&auth.Sessions{Token: tok}).ExtensionToken()
+}
+
+// TestSidePanelIgnoresASquatter: in real Chromium, the bridge stops and
+// another account takes its port, answering /health as a bridge would,
+// while a crashed bridge's address still points there. The panel says
+// another user holds the port and sends that listener nothing; when the
+// real bridge is back, on another port, it follows it.
+func TestSidePanelIgnoresASquatter(t *testing.T) {
+	other := usertest.Second(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newPanelEnv(t)
+	e.cli("pair", "tokyo")
+	e.poll("tokyo shown", `document.querySelector('#workspace').textContent.includes('tokyo') && document.querySelector('#notice').hidden`)
+
+	sq := startSquatter(t, usertest.Runnable(t, self), other)
+	e.p.kill(syscall.SIGTERM)
+	e.poll("the not-running state", `document.querySelector('#notice').dataset.state === 'Start Conductor Bridge'`)
+	if err := writeRunFile(e.p.stateDir(), fmt.Sprintf("127.0.0.1:%d", sq.port)); err != nil {
+		t.Fatal(err)
+	}
+	e.poll("the squatter named", `document.querySelector('#notice').dataset.state === "Another user holds the bridge's port" && document.querySelector('#composer').hidden`)
+	if got := sq.stop(); got != "" {
+		t.Errorf("the other user's listener received %q", got)
+	}
+
+	e.tokyo.prompt("written while a squatter held the port")
+	e.restartOnAnotherPort()
+	e.poll("back with the real bridge", `[...document.querySelectorAll('.bubble.you')].some(n => n.textContent.includes('while a squatter held the port')) && document.querySelector('#notice').hidden`)
 }

@@ -56,7 +56,7 @@ function trouble(r) {
     notice({ title: titles.no_host, text: 'Chrome cannot start Conductor Bridge\'s native host (' + r.error + '). Run:',
       command: 'conductor-bridge extension install' });
   } else if (r.code === 'not_running') {
-    notice({ title: titles.not_running, text: r.error.replace(/ or run: conductor-bridge$/, '') + ' Or run:', command: 'conductor-bridge' });
+    notice({ title: titles.not_running, text: 'It is not running. Open it from Applications, or run:', command: 'conductor-bridge' });
   } else {
     notice({ title: titles[r.code] || 'Cannot reach Conductor Bridge', text: r.error });
   }
