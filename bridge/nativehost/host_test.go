@@ -15,6 +15,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"conductorbridge/bridge/peer"
 )
 
 const own = "chrome-extension://bnajdpidefmalpkmnjimpcbokiocknjp"
@@ -219,5 +221,45 @@ func readReplies(t *testing.T, r io.Reader) []Reply {
 			t.Fatalf("reply %q: %v", b, err)
 		}
 		out = append(out, rep)
+	}
+}
+
+// BenchmarkConnect is the host's whole answer to connect, with the real
+// look-up of the listener's owner: dial, socket table, /health.
+func BenchmarkConnect(b *testing.B) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		b.Skip("no socket table on " + runtime.GOOS)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"service":"conductor-bridge"}`)
+	}))
+	defer srv.Close()
+	h := host(srv.Listener.Addr().String())
+	for b.Loop() {
+		if r := h.Handle(context.Background(), []byte(`{"type":"connect"}`)); r.Token == "" {
+			b.Fatalf("connect: %+v", r)
+		}
+	}
+}
+
+// TestConnectLooksAgainForASocketNotListedYet: a server end not in the
+// socket table yet is looked for again; one never found is refused.
+func TestConnectLooksAgainForASocketNotListedYet(t *testing.T) {
+	addr := fakeBridge(t, "conductor-bridge")
+	h := host(addr)
+	calls := 0
+	h.Owner = func(net.Conn) (int, error) {
+		if calls++; calls < 3 {
+			return -1, fmt.Errorf("%w: not listed yet", peer.ErrUnknown)
+		}
+		return os.Getuid(), nil
+	}
+	if r := connect(t, h); r.Token == "" || calls != 3 {
+		t.Errorf("after %d look-ups: %+v", calls, r)
+	}
+	calls = 0
+	h.Owner = func(net.Conn) (int, error) { calls++; return -1, fmt.Errorf("%w: never listed", peer.ErrUnknown) }
+	if r := connect(t, h); r.Code != CodeUnverified || r.Token != "" || calls < 2 || calls > 10 {
+		t.Errorf("after %d look-ups: %+v", calls, r)
 	}
 }
