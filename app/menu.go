@@ -131,7 +131,9 @@ func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, t
 					return "", err
 				}
 				rec, browsers, err := installExtension(c, exe, nil)
-				log.Info().Strs("browsers", browsers).Msg("native messaging host installed")
+				if err == nil {
+					log.Info().Strs("browsers", browsers).Msg("native messaging host installed")
+				}
 				return rec.Extension, err
 			},
 			LogDir: c.LogDir,
