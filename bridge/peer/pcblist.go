@@ -9,10 +9,15 @@ import (
 // macOS's net.inet.tcp.pcblist_n (bsd/netinet/in_pcblist.c, the format
 // netstat and lsof read): an xinpgen header, then for each socket a group
 // of records — xinpcb_n, xsocket_n, two xsockbuf_n, xsockstat_n, xtcpcb_n
-// — each starting with its length and kind and padded to 8 bytes, then a
-// closing xinpgen. Offsets are those of the 64-bit kernel's structs
-// (bsd/netinet/in_pcb.h, bsd/sys/socketvar.h); integers are in host byte
+// — each starting with its length and kind and placed at an offset
+// rounded up to 8, then a closing xinpgen. Integers are in host byte
 // order, ports in network byte order.
+//
+// xnu declares these structs under #pragma pack(4) (bsd/netinet/in_pcb.h,
+// bsd/sys/socketvar.h): their 64-bit fields are only 4-aligned, so
+// inp_vflag is at 44, not 48, and so_uid at 64 (68 is so_last_pid). The
+// offsets below are checked against a C compiler's layout of those
+// declarations (testdata/pcblist_n.c, TestPcblistLayoutMatchesXNU).
 const (
 	xinpgenSize = 24 // xig_len, xig_count, xig_gen, xig_sogen
 
@@ -22,15 +27,15 @@ const (
 	// struct xinpcb_n
 	inpFport   = 16 // u_short inp_fport
 	inpLport   = 18 // u_short inp_lport
-	inpVflag   = 48 // u_char inp_vflag
-	inpFaddr   = 52 // union { in_addr_4in6; in6_addr } inp_dependfaddr
-	inpLaddr   = 68 // the same, inp_dependladdr
-	inpMinSize = 84
+	inpVflag   = 44 // u_char inp_vflag
+	inpFaddr   = 48 // union { in_addr_4in6; in6_addr } inp_dependfaddr
+	inpLaddr   = 64 // the same, inp_dependladdr
+	inpMinSize = inpLaddr + 16
 	inpIPv4    = 0x1 // INP_IPV4: the address is the in_addr_4in6's last 4 bytes
 
 	// struct xsocket_n
-	soUID     = 68 // uid_t so_uid
-	soMinSize = 72
+	soUID     = 64 // uid_t so_uid
+	soMinSize = soUID + 4
 )
 
 // pcblistUID finds, in a pcblist_n buffer, the client's socket of our
