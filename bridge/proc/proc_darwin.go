@@ -52,17 +52,6 @@ func Args(pid int) ([]string, error) {
 	return args, nil
 }
 
-// proc_info(2) call and flavor numbers, and the layout of struct
-// proc_vnodepathinfo, from <sys/proc_info.h>: the current directory's
-// path is the first vnode_info_path, after its 152-byte vnode_info.
-const (
-	procInfoCallPIDInfo   = 2
-	procPIDVnodePathInfo  = 9
-	vnodeInfoSize         = 152
-	maxPathLen            = 1024
-	procVnodePathInfoSize = 2 * (vnodeInfoSize + maxPathLen)
-)
-
 // Cwd reads a process's working directory with proc_pidinfo
 // (PROC_PIDVNODEPATHINFO), the call libproc makes, as a raw syscall.
 func Cwd(pid int) (string, error) {
@@ -72,17 +61,11 @@ func Cwd(pid int) (string, error) {
 	if errno != 0 {
 		return "", fmt.Errorf("working directory of %d: %w", pid, errno)
 	}
-	if int(n) < vnodeInfoSize+maxPathLen {
-		return "", fmt.Errorf("working directory of %d: short answer (%d bytes)", pid, n)
+	cwd, err := cwdFromVnodePathInfo(buf[:], int(n))
+	if err != nil {
+		return "", fmt.Errorf("working directory of %d: %w", pid, err)
 	}
-	path := buf[vnodeInfoSize : vnodeInfoSize+maxPathLen]
-	if i := bytes.IndexByte(path, 0); i >= 0 {
-		path = path[:i]
-	}
-	if len(path) == 0 {
-		return "", fmt.Errorf("working directory of %d: none", pid)
-	}
-	return string(path), nil
+	return cwd, nil
 }
 
 // Parent reads one process's entry and its parent's pid through sysctl

@@ -123,9 +123,13 @@ func TestSessionArg(t *testing.T) {
 	}
 }
 
-func TestParseProcArgs(t *testing.T) {
-	procargs := func(argc uint32, body string) []byte {
-		b := binary.LittleEndian.AppendUint32(nil, argc)
+// TestParseProcArgsRefusesBrokenBuffers: what a well-formed buffer holds
+// is checked against the kernel's own layout in TestParseXNUProcArgs2;
+// here, buffers no kernel writes get an error or what they hold, never a
+// panic.
+func TestParseProcArgsRefusesBrokenBuffers(t *testing.T) {
+	procargs := func(argc int32, body string) []byte {
+		b := binary.NativeEndian.AppendUint32(nil, uint32(argc))
 		return append(b, body...)
 	}
 	tests := []struct {
@@ -134,11 +138,9 @@ func TestParseProcArgs(t *testing.T) {
 		want    []string
 		wantErr bool
 	}{
-		{"args then environment", procargs(3, "/usr/local/bin/claude\x00\x00\x00\x00claude\x00--resume\x00abc\x00HOME=/Users/me\x00SECRET=x\x00"),
-			[]string{"claude", "--resume", "abc"}, false},
-		{"empty argument kept", procargs(2, "/bin/x\x00x\x00\x00ENV=1\x00"), []string{"x", ""}, false},
 		{"argc larger than the buffer", procargs(5, "/bin/x\x00x\x00y"), []string{"x", "y"}, false},
-		{"no arguments", procargs(0, "/bin/x\x00\x00HOME=/\x00"), []string{}, false},
+		{"argc huge", procargs(1<<31-1, "/bin/x\x00x\x00"), []string{"x"}, false},
+		{"argc negative", procargs(-1, "/bin/x\x00x\x00"), nil, true},
 		{"short", []byte{1, 0}, nil, true},
 		{"no path end", procargs(1, "/bin/x"), nil, true},
 	}
