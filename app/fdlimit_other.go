@@ -4,6 +4,3 @@ package main
 
 // raiseFileLimit has nothing to raise where there is no RLIMIT_NOFILE.
 func raiseFileLimit() (before, after uint64, err error) { return 0, 0, nil }
-
-// fileLimit is unknown where there is no RLIMIT_NOFILE.
-func fileLimit() (uint64, bool) { return 0, false }

@@ -12,14 +12,17 @@ import (
 // and small enough that a runaway leak still hits a wall.
 const maxFileLimit = 1 << 16
 
-// darwinOpenMax is macOS's OPEN_MAX: setrlimit refuses a soft limit above
-// kern.maxfilesperproc, whatever the hard limit says (often unlimited).
-const darwinOpenMax = 10240
-
 // raiseFileLimit raises the soft RLIMIT_NOFILE towards the hard limit,
 // bounded by maxFileLimit: a launchd agent starts with 256, which kqueue
 // (a descriptor per watched path) and 500 SSE clients would exhaust. It
-// returns the limit before and after.
+// returns the soft limit before and after.
+//
+// One call is enough on every macOS this binary runs on (Go 1.25 and
+// later need macOS 12): since macOS 11 setrlimit accepts any soft limit
+// up to the hard one, and the kernel itself holds the process to
+// kern.maxfilesperproc; httplimit.FileLimit says how many that leaves.
+// (Before, a soft limit above kern.maxfilesperproc was refused with
+// EINVAL, which a retry at 10240, OPEN_MAX, worked around.)
 func raiseFileLimit() (before, after uint64, err error) {
 	var r syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
@@ -30,20 +33,9 @@ func raiseFileLimit() (before, after uint64, err error) {
 	if want <= before {
 		return before, before, nil
 	}
-	for _, try := range []uint64{want, min(want, darwinOpenMax)} {
-		r.Cur = try
-		if err = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r); err == nil {
-			return before, try, nil
-		}
+	r.Cur = want
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		return before, before, fmt.Errorf("raise the descriptor limit from %d to %d: %w", before, want, err)
 	}
-	return before, before, fmt.Errorf("raise the descriptor limit from %d to %d: %w", before, want, err)
-}
-
-// fileLimit is the soft descriptor limit now (after raiseFileLimit).
-func fileLimit() (uint64, bool) {
-	var r syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
-		return 0, false
-	}
-	return uint64(r.Cur), true
+	return before, want, nil
 }

@@ -235,7 +235,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Log:            func(msg string) { log.Warn().Msg(msg) },
 	}
 	hub := stream.NewHub(filepath.Join(c.StateDir, "streams"), 0)
-	if limit, ok := fileLimit(); ok {
+	if limit, ok := httplimit.FileLimit(); ok {
 		hub.SetOpenJournals(stream.OpenJournalsFor(limit))
 	}
 	prices, err := price.Load(c.StateDir)
