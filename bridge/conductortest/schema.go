@@ -1,36 +1,51 @@
-// Package conductortest gives tests the real Conductor database schema:
-// ../shared/conductor/schema.sql beside the project, as public code reading
-// real installs found it (read-only to the project, so it is looked up,
-// not copied).
+// Package conductortest gives tests the real Conductor database schema,
+// in the two shapes public readers of real installs have found (kept in
+// testdata/, copied from the project's notes on Conductor, so the
+// repository needs nothing beside it):
+//   - schema.sql: Conductor 0.72–0.84, workspaces keyed by id;
+//   - schema-newer.sql: 0.87–0.90 (one source), workspaces keyed by
+//     local_id with id an ordinary column readers still join on,
+//     sessions.remote_archived_at (archived in the cloud), and the
+//     outbox's delivery state.
 package conductortest
 
 import (
-	"os"
-	"path/filepath"
+	_ "embed"
 	"testing"
 )
 
-// Schema returns schema.sql, found in shared/conductor of the nearest
-// folder above the test's working directory that has one. A test without
-// it skips, and fails under CI=true.
+var (
+	//go:embed testdata/schema.sql
+	schema string
+	//go:embed testdata/schema-newer.sql
+	schemaNewer string
+)
+
+// Schema returns schema.sql, the shape of Conductor 0.72–0.84.
 func Schema(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err == nil {
-		for {
-			if b, err := os.ReadFile(filepath.Join(dir, "shared", "conductor", "schema.sql")); err == nil {
-				return string(b)
-			}
-			up := filepath.Dir(dir)
-			if up == dir {
-				break
-			}
-			dir = up
-		}
+	return schema
+}
+
+// SchemaNewer returns schema-newer.sql, the shape of Conductor 0.87–0.90.
+func SchemaNewer(t testing.TB) string {
+	t.Helper()
+	return schemaNewer
+}
+
+// Shape is one of the schemas, named for the Conductor builds that have it.
+type Shape struct {
+	Name   string
+	Schema string
+	// LocalID: workspaces has a local_id primary key beside id.
+	LocalID bool
+}
+
+// Shapes returns both shapes, oldest first, for table-driven tests.
+func Shapes(t testing.TB) []Shape {
+	t.Helper()
+	return []Shape{
+		{Name: "0.72-0.84", Schema: schema},
+		{Name: "0.87-0.90", Schema: schemaNewer, LocalID: true},
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("shared/conductor/schema.sql not found above the project")
-	}
-	t.Skip("shared/conductor/schema.sql not found above the project")
-	return ""
 }

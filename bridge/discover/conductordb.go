@@ -175,6 +175,9 @@ func buildConductorQuery(ctx context.Context, db queryer) (conductorQuery, []str
 		}
 		return "NULL"
 	}
+	// A workspace is named by id. Newer builds (0.87–0.90) key the table
+	// by local_id and keep id as an ordinary column, which sessions and
+	// every reader still use: id stays the workspace's id.
 	sel := []string{"w.id", "w.directory_name",
 		col(ws["branch"], "w.branch", "workspaces.branch: branches come from git only"),
 		col(ws["state"], "w.state", "workspaces.state: archived workspaces cannot be told apart"),
@@ -213,6 +216,11 @@ func buildConductorQuery(ctx context.Context, db queryer) (conductorQuery, []str
 			col(sessions["status"], "s.status", "sessions.status: no session status"),
 			col(sessions["claude_session_id"], "s.claude_session_id", "sessions.claude_session_id: session id taken from workspaces.active_session_id"))
 		from += " LEFT JOIN sessions s ON s.id = w.active_session_id"
+		if sessions["remote_archived_at"] {
+			// A tab archived in the cloud (0.87–0.90) says nothing of
+			// the workspace here.
+			from += " AND s.remote_archived_at IS NULL"
+		}
 	}
 	// Newer columns, each optional and silently NULL when absent (older
 	// builds): the relocated path, the names a person sees, the workflow

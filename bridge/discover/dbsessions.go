@@ -14,11 +14,13 @@ import (
 type sessionRow struct {
 	id, wsID, claudeID, agentType, title, status, model, updated string
 	hidden, unread                                               int64
+	archived                                                     bool // remote_archived_at is set
 }
 
 // querySessions reads the sessions table. Missing columns leave their
 // fields empty; without sessions.workspace_id no row can be placed and
-// none is read.
+// none is read. Newer builds (0.87–0.90) set remote_archived_at on a tab
+// archived in the cloud: it is no live tab.
 func querySessions(ctx context.Context, db queryer) ([]sessionRow, error) {
 	cols, err := tableColumns(ctx, db, "sessions")
 	if err != nil || !cols["id"] || !cols["workspace_id"] {
@@ -31,7 +33,7 @@ func querySessions(ctx context.Context, db queryer) ([]sessionRow, error) {
 		return "NULL"
 	}
 	q := "SELECT id, workspace_id, " + strings.Join([]string{opt("claude_session_id"), opt("agent_type"), opt("title"),
-		opt("status"), opt("model"), opt("is_hidden"), opt("unread_count"), opt("updated_at")}, ", ") + " FROM sessions"
+		opt("status"), opt("model"), opt("is_hidden"), opt("unread_count"), opt("updated_at"), opt("remote_archived_at")}, ", ") + " FROM sessions"
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("query sessions: %w", err)
@@ -39,13 +41,13 @@ func querySessions(ctx context.Context, db queryer) ([]sessionRow, error) {
 	defer rows.Close()
 	var out []sessionRow
 	for rows.Next() {
-		var id, wsID, claudeID, agentType, title, status, model, updated sql.NullString
+		var id, wsID, claudeID, agentType, title, status, model, updated, archived sql.NullString
 		var hidden, unread sql.NullInt64
-		if err := rows.Scan(&id, &wsID, &claudeID, &agentType, &title, &status, &model, &hidden, &unread, &updated); err != nil {
+		if err := rows.Scan(&id, &wsID, &claudeID, &agentType, &title, &status, &model, &hidden, &unread, &updated, &archived); err != nil {
 			return nil, fmt.Errorf("query sessions: %w", err)
 		}
 		out = append(out, sessionRow{id.String, wsID.String, claudeID.String, agentType.String, title.String, status.String,
-			model.String, updated.String, hidden.Int64, unread.Int64})
+			model.String, updated.String, hidden.Int64, unread.Int64, archived.String != ""})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("query sessions: %w", err)
@@ -54,7 +56,8 @@ func querySessions(ctx context.Context, db queryer) ([]sessionRow, error) {
 }
 
 // placeSessions fills each workspace's Sessions from the session rows:
-// every non-hidden row (chat tab) of a live workspace. A row's agent
+// every row (chat tab) of a live workspace that is neither hidden nor
+// archived in the cloud. A row's agent
 // session id is claude_session_id, else sessions.id, whichever has a
 // transcript at <projects>/<enc>/<id>.jsonl; without one, the first of
 // them that is set.
@@ -67,7 +70,7 @@ func placeSessions(rows []sessionRow, ws []Workspace, projects string) {
 	}
 	for _, row := range rows {
 		i, ok := at[row.wsID]
-		if !ok || row.id == "" || row.hidden != 0 {
+		if !ok || row.id == "" || row.hidden != 0 || row.archived {
 			continue
 		}
 		w := &ws[i]
