@@ -37,13 +37,13 @@ const (
 
 // doctor checks the setup and explains each problem with its fix. It exits
 // 0 only when all is well; --json is for tools; --fix rewrites hooks and
-// Chrome native host manifests that call a binary that is no longer there
-// (the app was moved).
+// Chrome native host manifests and the login item that call a binary that
+// is no longer there (the app was moved).
 func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var asJSON, fix *bool
 	c, fs, err := clientFlags("doctor", args, stderr, func(fs *flag.FlagSet) {
 		asJSON = fs.Bool("json", false, "print the findings as JSON")
-		fix = fs.Bool("fix", false, "rewrite hooks and Chrome native host manifests whose binary no longer exists (or that are wrong) to call this one")
+		fix = fs.Bool("fix", false, "rewrite hooks, Chrome native host manifests and the login item whose binary no longer exists (or that are wrong) to call this one")
 	})
 	if err != nil {
 		return err
@@ -316,18 +316,6 @@ func desktop(f finding, missing string, err error) finding {
 		return f
 	}
 	f.Status, f.Fix = statusOK, ""
-	return f
-}
-
-func (d *doctorRun) loginItem() finding {
-	f := finding{ID: "login-item", Title: "Login item"}
-	file, _ := serviceFile()
-	if !(loginItem{}).Installed() {
-		f.Status, f.Detail = statusWarn, "Conductor Bridge does not start at login"
-		f.Fix = "conductor-bridge service install (or Start at login in the menu bar)"
-		return f
-	}
-	f.Status, f.Detail = statusOK, "starts at login ("+file+")"
 	return f
 }
 

@@ -141,7 +141,8 @@ commands:
   token [--rotate]         print the API token (--rotate: replace it, cut off the old)
   service install|uninstall|start|stop|status
                            the login item (LaunchAgent on macOS, systemd --user unit on Linux)
-  doctor [--json] [--fix]  check the setup and say how to fix what is wrong
+  doctor [--json] [--fix]  check the setup and say how to fix what is wrong (--fix: point hooks and
+                           the login item at this binary when theirs is gone)
   usage [--by day|week|month|session|workspace|model|block] [--since D] [--until D] [--json]
                            what every turn cost, from the transcripts (Claude, Codex)
   bench        measure idle cost, stream latency, fan-out, cold start, memory and descriptors

@@ -76,7 +76,8 @@ func serviceFile() (string, error) {
 }
 
 // installable returns the binary a login item should start: this one,
-// unless it is a throwaway `go run` build.
+// unless it is a throwaway `go run` build or will not be there after a
+// restart (checkLoginPath).
 func installable() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -87,6 +88,9 @@ func installable() (string, error) {
 	}
 	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
 		return "", errors.New("this is a temporary `go run` build; build it first (go build -o conductor-bridge ./app) and run that")
+	}
+	if err := checkLoginPath(exe); err != nil {
+		return "", err
 	}
 	return exe, nil
 }

@@ -144,6 +144,11 @@ func (m *Menu) toggleLogin() {
 			err = m.cfg.LoginItem.Uninstall()
 		}
 		m.logErr("change Start at login", err)
+		if err != nil && want && m.cfg.Notifier != nil {
+			// Refused (a translocated app, a disk image): the reason says
+			// what the person must do, so show it where they look.
+			m.logErr("show why Start at login is off", m.cfg.Notifier.Notify("Start at login is off", err.Error()))
+		}
 		on := m.cfg.LoginItem.Installed()
 		return func() { m.login = &on }
 	})

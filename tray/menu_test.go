@@ -2,6 +2,7 @@ package tray
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -137,6 +138,13 @@ type rig struct {
 
 func newRig(t *testing.T, s Settings, list ...engine.Info) *rig {
 	t.Helper()
+	return newRigWith(t, s, nil, list...)
+}
+
+// newRigWith is newRig with the config changed by with before the menu
+// starts.
+func newRigWith(t *testing.T, s Settings, with func(*Config), list ...engine.Info) *rig {
+	t.Helper()
 	pairs, err := pairing.Open(filepath.Join(t.TempDir(), "pairing.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +157,7 @@ func newRig(t *testing.T, s Settings, list ...engine.Info) *rig {
 		Actions:  Actions{Viewing: func(string) bool { r.mu.Lock(); defer r.mu.Unlock(); return *r.view }},
 		Log:      zerolog.Nop(),
 		Coalesce: 300 * time.Millisecond,
-	})
+	}.with(with))
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	done := make(chan struct{})
@@ -588,5 +596,40 @@ func TestSameShape(t *testing.T) {
 	other := []Item{a[0], a[1], {Title: "x", Children: []Item{{Click: wsAction(actPair, "c9"), Title: "Paired with Chrome", Checkable: true}}}}
 	if sameShape(a, more) || sameShape(a, other) || sameShape(a, a[:2]) {
 		t.Error("a workspace come, gone or changed must rebuild")
+	}
+}
+
+func (c Config) with(f func(*Config)) Config {
+	if f != nil {
+		f(&c)
+	}
+	return c
+}
+
+// refusingLogin is a login item that refuses to install, as the app's
+// does for a translocated binary.
+type refusingLogin struct{ err error }
+
+func (l refusingLogin) Installed() bool  { return false }
+func (l refusingLogin) Install() error   { return l.err }
+func (l refusingLogin) Uninstall() error { return nil }
+
+// TestStartAtLoginRefusalIsShown: when the login item refuses (the app
+// runs from a translocated copy), the person is told why in a
+// notification, and the checkbox stays off.
+func TestStartAtLoginRefusalIsShown(t *testing.T) {
+	const why = "/private/var/folders/x/T/AppTranslocation/1F2E/d/Conductor Bridge.app/Contents/MacOS/conductor-bridge is a temporary copy: move the app to /Applications and open it again"
+	r := newRigWith(t, DefaultSettings(), func(c *Config) { c.LoginItem = refusingLogin{errors.New(why)} })
+	r.click(Action{Kind: actLogin})
+	r.eventually(t, "a notification saying why", func() bool {
+		for _, n := range r.notes.all() {
+			if n == "Start at login is off | "+why {
+				return true
+			}
+		}
+		return false
+	})
+	if it, ok := find(r.shell.last(), "Start at login"); !ok || it.Checked {
+		t.Errorf("Start at login: %+v, %v; want shown, unchecked", it, ok)
 	}
 }
