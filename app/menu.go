@@ -103,8 +103,8 @@ func offerHooks(ctx context.Context, c config, b *bridge, cfg *tray.Config, log 
 
 // runMenu runs the menu bar until ctx ends, or — when there can be none —
 // just the notifications, in the background. why is trayUnavailable's
-// answer.
-func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, trouble *troubleHook, log zerolog.Logger) {
+// answer; onExit is what AppKit's termination runs (shutdown.onExit).
+func runMenu(ctx context.Context, c config, b *bridge, quit, onExit func(), why error, trouble *troubleHook, log zerolog.Logger) {
 	settings, err := tray.LoadSettings(filepath.Join(c.StateDir, "tray.json"))
 	if err != nil {
 		log.Warn().Err(err).Msg("tray settings")
@@ -152,7 +152,7 @@ func runMenu(ctx context.Context, c config, b *bridge, quit func(), why error, t
 			m := tray.New(cfg)
 			trouble.attach(m)
 			go m.Run(ctx)
-		})
+		}, onExit)
 	}
 	if why == nil {
 		err := withTray()

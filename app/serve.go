@@ -127,10 +127,6 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		ln.Close()
 		return err
 	}
-	// b.close waits for the engine, which stops when ctx ends: quit first
-	// on every way out.
-	defer b.close()
-	defer quit()
 	if *autoHooks {
 		go installHooksAsFound(ctx, b.engine, spec, log)
 	}
@@ -143,7 +139,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := writeRunFile(c.StateDir, ln.Addr().String()); err != nil {
 		log.Warn().Err(err).Msg("cannot record where the bridge listens; hooks fall back to the default address")
 	}
-	defer os.Remove(filepath.Join(c.StateDir, runFile))
+	stop := startShutdown(ctx, quit, func() { b.stop(srv, c.StateDir, log) })
+	defer stop.wait()
+	defer quit()
 	var serveErr error
 	go func() {
 		if err := srv.Serve(httplimit.Listen(ln, limits.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
@@ -162,12 +160,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 
 	// The menu bar owns the main goroutine until ctx ends (macOS draws its
 	// UI on the main thread); headless, this goroutine just waits.
-	runMenu(ctx, c, b, quit, why, trouble, log)
+	runMenu(ctx, c, b, quit, stop.onExit, why, trouble, log)
 	<-ctx.Done()
-	shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(shut)
-	log.Info().Msg("Conductor Bridge stopped")
+	stop.wait()
 	return serveErr
 }
 
@@ -368,10 +363,23 @@ func requeueLost(ctx context.Context, eng *engine.Engine, q *inject.Queue, log z
 	}
 }
 
-func (b *bridge) close() {
+// stop is the shutdown's steps (shutdown.go), once ctx has ended: the
+// server stops taking requests (3 s for those under way), the engine
+// stops, the hub closes, the hook record is flushed, and bridge.json goes,
+// so that hooks and the CLI stop looking for this bridge.
+func (b *bridge) stop(srv *http.Server, stateDir string, log zerolog.Logger) {
+	shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shut)
 	<-b.done
-	b.hub.Close()
-	b.seen.Flush()
+	if err := b.hub.Close(); err != nil {
+		log.Warn().Err(err).Msg("closing the journals")
+	}
+	if err := b.seen.Flush(); err != nil {
+		log.Warn().Err(err).Msg("saving the hook record")
+	}
+	os.Remove(filepath.Join(stateDir, runFile))
+	log.Info().Msg("Conductor Bridge stopped")
 }
 
 // errBridgeOnPort: the port is taken by a Conductor Bridge.

@@ -118,6 +118,13 @@ func TestMenuBarOnRealDBus(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Quit did not stop the bridge")
 	}
+	// The same shutdown as a signal's (systray ran its onExit on the way).
+	if _, err := os.Stat(filepath.Join(p.stateDir(), runFile)); !os.IsNotExist(err) {
+		t.Errorf("bridge.json left behind after Quit (%v)", err)
+	}
+	if last := lastLogLine(t, p.home); last != "Conductor Bridge stopped" {
+		t.Errorf("the log ends with %q, not the shutdown", last)
+	}
 }
 
 // TestNoDBusMeansHeadlessNotAPanic starts the bridge, without --headless,

@@ -188,8 +188,11 @@ func onClick(ctx context.Context, item *systray.MenuItem, fn func()) {
 
 // RunSystray shows the menu-bar icon and blocks until ctx ends. ready
 // receives the Shell once the icon exists. It must be called from the
-// main goroutine: macOS runs its UI on the main thread.
-func RunSystray(ctx context.Context, ready func(Shell)) (err error) {
+// main goroutine: macOS runs its UI on the main thread. onExit is
+// systray's exit callback: on macOS AppKit runs it when it terminates the
+// app (logout, restart, a quit Apple event) and exits the process when it
+// returns, without returning here; on Linux it runs after Quit.
+func RunSystray(ctx context.Context, ready func(Shell), onExit func()) (err error) {
 	shell := &systrayShell{clicks: make(chan Action, 16)}
 	defer func() {
 		// fyne.io/systray v1.12.2 panics when it quits without the D-Bus
@@ -221,6 +224,6 @@ func RunSystray(ctx context.Context, ready func(Shell)) (err error) {
 				shell.reassert()
 			}
 		}()
-	}, nil)
+	}, onExit)
 	return nil
 }

@@ -27,4 +27,4 @@ func Available() error { return errNoTray }
 func NotificationsAvailable() error { return nil }
 
 // RunSystray cannot run in this build.
-func RunSystray(ctx context.Context, ready func(Shell)) error { return errNoTray }
+func RunSystray(ctx context.Context, ready func(Shell), onExit func()) error { return errNoTray }
