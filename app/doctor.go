@@ -104,7 +104,7 @@ func (d *doctorRun) run(ctx context.Context) []finding {
 		out = append(out, d.hooks(list)...)
 	}
 	out = append(out, d.codex(), d.extension())
-	out = append(out, d.tray(), d.notifications(), d.loginItem(), d.state())
+	out = append(out, d.tray(), d.notifications(ctx), d.loginItem(), d.state())
 	return out
 }
 
@@ -300,12 +300,6 @@ func (d *doctorRun) tray() finding {
 	return desktop(finding{ID: "menu-bar", Title: "Menu bar", Detail: "a tray host is available",
 		Fix: "the bridge works without it (headless); in a desktop session on GNOME, install the AppIndicator extension"},
 		"no menu-bar icon: ", tray.Available())
-}
-
-func (d *doctorRun) notifications() finding {
-	return desktop(finding{ID: "notifications", Title: "Notifications", Detail: "desktop notifications available",
-		Fix: "run inside a desktop session with a notification service"},
-		"no desktop notifications: ", tray.NotificationsAvailable())
 }
 
 // desktop is a check of something the desktop provides: f as given when

@@ -96,6 +96,8 @@ func run(ctx context.Context, args []string, rawStdout, rawStderr io.Writer) err
 		return serviceCmd(args, stdout, stderr)
 	case "doctor":
 		return doctor(ctx, args, stdout, stderr)
+	case "notifications-state": // doctor's question to the app bundle (notifications.go)
+		return notificationsStateCmd(stdout)
 	case "demo":
 		return demoCmd(ctx, args, stdout, stderr)
 	case "bench":

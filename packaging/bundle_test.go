@@ -165,7 +165,7 @@ func checkInfoPlist(t *testing.T, data []byte, version, build string) {
 		t.Errorf("NSHumanReadableCopyright = %#v", got["NSHumanReadableCopyright"])
 	}
 	want := map[string]any{
-		"CFBundleIdentifier":            "com.conductor-bridge.app",
+		"CFBundleIdentifier":            "com.conductor-bridge.app", // UNUserNotificationCenter keys the app's permission by it
 		"CFBundleName":                  "Conductor Bridge",
 		"CFBundleDisplayName":           "Conductor Bridge",
 		"CFBundleExecutable":            "conductor-bridge",
@@ -193,6 +193,9 @@ func checkInfoPlist(t *testing.T, data []byte, version, build string) {
 			t.Errorf("Info.plist %s = %#v, want %#v", k, g, w)
 		}
 	}
+	// No key beyond these: NSSupportsSuddenTermination, for one, would let
+	// macOS kill the app at logout without applicationWillTerminate:, and
+	// so without the bridge's shutdown (app/shutdown.go).
 	for k, g := range got {
 		if _, ok := want[k]; !ok {
 			t.Errorf("Info.plist has unexpected key %s = %#v", k, g)

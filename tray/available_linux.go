@@ -42,6 +42,14 @@ func NotificationsAvailable() error {
 	return nil
 }
 
+// NotificationsState is doctor's reading of NotificationsAvailable.
+func NotificationsState() (string, error) {
+	if err := NotificationsAvailable(); err != nil {
+		return "", err
+	}
+	return "desktop notifications available", nil
+}
+
 type names struct{ owned, activatable []string }
 
 func busNames() (names, error) {

@@ -23,8 +23,5 @@ var ErrNoTrayHost = errors.New("no tray host")
 // Available reports why there can be no menu bar.
 func Available() error { return errNoTray }
 
-// NotificationsAvailable reports whether desktop notifications can work.
-func NotificationsAvailable() error { return nil }
-
 // RunSystray cannot run in this build.
 func RunSystray(ctx context.Context, ready func(Shell), onExit func()) error { return errNoTray }
