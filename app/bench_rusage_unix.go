@@ -15,7 +15,9 @@ func maxRSSKB(ps *os.ProcessState) int64 {
 		return 0
 	}
 	if runtime.GOOS == "darwin" {
-		return int64(ru.Maxrss) / 1024 // bytes there, KB on Linux
+		// Bytes there (xnu's kern_resource.c fills it from the task's
+		// resident_size_max), KB on Linux.
+		return int64(ru.Maxrss) / 1024
 	}
 	return int64(ru.Maxrss)
 }
