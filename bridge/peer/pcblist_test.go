@@ -117,6 +117,17 @@ func TestPcblistUIDReadsXNUBuffers(t *testing.T) {
 				}
 			})
 		}
+		// From the client's side (the native host checking whose listener
+		// it reached): the server's accepted end, here another account's
+		// (a squatter, 666), not the client's own socket.
+		t.Run(fam.name+"/the server's end, from the client", func(t *testing.T) {
+			buf := pcblist(t, exe, sock{fam.server, fam.any, 666, 9666}, sock{fam.server, fam.client, 666, 9666},
+				sock{fam.client, fam.server, 501, 4242}, other)
+			uid, found, err := pcblistUID(buf, fam.client, fam.server)
+			if err != nil || uid != 666 || !found {
+				t.Errorf("= %d, %v, %v; want 666, true", uid, found, err)
+			}
+		})
 	}
 }
 
