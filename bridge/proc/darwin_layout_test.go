@@ -104,8 +104,8 @@ func TestKinfoProcOfXSysMatchesXNU(t *testing.T) {
 	dir := xsysDir(t)
 	for _, arch := range []string{"arm64", "amd64"} {
 		t.Run(arch, func(t *testing.T) {
-			scope := typecheck(t, filepath.Join(dir, "unix"), "ztypes_darwin_"+arch+".go", "zsysnum_darwin_"+arch+".go")
 			sizes := types.SizesFor("gc", arch)
+			scope := typecheck(t, sizes, filepath.Join(dir, "unix"), "ztypes_darwin_"+arch+".go", "zsysnum_darwin_"+arch+".go")
 			kp := scope.Lookup("KinfoProc")
 			if kp == nil {
 				t.Fatal("no KinfoProc in x/sys")
@@ -116,7 +116,7 @@ func TestKinfoProcOfXSysMatchesXNU(t *testing.T) {
 				"kinfo_proc.kp_proc.p_comm":    offsetOf(t, sizes, kp.Type(), "Proc", "P_comm"),
 				"kinfo_proc.kp_eproc":          offsetOf(t, sizes, kp.Type(), "Eproc"),
 				"kinfo_proc.kp_eproc.e_ppid":   offsetOf(t, sizes, kp.Type(), "Eproc", "Ppid"),
-				"sizeof(p_comm)":               int(sizes.Sizeof(fieldType(t, kp.Type(), "Proc", "P_comm"))),
+				"sizeof(p_comm)":               sizeOf(t, sizes, kp.Type(), "Proc", "P_comm"),
 				"SYS_proc_info":                constInt(t, scope, "SYS_PROC_INFO"),
 				"sizeof(kinfo_proc) (x/sys's)": constInt(t, scope, "SizeofKinfoProc"),
 			}
@@ -151,7 +151,7 @@ func xsysDir(t *testing.T) string {
 // typecheck type-checks the given files of package unix on their own.
 // They refer to nothing outside themselves for the types checked here;
 // errors about anything else are ignored.
-func typecheck(t *testing.T, dir string, files ...string) *types.Scope {
+func typecheck(t *testing.T, sizes types.Sizes, dir string, files ...string) *types.Scope {
 	t.Helper()
 	fset := token.NewFileSet()
 	var parsed []*ast.File
@@ -162,29 +162,14 @@ func typecheck(t *testing.T, dir string, files ...string) *types.Scope {
 		}
 		parsed = append(parsed, pf)
 	}
-	conf := types.Config{Error: func(error) {}, Sizes: types.SizesFor("gc", "arm64")}
+	conf := types.Config{Error: func(error) {}, Sizes: sizes}
 	pkg, _ := conf.Check("golang.org/x/sys/unix", fset, parsed, nil)
 	return pkg.Scope()
 }
 
-func fieldType(t *testing.T, typ types.Type, path ...string) types.Type {
-	t.Helper()
-	for _, name := range path {
-		st, ok := typ.Underlying().(*types.Struct)
-		if !ok {
-			t.Fatalf("%v is not a struct", typ)
-		}
-		i := fieldIndex(st, name)
-		if i < 0 {
-			t.Fatalf("%v has no field %s", typ, name)
-		}
-		typ = st.Field(i).Type()
-	}
-	return typ
-}
-
-// offsetOf is the offset of the field reached by path from the start of typ.
-func offsetOf(t *testing.T, sizes types.Sizes, typ types.Type, path ...string) int {
+// field walks path from typ: the field's offset from the start of typ,
+// and its type.
+func field(t *testing.T, sizes types.Sizes, typ types.Type, path ...string) (int, types.Type) {
 	t.Helper()
 	off := 0
 	for _, name := range path {
@@ -203,7 +188,19 @@ func offsetOf(t *testing.T, sizes types.Sizes, typ types.Type, path ...string) i
 		off += int(sizes.Offsetsof(fields)[i])
 		typ = st.Field(i).Type()
 	}
+	return off, typ
+}
+
+func offsetOf(t *testing.T, sizes types.Sizes, typ types.Type, path ...string) int {
+	t.Helper()
+	off, _ := field(t, sizes, typ, path...)
 	return off
+}
+
+func sizeOf(t *testing.T, sizes types.Sizes, typ types.Type, path ...string) int {
+	t.Helper()
+	_, ft := field(t, sizes, typ, path...)
+	return int(sizes.Sizeof(ft))
 }
 
 func fieldIndex(st *types.Struct, name string) int {
