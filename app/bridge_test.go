@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/paths"
 	"conductorbridge/bridge/stream"
 )
 
@@ -111,7 +113,14 @@ func (p *bridgeProc) stateDir() string {
 	if p.state != "" {
 		return p.state
 	}
-	return filepath.Join(p.home, ".local", "state", "conductor-bridge")
+	return homeRoots(p.home).StateDir
+}
+
+// homeRoots are the default folders of a bridge run on home, as the
+// tests run it (XDG_STATE_HOME and CLAUDE_CONFIG_DIR unset).
+func homeRoots(home string) paths.Roots {
+	r, _ := paths.Default(home, runtime.GOOS, func(string) string { return "" })
+	return r
 }
 
 // token is the bridge's API token.

@@ -151,7 +151,7 @@ func registerDir(t *testing.T, p *bridgeProc, dir string) string {
 // lastLogLine is the message of the last line of the bridge's log file.
 func lastLogLine(t *testing.T, home string) string {
 	t.Helper()
-	logs, _ := filepath.Glob(filepath.Join(home, ".local", "state", "conductor-bridge", "logs", "*.log"))
+	logs, _ := filepath.Glob(filepath.Join(homeRoots(home).LogDir, "*.log"))
 	if len(logs) == 0 {
 		return ""
 	}
