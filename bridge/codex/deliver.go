@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"conductorbridge/bridge/agent"
 )
 
 // ErrCannotDeliver is what every delivery refusal wraps: the API answers
@@ -60,7 +61,7 @@ func RouteFor(version string, busy, hooked bool) (Route, error) {
 	if !busy {
 		return RouteResume, nil
 	}
-	if !atLeast(version, hooksSince) {
+	if !agent.AtLeast(version, hooksSince) {
 		return "", &DeliverError{Reason: fmt.Sprintf("Codex %s has no hooks to take a message while it runs; send it once the session is idle", orUnknown(version))}
 	}
 	if !hooked {
@@ -74,29 +75,6 @@ func orUnknown(v string) string {
 		return "(unknown version)"
 	}
 	return v
-}
-
-// atLeast compares a "major.minor.patch" version; an unparsable one is
-// too old, so nothing is promised on a guess.
-func atLeast(version string, min [3]int) bool {
-	parts := strings.SplitN(strings.SplitN(version, "-", 2)[0], ".", 3)
-	if len(parts) != 3 {
-		return false
-	}
-	var v [3]int
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil {
-			return false
-		}
-		v[i] = n
-	}
-	for i := range v {
-		if v[i] != min[i] {
-			return v[i] > min[i]
-		}
-	}
-	return true
 }
 
 // ResumeOptions describe a delivery by `codex exec resume`.
