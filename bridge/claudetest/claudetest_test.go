@@ -189,3 +189,31 @@ func TestLocateHonoursEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminalShowsATurn runs Claude Code's own UI in tmux: what is typed
+// reaches the model and the answer appears on the screen.
+func TestTerminalShowsATurn(t *testing.T) {
+	tmux := FindTmux(t)
+	for _, v := range []string{Latest, "2.0.77"} {
+		t.Run(v, func(t *testing.T) {
+			bin := Find(t, v)
+			fm := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("The page looks fine.")))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			term, err := StartTerminal(ctx, tmux, Options{Bin: bin, BaseURL: fm.URL(), Home: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer term.Close()
+			if err := term.Type(ctx, "check the page"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := term.WaitScreen(ctx, "The page looks fine."); err != nil {
+				t.Fatal(err)
+			}
+			if r := fm.MainRequests(); len(r) != 1 || !r[0].ContainsText("check the page") {
+				t.Errorf("the model got %d requests", len(r))
+			}
+		})
+	}
+}

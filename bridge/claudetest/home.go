@@ -41,6 +41,9 @@ func PrepareHome(home, dir string) error {
 	cfg := map[string]any{
 		"hasCompletedOnboarding":        true,
 		"bypassPermissionsModeAccepted": true,
+		// An interactive run asks whether to use the API key found in the
+		// environment unless its last 20 characters were approved.
+		"customApiKeyResponses": map[string]any{"approved": []string{apiKey[max(0, len(apiKey)-20):]}, "rejected": []string{}},
 		"projects": map[string]any{
 			// 1.0.x reads these lists without a nil check and crashes
 			// ("allowedTools is not iterable") on an entry lacking them.

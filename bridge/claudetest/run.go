@@ -74,6 +74,9 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
+// apiKey is the key Claude Code sends the fake model, which never checks it.
+const apiKey = "test"
+
 // Environ is the complete environment Claude Code runs with: nothing is
 // inherited but PATH (node, bash, git), so a developer's own
 // CLAUDE_CONFIG_DIR, API keys or proxy settings never leak in.
@@ -85,7 +88,7 @@ func (o Options) Environ() []string {
 		"LANG=C.UTF-8",
 		"TZ=UTC",
 		"ANTHROPIC_BASE_URL=" + o.BaseURL,
-		"ANTHROPIC_API_KEY=test",
+		"ANTHROPIC_API_KEY=" + apiKey,
 		"DISABLE_AUTOUPDATER=1",
 		// Turns off telemetry, error reporting, the update check and, on
 		// 2.0.x, the count_tokens/quota side calls: faster and quieter.

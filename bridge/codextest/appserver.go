@@ -206,6 +206,14 @@ func (s *AppServer) Wait(ctx context.Context, method string) (Message, error) {
 	}
 }
 
+// Messages returns every request and notification Codex sent so far, in
+// order.
+func (s *AppServer) Messages() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.got...)
+}
+
 // Close ends the app server and waits for it.
 func (s *AppServer) Close() {
 	s.stdin.Close()

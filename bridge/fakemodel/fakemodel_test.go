@@ -288,3 +288,28 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// TestHoldKeepsTheResponseUntilReleased: a held turn is not answered
+// before Hold closes (a working fake answers at once: the window only
+// gives a broken one time to show itself, a correct one never ends in
+// it), and is answered whole after.
+func TestHoldKeepsTheResponseUntilReleased(t *testing.T) {
+	hold := make(chan struct{})
+	s := NewTest(t, Turn{Blocks: []Block{Text("after the hold")}, Hold: hold})
+	rsp := post(t, s, "/v1/messages", mainBody("hi"))
+	got := make(chan []sseEvent, 1)
+	go func() { got <- readSSE(t, rsp.Body) }()
+	if _, err := s.WaitRequest(context.Background(), func(r Request) bool { return r.Kind == KindMain }); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case evs := <-got:
+		t.Fatalf("the held response ended before its release: %v", evs)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(hold)
+	evs := <-got
+	if len(evs) == 0 || evs[0].name != "message_start" || evs[len(evs)-1].name != "message_stop" {
+		t.Errorf("released response: %v", evs)
+	}
+}

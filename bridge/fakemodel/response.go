@@ -130,6 +130,13 @@ func (rsp response) stream(ctx context.Context, w http.ResponseWriter) error {
 	if err := s.sleep(t.Delay); err != nil {
 		return err
 	}
+	if t.Hold != nil {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.Hold:
+		}
+	}
 	u := t.usage()
 	start := u
 	start.OutputTokens = 1 // the real API opens with a token or so, finalised in message_delta

@@ -60,6 +60,10 @@ type Turn struct {
 	// Delay is waited after the response headers and before message_start,
 	// to simulate time to first token.
 	Delay time.Duration
+	// Hold, when set, keeps a streamed response from starting until it is
+	// closed (or the client goes away): a test acts while the model is
+	// still "thinking" without betting on a delay being long enough.
+	Hold <-chan struct{}
 	// ChunkDelay is waited between streamed deltas, to simulate a slow model.
 	ChunkDelay time.Duration
 	// ChunkRunes is the size of each streamed delta (default 16 runes).
