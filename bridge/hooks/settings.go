@@ -36,6 +36,15 @@ type hook struct {
 	Command     string `json:"command"`
 	Timeout     int    `json:"timeout,omitempty"` // seconds
 	AsyncRewake bool   `json:"asyncRewake,omitempty"`
+	// RewakeMessage and RewakeSummary are what Claude Code 2.1 puts
+	// before the rewake hook's message for the model and shows the
+	// person in its terminal, instead of "Stop hook blocking error from
+	// command …" and "Stop hook feedback". Claude Code's schema marks
+	// them internal; releases without them ignore them (2.0 and 1.0 run
+	// the hook with them in place), and app/words_e2e_test.go notices a
+	// release that drops them.
+	RewakeMessage string `json:"rewakeMessage,omitempty"`
+	RewakeSummary string `json:"rewakeSummary,omitempty"`
 }
 
 // group is one entry of an event's list: an optional matcher and hooks.
@@ -43,6 +52,15 @@ type group struct {
 	Matcher string `json:"matcher,omitempty"`
 	Hooks   []hook `json:"hooks"`
 }
+
+// What Claude Code 2.1 shows of a message that wakes an idle agent: the
+// model reads RewakeMessage, a space, then the framed message; the
+// person's terminal shows RewakeSummary as the line that starts the new
+// turn.
+const (
+	RewakeMessage = "Delivered by Conductor Bridge:"
+	RewakeSummary = "Message from the Chrome side panel"
+)
 
 // rewakeTimeout bounds how long the idle-wake hook waits for a message
 // before Claude Code stops it (a new one starts after the next turn).
@@ -65,7 +83,8 @@ func (s Spec) groups() map[string]group {
 	return map[string]group{
 		"Stop": {Hooks: []hook{
 			short("stop"),
-			{Type: "command", Command: cmd("rewake"), Timeout: rewakeTimeout, AsyncRewake: true},
+			{Type: "command", Command: cmd("rewake"), Timeout: rewakeTimeout, AsyncRewake: true,
+				RewakeMessage: RewakeMessage, RewakeSummary: RewakeSummary},
 		}},
 		"PostToolUse":      {Matcher: "*", Hooks: []hook{short("post-tool-use")}},
 		"Notification":     {Hooks: []hook{short("notification")}},

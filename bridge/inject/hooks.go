@@ -2,7 +2,6 @@ package inject
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"sync"
 	"time"
@@ -48,7 +47,9 @@ type Engine interface {
 	// Adopted reports whether a workspace is Conductor's or registered
 	// with the bridge, as opposed to a plain Claude Code project.
 	Adopted(id string) bool
-	AgentVersion(ws, session string) string
+	// Session describes one session of a workspace: its agent and the
+	// version writing it pick the hook's answer.
+	Session(ws, session string) (engine.SessionInfo, bool)
 	NeedsInput(ctx context.Context, ws string, c engine.Call, reason string) bool
 	TurnEnded(ctx context.Context, ws string, c engine.Call) bool
 	Relook(ws string, c engine.Call)
@@ -120,14 +121,15 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 	case HookStop:
 		h.Engine.TurnEnded(ctx, ws, call)
 		if m, ok := h.take(ctx, ws, "stop", in.SessionID); ok {
-			out, _ := json.Marshal(map[string]string{"decision": "block", "reason": Frame(m)})
-			return Answer{Stdout: string(out)}
+			si, _ := h.Engine.Session(ws, in.SessionID)
+			return stopAnswer(m, si.Agent, si.Version)
 		}
 	case HookRewake:
 		return h.rewake(ctx, ws, in.SessionID)
 	case HookPostToolUse:
 		h.cancelWaiter(ws, in.SessionID) // busy: a waiting rewake hook must not fire mid-turn
-		if v := h.Engine.AgentVersion(ws, in.SessionID); v == "" || strings.HasPrefix(v, "2.0.") {
+		si, _ := h.Engine.Session(ws, in.SessionID)
+		if v := si.Version; v == "" || strings.HasPrefix(v, "2.0.") {
 			// 2.0 passes additional context to the model but records it
 			// nowhere: the bridge could never confirm it. Such a message
 			// (or one for a session whose version is not read yet) waits
@@ -135,9 +137,7 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 			break
 		}
 		if m, ok := h.take(ctx, ws, "post_tool_use", in.SessionID); ok {
-			out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
-				"hookEventName": "PostToolUse", "additionalContext": Frame(m)}})
-			return Answer{Stdout: string(out)}
+			return postToolUseAnswer(m, si.Version)
 		}
 	case HookUserPromptSubmit:
 		h.cancelWaiter(ws, in.SessionID)

@@ -13,6 +13,7 @@ import (
 )
 
 type fakeEngine struct {
+	agent   string
 	version string
 	needs   []string
 	ended   int
@@ -28,8 +29,10 @@ func (f *fakeEngine) Place(c engine.Call) (string, bool) {
 	}
 	return "", false
 }
-func (f *fakeEngine) Adopted(id string) bool             { return id == "ws" }
-func (f *fakeEngine) AgentVersion(string, string) string { return f.version }
+func (f *fakeEngine) Adopted(id string) bool { return id == "ws" }
+func (f *fakeEngine) Session(ws, session string) (engine.SessionInfo, bool) {
+	return engine.SessionInfo{SessionID: session, Agent: f.agent, Version: f.version}, true
+}
 func (f *fakeEngine) NeedsInput(_ context.Context, _ string, _ engine.Call, reason string) bool {
 	f.needs = append(f.needs, reason)
 	return true
@@ -50,6 +53,22 @@ func newHooks(t *testing.T) (*Hooks, *fakeEngine) {
 
 var in = HookInput{SessionID: "s", Cwd: "/w"}
 
+// hookOutput is the part of a hook's JSON answer the agents read.
+type hookOutput struct {
+	Decision, Reason   string
+	SystemMessage      string
+	HookSpecificOutput struct{ HookEventName, AdditionalContext string }
+}
+
+func decode(t *testing.T, a Answer) hookOutput {
+	t.Helper()
+	var out hookOutput
+	if err := json.Unmarshal([]byte(a.Stdout), &out); err != nil {
+		t.Fatalf("answer %+v: %v", a, err)
+	}
+	return out
+}
+
 func TestStopAndPostToolUseDeliver(t *testing.T) {
 	h, e := newHooks(t)
 	e.version = "2.1.328"
@@ -58,25 +77,17 @@ func TestStopAndPostToolUseDeliver(t *testing.T) {
 		t.Errorf("nothing queued: %+v", a)
 	}
 	m, _, _ := h.Queue.Enqueue("ws", "test the mobile view")
-	a := h.Handle(ctx, HookStop, in)
-	var block struct{ Decision, Reason string }
-	if json.Unmarshal([]byte(a.Stdout), &block); block.Decision != "block" || !strings.Contains(block.Reason, "test the mobile view") {
-		t.Errorf("stop answer: %+v", a)
-	}
-	if id, text, ok := Unframe(block.Reason); !ok || id != m.ID || text != "test the mobile view" {
+	out := decode(t, h.Handle(ctx, HookStop, in))
+	if id, text, ok := Unframe(out.HookSpecificOutput.AdditionalContext); !ok || id != m.ID || text != "test the mobile view" {
 		t.Errorf("framing does not round-trip: %q %q %v", id, text, ok)
 	}
 	if e.ended != 2 {
 		t.Errorf("TurnEnded called %d times", e.ended)
 	}
 	h.Queue.Enqueue("ws", "second")
-	a = h.Handle(ctx, HookPostToolUse, in)
-	var post struct {
-		HookSpecificOutput struct{ HookEventName, AdditionalContext string }
-	}
-	json.Unmarshal([]byte(a.Stdout), &post)
-	if post.HookSpecificOutput.HookEventName != "PostToolUse" || !strings.Contains(post.HookSpecificOutput.AdditionalContext, "second") {
-		t.Errorf("post-tool-use answer: %+v", a)
+	out = decode(t, h.Handle(ctx, HookPostToolUse, in))
+	if out.HookSpecificOutput.HookEventName != "PostToolUse" || !strings.Contains(out.HookSpecificOutput.AdditionalContext, "second") {
+		t.Errorf("post-tool-use answer: %+v", out)
 	}
 	if a := h.Handle(ctx, HookPostToolUse, in); a != (Answer{}) {
 		t.Errorf("delivered twice: %+v", a)
@@ -84,6 +95,54 @@ func TestStopAndPostToolUseDeliver(t *testing.T) {
 	h.Queue.Enqueue("ws", "elsewhere")
 	if a := h.Handle(ctx, HookStop, HookInput{Cwd: "/not/a/workspace"}); a != (Answer{}) {
 		t.Errorf("unknown workspace got a message: %+v", a)
+	}
+}
+
+// TestHookAnswersByRelease pins the answer each agent release gets, as
+// recorded from the real binaries (app/words_e2e_test.go): Claude Code from
+// 2.1.163 continues a turn by Stop context, which is no hook error; older
+// releases, an unknown version and Codex (whose Stop output has no
+// hookSpecificOutput) get the block every release takes. 2.1 shows the
+// person's words as a notice (systemMessage); 1.0 prints its hook context
+// as a user message already.
+func TestHookAnswersByRelease(t *testing.T) {
+	const words = "no, test the mobile view"
+	for _, tt := range []struct {
+		hook, agent, version string
+		block, notice        bool
+	}{
+		{HookStop, "claude", "2.1.328", false, true},
+		{HookStop, "claude", "2.1.163", false, true},
+		{HookStop, "", "2.1.328", false, true}, // a session the engine lists without its agent yet
+		{HookStop, "claude", "2.1.162", true, false},
+		{HookStop, "claude", "2.0.77", true, false},
+		{HookStop, "claude", "", true, false},
+		{HookStop, "codex", "0.169.0", true, false},
+		{HookStop, "codex", "2.1.328", true, false}, // a future Codex numbered like Claude Code
+		{HookPostToolUse, "claude", "2.1.328", false, true},
+		{HookPostToolUse, "claude", "1.0.128", false, false},
+	} {
+		t.Run(tt.hook+" "+tt.agent+" "+tt.version, func(t *testing.T) {
+			h, e := newHooks(t)
+			e.agent, e.version = tt.agent, tt.version
+			m, _, _ := h.Queue.Enqueue("ws", words)
+			out := decode(t, h.Handle(context.Background(), tt.hook, in))
+			framed := out.HookSpecificOutput.AdditionalContext
+			if tt.block {
+				framed = out.Reason
+				if out.Decision != "block" || out.HookSpecificOutput != (struct{ HookEventName, AdditionalContext string }{}) {
+					t.Errorf("want a block and nothing else: %+v", out)
+				}
+			} else if out.Decision != "" || out.HookSpecificOutput.HookEventName != map[string]string{HookStop: "Stop", HookPostToolUse: "PostToolUse"}[tt.hook] {
+				t.Errorf("want hook context, no block: %+v", out)
+			}
+			if id, text, ok := Unframe(framed); !ok || id != m.ID || text != words {
+				t.Errorf("framed message %q does not round-trip", framed)
+			}
+			if want := map[bool]string{true: "From the side panel: " + words}[tt.notice]; out.SystemMessage != want {
+				t.Errorf("systemMessage %q, want %q", out.SystemMessage, want)
+			}
+		})
 	}
 }
 
