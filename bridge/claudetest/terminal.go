@@ -96,19 +96,30 @@ func (t *Terminal) Screen(ctx context.Context) (string, error) {
 
 // WaitScreen polls the pane until it shows any of texts and returns it.
 func (t *Terminal) WaitScreen(ctx context.Context, texts ...string) (string, error) {
+	return t.WaitFor(ctx, fmt.Sprintf("%q", texts), func(s string) bool {
+		for _, want := range texts {
+			if strings.Contains(s, want) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// WaitFor polls the pane until ok holds for it (what names the wait in an
+// error) and returns it.
+func (t *Terminal) WaitFor(ctx context.Context, what string, ok func(screen string) bool) (string, error) {
 	for {
 		s, err := t.Screen(ctx)
 		if err != nil {
 			return s, err
 		}
-		for _, want := range texts {
-			if strings.Contains(s, want) {
-				return s, nil
-			}
+		if ok(s) {
+			return s, nil
 		}
 		select {
 		case <-ctx.Done():
-			return s, fmt.Errorf("the terminal never showed %q: %w\n%s", texts, ctx.Err(), s)
+			return s, fmt.Errorf("the terminal never showed %s: %w\n%s", what, ctx.Err(), s)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
