@@ -193,15 +193,7 @@ func TestCodexBusySessionTakesMessageAtItsStopHook(t *testing.T) {
 	codexBin := codextest.Find(t, codextest.Latest)
 	home := t.TempDir()
 	dir := filepath.Join(home, "work", "shop")
-	gate := filepath.Join(t.TempDir(), "gate")
-	held := "while [ ! -e " + gate + " ]; do sleep 0.05; done; echo opened"
-	oai := fakeopenai.NewTest(t,
-		fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-			return []fakeopenai.Item{fakeopenai.Message("Running the long check."), fakeopenai.Shell(r.ToolNames(), held)}
-		}),
-		fakeopenai.Reply(fakeopenai.Message("The check passed.")),
-		fakeopenai.Reply(fakeopenai.Message("Codex read the message.")),
-	)
+	oai, release := heldShell(t, "The check passed.", "Codex read the message.")
 	co := codextest.Options{Bin: codexBin, BaseURL: oai.URL(), Home: home, Dir: dir, Prompt: "run the long check"}
 	if err := codextest.PrepareHome(co.CodexHome(), dir, oai.URL(), codextest.ModelFor(codextest.Latest)); err != nil {
 		t.Fatal(err)
@@ -238,7 +230,7 @@ func TestCodexBusySessionTakesMessageAtItsStopHook(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { os.WriteFile(gate, nil, 0o644); <-done })
+	t.Cleanup(func() { release(); <-done })
 
 	ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir && w.Status == event.StateWorking })
 	var thread string
@@ -274,9 +266,7 @@ func TestCodexBusySessionTakesMessageAtItsStopHook(t *testing.T) {
 		t.Fatalf("busy with hooks: %d %v", code, res)
 	}
 	id := res["id"].(string)
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	if _, err := oai.WaitRequest(ctx, func(r fakeopenai.Request) bool { return r.Contains("codex: also check the footer") }); err != nil {
 		t.Fatalf("the model never got the message: %v\ncodex: %s\nbridge: %s", err, stderr.String(), p.log)
 	}

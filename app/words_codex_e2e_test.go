@@ -48,6 +48,27 @@ func newCodexWordsEnv(t *testing.T, oai *fakeopenai.Server) *codexWordsEnv {
 	return &codexWordsEnv{agentEnv: e, bin: bin, co: co}
 }
 
+// heldShell is a Codex model whose first reply runs a shell command the
+// test holds open until release, then says replies, one a turn.
+func heldShell(t testing.TB, replies ...string) (oai *fakeopenai.Server, release func()) {
+	t.Helper()
+	gate := filepath.Join(t.TempDir(), "gate")
+	held := "while [ ! -e " + gate + " ]; do sleep 0.05; done; echo opened"
+	turns := []fakeopenai.Turn{fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
+		return []fakeopenai.Item{fakeopenai.Message("Running the long check."), fakeopenai.Shell(r.ToolNames(), held)}
+	})}
+	for _, text := range replies {
+		turns = append(turns, fakeopenai.Reply(fakeopenai.Message(text)))
+	}
+	release = func() {
+		if err := os.WriteFile(gate, nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(release) // a test that fails early must not leave Codex waiting
+	return fakeopenai.NewTest(t, turns...), release
+}
+
 // postTo queues a message for one session of a workspace.
 func (e *codexWordsEnv) postTo(ws, session, text string) string {
 	e.t.Helper()
@@ -89,19 +110,10 @@ func appItems(t testing.TB, msgs []codextest.Message, typ string) []map[string]a
 // error, no warning. It is no user message: a UI that shows only those
 // shows Codex answering.
 func TestWordsCodexStopHook(t *testing.T) {
-	gate := filepath.Join(t.TempDir(), "gate")
-	held := "while [ ! -e " + gate + " ]; do sleep 0.05; done; echo opened"
-	oai := fakeopenai.NewTest(t,
-		fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-			return []fakeopenai.Item{fakeopenai.Message("Running the long check."), fakeopenai.Shell(r.ToolNames(), held)}
-		}),
-		fakeopenai.Reply(fakeopenai.Message("The check passed.")),
-		fakeopenai.Reply(fakeopenai.Message("Switching to the mobile view.")),
-	)
+	oai, release := heldShell(t, "The check passed.", answer)
 	e := newCodexWordsEnv(t, oai)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	t.Cleanup(func() { os.WriteFile(gate, nil, 0o644) })
 	app, err := codextest.StartAppServer(ctx, e.co)
 	if err != nil {
 		t.Fatal(err)
@@ -116,9 +128,7 @@ func TestWordsCodexStopHook(t *testing.T) {
 	}
 	ws := e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.dir && w.Status == event.StateWorking })
 	id := e.postTo(ws.ID, thread, panelWords)
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	if _, err := app.Wait(ctx, "turn/completed"); err != nil {
 		t.Fatal(err)
 	}
@@ -169,19 +179,10 @@ func TestWordsCodexStopHook(t *testing.T) {
 // whose JSON lines are Codex's stream-json: they hold no user input at all,
 // so neither the words nor an error line appear.
 func TestWordsCodexStopHookExecJSON(t *testing.T) {
-	gate := filepath.Join(t.TempDir(), "gate")
-	held := "while [ ! -e " + gate + " ]; do sleep 0.05; done; echo opened"
-	oai := fakeopenai.NewTest(t,
-		fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-			return []fakeopenai.Item{fakeopenai.Message("Running the long check."), fakeopenai.Shell(r.ToolNames(), held)}
-		}),
-		fakeopenai.Reply(fakeopenai.Message("The check passed.")),
-		fakeopenai.Reply(fakeopenai.Message("Switching to the mobile view.")),
-	)
+	oai, release := heldShell(t, "The check passed.", answer)
 	e := newCodexWordsEnv(t, oai)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	t.Cleanup(func() { os.WriteFile(gate, nil, 0o644) })
 	co := e.co
 	co.Prompt, co.Args = "run the long check", []string{"--json"}
 	cmd, err := codextest.Command(ctx, co)
@@ -196,9 +197,7 @@ func TestWordsCodexStopHookExecJSON(t *testing.T) {
 	ws := e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.dir && w.Status == event.StateWorking })
 	thread := codextest.ThreadID(codextest.Rollouts(t, co.CodexHome())[0])
 	id := e.postTo(ws.ID, thread, panelWords)
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("codex exec: %v\n%s", err, stderr.String())
 	}
@@ -233,7 +232,7 @@ func mustJSONString(v any) string {
 // it as the person's own message: reading the thread back, as a UI does,
 // gives a user message with the bridge's header line, then the words.
 func TestWordsCodexResume(t *testing.T) {
-	oai := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("The page looks fine.")), fakeopenai.Reply(fakeopenai.Message("Switching to the mobile view.")))
+	oai := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("The page looks fine.")), fakeopenai.Reply(fakeopenai.Message(answer)))
 	e := newCodexWordsEnv(t, oai)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -200,30 +200,84 @@ func (e *agentEnv) keepOneStopHook(rewake bool) {
 	}
 }
 
-// TestWordsMidTurn: Claude Code 2.1.328 takes a message mid-turn from the
-// PostToolUse hook. Its stream-json shows the person's words once, as a
-// notice, with no framing and no hook error; its transcript keeps the
-// framed message as the hook's context.
-func TestWordsMidTurn(t *testing.T) {
-	e := newAgentEnv(t)
+// answer is the model's reply to the message, the sign it was read.
+const answer = "Switching to the mobile view."
+
+// busy is a turn the test holds open while it queues a message, so that
+// the message takes one route: the model's script, and what lets the turn
+// go on.
+type busy struct {
+	turns   []fakemodel.Turn
+	release func()
+}
+
+// heldTool is a turn that runs a tool the test holds open, then says more
+// and the answer: the message goes at the tool's end (PostToolUse) or,
+// where the bridge does not use that route (2.0), at the turn's end.
+func heldTool(t testing.TB, more ...string) busy {
 	tool, release := gate(t)
-	fm := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Bash(tool)), fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")))
+	turns := []fakemodel.Turn{fakemodel.Reply(fakemodel.Bash(tool))}
+	for _, text := range append(more, answer) {
+		turns = append(turns, fakemodel.Reply(fakemodel.Text(text)))
+	}
+	return busy{turns, release}
+}
+
+// heldReply is a turn whose only reply is held until the message is
+// queued: the message goes at the turn's end.
+func heldReply() busy {
+	hold := make(chan struct{})
+	return busy{[]fakemodel.Turn{
+		{Blocks: []fakemodel.Block{fakemodel.Text("The page looks fine.")}, Hold: hold},
+		fakemodel.Reply(fakemodel.Text(answer)),
+	}, func() { close(hold) }}
+}
+
+// deliverWhileBusy sends the person's prompt with send, queues the message
+// while the turn is held, lets it go on, and returns once the model has the
+// message: the workspace and the message's id.
+func (e *agentEnv) deliverWhileBusy(fm *fakemodel.Server, b busy, send func(string) error) (ws, id string) {
+	e.t.Helper()
+	if err := send("check the page"); err != nil {
+		e.t.Fatal(err)
+	}
+	waitRequest(e.t, fm, "check the page")
+	ws = e.versionRead().ID
+	id = e.post(ws, panelWords)
+	b.release()
+	waitRequest(e.t, fm, panelWords)
+	return ws, id
+}
+
+// deliveredVia checks the route that took the message.
+func (e *agentEnv) deliveredVia(ws, id, via string) {
+	e.t.Helper()
+	if m := e.waitState(ws, id, inject.Confirmed); m.Via != via {
+		e.t.Fatalf("delivered via %q, want %q", m.Via, via)
+	}
+}
+
+// streamRun runs b in a long-lived stream-json session, as Conductor runs
+// Claude Code, and returns what it printed, its transcript, the workspace
+// and the message's id once the message was delivered via via.
+func (e *agentEnv) streamRun(b busy, via string) (fs []agentFrame, transcript, ws, id string) {
+	e.t.Helper()
+	fm := fakemodel.NewTest(e.t, b.turns...)
 	e.start(0)
 	ctx, s := e.session(fm, claudetest.Options{})
-	s.Send("check the page")
-	waitRequest(t, fm, "check the page")
-	ws := e.versionRead()
-	id := e.post(ws.ID, panelWords)
-	release()
-	waitRequest(t, fm, panelWords)
+	ws, id = e.deliverWhileBusy(fm, b, s.Send)
 	if _, err := s.WaitResult(ctx); err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
-	if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != "post_tool_use" {
-		t.Fatalf("delivered via %q", m.Via)
-	}
+	e.deliveredVia(ws, id, via)
+	transcript, _ = s.TranscriptPath()
+	return agentFrames(e.t, s.Events()), transcript, ws, id
+}
 
-	fs := agentFrames(t, s.Events())
+// wantNotice checks 2.1's stream-json for one notice with the words, none
+// of the bridge's framing and no hook error.
+func wantNotice(t testing.TB, fs []agentFrame) {
+	t.Helper()
 	shown := showing(fs, panelWords)
 	if len(shown) != 1 || shown[0].kind() != "system/informational" || !strings.HasSuffix(shown[0].text(), "From the side panel: "+panelWords) {
 		t.Errorf("stream-json shows the words in %d frames, want one notice: %+v", len(shown), shown)
@@ -234,11 +288,14 @@ func TestWordsMidTurn(t *testing.T) {
 	if hookErrorNotice(fs) {
 		t.Error("stream-json has a stop-hook-error notification")
 	}
-	tp, _ := s.TranscriptPath()
-	if got := recordKinds(transcriptRecords(t, tp, panelWords)); !containsAll(got, "attachment/hook_additional_context@PostToolUse", "attachment/hook_system_message@PostToolUse") {
-		t.Errorf("transcript records holding the words: %v", got)
+}
+
+// wantRecords checks the transcript's records holding the words.
+func wantRecords(t testing.TB, transcript string, kinds ...string) {
+	t.Helper()
+	if got := recordKinds(transcriptRecords(t, transcript, panelWords)); !containsAll(got, kinds...) {
+		t.Errorf("transcript records holding the words: %v, want %v among them", got, kinds)
 	}
-	e.shownOnce(ws.ID, id, panelWords)
 }
 
 func containsAll(list []string, want ...string) bool {
@@ -254,6 +311,18 @@ func containsAll(list []string, want ...string) bool {
 	return true
 }
 
+// TestWordsMidTurn: Claude Code 2.1.328 takes a message mid-turn from the
+// PostToolUse hook. Its stream-json shows the person's words once, as a
+// notice, with no framing and no hook error; its transcript keeps the
+// framed message as the hook's context.
+func TestWordsMidTurn(t *testing.T) {
+	e := newAgentEnv(t)
+	fs, transcript, ws, id := e.streamRun(heldTool(t), "post_tool_use")
+	wantNotice(t, fs)
+	wantRecords(t, transcript, "attachment/hook_additional_context@PostToolUse", "attachment/hook_system_message@PostToolUse")
+	e.shownOnce(ws, id, panelWords)
+}
+
 // TestWordsEndOfTurn: a message queued while the agent works reaches it at
 // the end of its turn, from the Stop hook. 2.1.328 goes on with the turn
 // from the hook's context: no hook error, and stream-json shows the words
@@ -265,61 +334,15 @@ func TestWordsEndOfTurn(t *testing.T) {
 	t.Run("2.1.328", func(t *testing.T) {
 		e := newAgentEnv(t)
 		e.keepOneStopHook(false)
-		hold := make(chan struct{})
-		fm := fakemodel.NewTest(t,
-			fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("The page looks fine.")}, Hold: hold},
-			fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")))
-		e.start(0)
-		ctx, s := e.session(fm, claudetest.Options{})
-		s.Send("check the page")
-		waitRequest(t, fm, "check the page")
-		ws := e.versionRead()
-		id := e.post(ws.ID, panelWords)
-		close(hold)
-		waitRequest(t, fm, panelWords)
-		if _, err := s.WaitResult(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != "stop" {
-			t.Fatalf("delivered via %q", m.Via)
-		}
-		fs := agentFrames(t, s.Events())
-		shown := showing(fs, panelWords)
-		if len(shown) != 1 || shown[0].kind() != "system/informational" || !strings.HasSuffix(shown[0].text(), "From the side panel: "+panelWords) {
-			t.Errorf("stream-json shows the words in %d frames, want one notice: %+v", len(shown), shown)
-		}
-		if hookErrorNotice(fs) {
-			t.Error("stream-json has a stop-hook-error notification")
-		}
-		tp, _ := s.TranscriptPath()
-		if got := recordKinds(transcriptRecords(t, tp, panelWords)); !containsAll(got, "attachment/hook_additional_context@Stop", "attachment/hook_system_message@Stop") {
-			t.Errorf("transcript records holding the words: %v", got)
-		}
-		e.shownOnce(ws.ID, id, panelWords)
+		fs, transcript, ws, id := e.streamRun(heldReply(), "stop")
+		wantNotice(t, fs)
+		wantRecords(t, transcript, "attachment/hook_additional_context@Stop", "attachment/hook_system_message@Stop")
+		e.shownOnce(ws, id, panelWords)
 	})
 	t.Run("2.0.77", func(t *testing.T) {
 		e := newAgentEnv(t)
 		e.bin = claudetest.Find(t, "2.0.77")
-		tool, release := gate(t)
-		fm := fakemodel.NewTest(t,
-			fakemodel.Reply(fakemodel.Bash(tool)),
-			fakemodel.Reply(fakemodel.Text("The page looks fine.")),
-			fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")))
-		e.start(0)
-		ctx, s := e.session(fm, claudetest.Options{})
-		s.Send("check the page")
-		waitRequest(t, fm, "check the page")
-		ws := e.versionRead()
-		id := e.post(ws.ID, panelWords)
-		release()
-		waitRequest(t, fm, panelWords)
-		if _, err := s.WaitResult(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != "stop" {
-			t.Fatalf("delivered via %q", m.Via)
-		}
-		fs := agentFrames(t, s.Events())
+		fs, transcript, ws, id := e.streamRun(heldTool(t, "The page looks fine."), "stop")
 		shown := showing(fs, panelWords)
 		want := "Stop hook feedback:\n" + event.InjectedMarker + id + "] Sent by the user from the Chrome side panel:\n\n" + panelWords
 		if len(shown) != 1 || shown[0].kind() != "user" || !shown[0].IsSynthetic || shown[0].text() != want {
@@ -330,11 +353,8 @@ func TestWordsEndOfTurn(t *testing.T) {
 		if hookErrorNotice(fs) {
 			t.Error("2.0.77 printed a stop-hook-error notification in stream-json")
 		}
-		tp, _ := s.TranscriptPath()
-		if got := recordKinds(transcriptRecords(t, tp, panelWords)); !containsAll(got, "user") {
-			t.Errorf("transcript records holding the words: %v", got)
-		}
-		e.shownOnce(ws.ID, id, panelWords)
+		wantRecords(t, transcript, "user")
+		e.shownOnce(ws, id, panelWords)
 	})
 }
 
@@ -346,7 +366,7 @@ func TestWordsEndOfTurn(t *testing.T) {
 // fails here).
 func TestWordsIdleWake(t *testing.T) {
 	e := newAgentEnv(t)
-	fm := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("The page looks fine.")), fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")))
+	fm := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("The page looks fine.")), fakemodel.Reply(fakemodel.Text(answer)))
 	e.start(0)
 	ctx, s := e.session(fm, claudetest.Options{})
 	s.Send("check the page")
@@ -361,9 +381,7 @@ func TestWordsIdleWake(t *testing.T) {
 	if _, err := s.WaitResult(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != "rewake" {
-		t.Fatalf("delivered via %q", m.Via)
-	}
+	e.deliveredVia(ws.ID, id, "rewake")
 	if !r.ContainsText(hooks.RewakeMessage + " " + event.InjectedMarker + id + "]") {
 		t.Errorf("the model did not read the bridge's prefix before the message: %q", r.LastUserText())
 	}
@@ -374,15 +392,12 @@ func TestWordsIdleWake(t *testing.T) {
 	if hookErrorNotice(fs) {
 		t.Error("stream-json has a stop-hook-error notification")
 	}
-	tp, _ := s.TranscriptPath()
-	recs := transcriptRecords(t, tp, panelWords)
 	// The wake-up is queued, recorded as a task notification, and sent
 	// to the model wrapped in Claude Code's warning that a background event
 	// is not the person's input, whatever it says.
-	if got := recordKinds(recs); !containsAll(got, "queue-operation", "user") {
-		t.Errorf("transcript records holding the words: %v", got)
-	}
-	for _, r := range recs {
+	tp, _ := s.TranscriptPath()
+	wantRecords(t, tp, "queue-operation", "user")
+	for _, r := range transcriptRecords(t, tp, panelWords) {
 		if r["type"] == "user" {
 			content, _ := r["message"].(map[string]any)["content"].(string)
 			if !strings.Contains(content, "<summary>"+hooks.RewakeSummary+"</summary>") {

@@ -10,7 +10,6 @@ import (
 	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/fakemodel"
 	"conductorbridge/bridge/hooks"
-	"conductorbridge/bridge/inject"
 )
 
 // turnDone21 ends 2.1's line for a finished turn ("✻ Worked for 0s · done
@@ -42,7 +41,7 @@ func (e *agentEnv) terminal(fm *fakemodel.Server) (context.Context, *claudetest.
 
 // screenAfter waits until the terminal shows text n times and returns the
 // screen.
-func screenAfter(t *testing.T, ctx context.Context, term *claudetest.Terminal, text string, n int) string {
+func screenAfter(t testing.TB, ctx context.Context, term *claudetest.Terminal, text string, n int) string {
 	t.Helper()
 	s, err := term.WaitFor(ctx, fmt.Sprintf("%d × %q", n, text), func(s string) bool { return strings.Count(s, text) >= n })
 	if err != nil {
@@ -67,6 +66,21 @@ func hookErrorOn(screen string) string {
 	return ""
 }
 
+// terminalRun runs b in Claude Code's own UI and returns the screen once
+// the turn that read the message is over (done marks that on the screen),
+// with the workspace and the message's id.
+func (e *agentEnv) terminalRun(b busy, via, done string) (screen, ws, id string) {
+	e.t.Helper()
+	fm := fakemodel.NewTest(e.t, b.turns...)
+	e.start(0)
+	ctx, term := e.terminal(fm)
+	ws, id = e.deliverWhileBusy(fm, b, func(s string) error { return term.Type(ctx, s) })
+	screenAfter(e.t, ctx, term, answer, 1)
+	screen = screenAfter(e.t, ctx, term, done, 1) // a notice would come before the turn ends
+	e.deliveredVia(ws, id, via)
+	return screen, ws, id
+}
+
 // TestWordsInClaudeTerminal records what a person running `claude` in a
 // terminal sees of a side-panel message, per route and release (README's
 // table): on 2.1.328 the words as a notice mid-turn and at a turn's end,
@@ -77,22 +91,7 @@ func hookErrorOn(screen string) string {
 func TestWordsInClaudeTerminal(t *testing.T) {
 	t.Run("2.1.328 mid-turn", func(t *testing.T) {
 		e := newAgentEnv(t)
-		tool, release := gate(t)
-		fm := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Bash(tool)), fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")))
-		e.start(0)
-		ctx, term := e.terminal(fm)
-		if err := term.Type(ctx, "check the page"); err != nil {
-			t.Fatal(err)
-		}
-		waitRequest(t, fm, "check the page")
-		ws := e.versionRead()
-		id := e.post(ws.ID, panelWords)
-		release()
-		screenAfter(t, ctx, term, "Switching to the mobile view.", 1)
-		s := screenAfter(t, ctx, term, turnDone21, 1) // a notice would come before the turn ends
-		if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != "post_tool_use" {
-			t.Fatalf("delivered via %q", m.Via)
-		}
+		s, _, _ := e.terminalRun(heldTool(t), "post_tool_use", turnDone21)
 		if !strings.Contains(s, "From the side panel: "+panelWords) {
 			t.Errorf("the terminal does not show the words:\n%s", s)
 		}
@@ -103,24 +102,7 @@ func TestWordsInClaudeTerminal(t *testing.T) {
 	t.Run("2.1.328 end of turn", func(t *testing.T) {
 		e := newAgentEnv(t)
 		e.keepOneStopHook(false)
-		hold := make(chan struct{})
-		fm := fakemodel.NewTest(t,
-			fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("The page looks fine.")}, Hold: hold},
-			fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")))
-		e.start(0)
-		ctx, term := e.terminal(fm)
-		if err := term.Type(ctx, "check the page"); err != nil {
-			t.Fatal(err)
-		}
-		waitRequest(t, fm, "check the page")
-		ws := e.versionRead()
-		id := e.post(ws.ID, panelWords)
-		close(hold)
-		screenAfter(t, ctx, term, "Switching to the mobile view.", 1)
-		s := screenAfter(t, ctx, term, turnDone21, 1) // a notice would come before the turn ends
-		if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != "stop" {
-			t.Fatalf("delivered via %q", m.Via)
-		}
+		s, _, id := e.terminalRun(heldReply(), "stop", turnDone21)
 		// The notice, then Claude Code's own line for the hook's
 		// context: the words appear twice, the bridge's header once.
 		if !strings.Contains(s, "From the side panel: "+panelWords) || !strings.Contains(s, "Stop hook says: [Conductor Bridge message "+id+"]") {
@@ -133,7 +115,7 @@ func TestWordsInClaudeTerminal(t *testing.T) {
 	t.Run("2.1.328 idle wake", func(t *testing.T) {
 		e := newAgentEnv(t)
 		e.keepOneStopHook(true)
-		fm := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("The page looks fine.")), fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")))
+		fm := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("The page looks fine.")), fakemodel.Reply(fakemodel.Text(answer)))
 		e.start(0)
 		ctx, term := e.terminal(fm)
 		if err := term.Type(ctx, "check the page"); err != nil {
@@ -142,11 +124,9 @@ func TestWordsInClaudeTerminal(t *testing.T) {
 		screenAfter(t, ctx, term, "The page looks fine.", 1)
 		ws := e.workspace()
 		id := e.post(ws.ID, panelWords)
-		screenAfter(t, ctx, term, "Switching to the mobile view.", 1)
-		s := screenAfter(t, ctx, term, turnDone21, 2) // a notice would come before the turn ends
-		if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != "rewake" {
-			t.Fatalf("delivered via %q", m.Via)
-		}
+		screenAfter(t, ctx, term, answer, 1)
+		s := screenAfter(t, ctx, term, turnDone21, 2)
+		e.deliveredVia(ws.ID, id, "rewake")
 		// Today's behaviour: the wake-up shows as its summary line only.
 		if !strings.Contains(s, hooks.RewakeSummary) || strings.Contains(s, panelWords) {
 			t.Errorf("the terminal shows a wake-up differently than recorded (update README):\n%s", s)
@@ -158,26 +138,7 @@ func TestWordsInClaudeTerminal(t *testing.T) {
 	t.Run("2.0.77 end of turn", func(t *testing.T) {
 		e := newAgentEnv(t)
 		e.bin = claudetest.Find(t, "2.0.77")
-		tool, release := gate(t)
-		fm := fakemodel.NewTest(t,
-			fakemodel.Reply(fakemodel.Bash(tool)),
-			fakemodel.Reply(fakemodel.Text("The page looks fine.")),
-			fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")))
-		e.start(0)
-		ctx, term := e.terminal(fm)
-		if err := term.Type(ctx, "check the page"); err != nil {
-			t.Fatal(err)
-		}
-		waitRequest(t, fm, "check the page")
-		ws := e.versionRead()
-		id := e.post(ws.ID, panelWords)
-		release()
-		screenAfter(t, ctx, term, "Switching to the mobile view.", 1)
-		// The notice comes with the turn's end.
-		s := screenAfter(t, ctx, term, "Stop hook error occurred", 1)
-		if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != "stop" {
-			t.Fatalf("delivered via %q", m.Via)
-		}
+		s, _, id := e.terminalRun(heldTool(t, "The page looks fine."), "stop", "Stop hook error occurred")
 		// Today's behaviour, no better route on 2.0: the words under
 		// "Stop hook error", and the error notice.
 		if !strings.Contains(s, "Stop hook error: [Conductor Bridge message "+id+"]") || !strings.Contains(s, panelWords) {
