@@ -107,7 +107,10 @@ func diagAnswer(b []byte, local, remote netip.AddrPort) (int, error) {
 		return -1, fmt.Errorf("inet_diag_msg of %d bytes", len(body))
 	}
 	if binary.BigEndian.Uint16(body[diagIDSport:]) != remote.Port() || binary.BigEndian.Uint16(body[diagIDSport+2:]) != local.Port() {
-		return -1, errors.New("sock_diag answered for another socket")
+		// The kernel looks for a listener on the asked port once no
+		// connected socket has the four-tuple, and answers with it: the
+		// client's socket is gone all the same.
+		return -1, errNoSocket
 	}
 	if ne.Uint32(body[diagMsgInode:]) == 0 {
 		// A time-wait mini socket: it says uid 0 whoever opened it.

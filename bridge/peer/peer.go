@@ -9,8 +9,9 @@
 // local end is our connection's remote end, and whose remote end is our
 // local end, is the client's socket, and the table says who opened it.
 //   - Linux: NETLINK_SOCK_DIAG, asked for that one socket by its ends
-//     (what ss does); else /proc/net/tcp and /proc/net/tcp6 (the uid
-//     column), which list every socket.
+//     (what ss does). A socket it says is gone is unknown at once; only
+//     where netlink fails are /proc/net/tcp and /proc/net/tcp6 (the uid
+//     column), which list every socket, read instead.
 //   - macOS: sysctl net.inet.tcp.pcblist_n (xsocket_n.so_uid), read with
 //     golang.org/x/sys/unix, no cgo.
 //   - Elsewhere the uid is unknown, and callers must fail closed.
