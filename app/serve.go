@@ -29,6 +29,7 @@ import (
 	"conductorbridge/bridge/httplimit"
 	"conductorbridge/bridge/inject"
 	"conductorbridge/bridge/pairing"
+	"conductorbridge/bridge/peer"
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/registrar"
 	"conductorbridge/bridge/stream"
@@ -144,7 +145,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	defer quit()
 	var serveErr error
 	go func() {
-		if err := srv.Serve(httplimit.Listen(ln, limits.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
+		// The cap is the user's own: another account's connections are
+		// told apart as they are accepted (where the OS says who they are).
+		var owner httplimit.Owner
+		if peer.Supported {
+			owner = b.api.ConnOwner
+		}
+		if err := srv.Serve(limits.ListenOwn(ln, owner)); !errors.Is(err, http.ErrServerClosed) {
 			serveErr = fmt.Errorf("serve: %w", err)
 			quit()
 		}

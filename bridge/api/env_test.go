@@ -77,6 +77,13 @@ const nativeOrigin = "chrome-extension://native"
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
+	return newEnvListening(t, nil)
+}
+
+// newEnvListening is newEnv with the server's listener wrapped (nil: as
+// is), as app/serve.go wraps it in the connection cap.
+func newEnvListening(t testing.TB, wrap func(net.Listener, *Server) net.Listener) *env {
+	t.Helper()
 	dir := t.TempDir()
 	hub := stream.NewHub("", 0)
 	t1, _ := hub.Topic("ws1")
@@ -113,6 +120,9 @@ func newEnv(t testing.TB) *env {
 	pr.Announce = s.AnnouncePairing
 	ts := httptest.NewUnstartedServer(s.Handler())
 	ts.Config.ConnContext = s.ConnContext // as app/serve.go: the peer check, once per connection
+	if wrap != nil {
+		ts.Listener = wrap(ts.Listener, s)
+	}
 	ts.Start()
 	s.Port = ts.Listener.Addr().(*net.TCPAddr).Port
 	t.Cleanup(ts.Close)

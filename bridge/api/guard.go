@@ -30,6 +30,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		if foreignConn(r) {
+			// Another account's connection serves one request (its
+			// /health, or its 403) and closes: it holds no slot for long.
+			h.Set("Connection", "close")
+		}
 		if !s.hostAllowed(r.Host) {
 			s.refuse(w, r, "forbidden host")
 			return

@@ -25,28 +25,59 @@ import (
 
 type peerKey struct{}
 
-// connPeer is one connection's peer, worked out at most once: the first
-// request that needs it looks it up (a CLI call with the token, a hook or
-// /health never does).
+// connPeer is one connection's peer, worked out at most once: when the
+// listener accepted it (httplimit's ListenOwn, which keeps the connection
+// cap the user's own), else by the first request that needs it.
 type connPeer struct {
 	local, remote net.Addr
 	once          sync.Once
 	uid           int
 	err           error
+	// foreign: the listener found the connection is another user's (or
+	// could not tell): every answer on it closes it.
+	foreign bool
+}
+
+// ownedConn is a connection whose peer the listener looked up.
+type ownedConn interface {
+	PeerUID() (int, error)
+	Foreign() bool
 }
 
 // ConnContext is the http.Server hook that remembers each connection's
 // ends, so its peer is looked up once per connection, not per request.
 func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
-	return context.WithValue(ctx, peerKey{}, &connPeer{local: c.LocalAddr(), remote: c.RemoteAddr()})
+	p := &connPeer{local: c.LocalAddr(), remote: c.RemoteAddr()}
+	if o, ok := c.(ownedConn); ok {
+		p.once.Do(func() { p.uid, p.err = o.PeerUID() })
+		p.foreign = o.Foreign()
+	}
+	return context.WithValue(ctx, peerKey{}, p)
+}
+
+// ConnOwner finds the uid at an accepted connection's other end, for
+// httplimit's ListenOwn.
+func (s *Server) ConnOwner(c net.Conn) (int, error) {
+	return s.peerLookup()(c.LocalAddr(), c.RemoteAddr())
+}
+
+func (s *Server) peerLookup() func(local, remote net.Addr) (int, error) {
+	if s.PeerUID != nil {
+		return s.PeerUID
+	}
+	return peer.UID
+}
+
+// foreignConn reports whether r came on a connection the listener found
+// to be another user's.
+func foreignConn(r *http.Request) bool {
+	p, _ := r.Context().Value(peerKey{}).(*connPeer)
+	return p != nil && p.foreign
 }
 
 // peerUID returns the uid at the other end of r's connection.
 func (s *Server) peerUID(r *http.Request) (int, error) {
-	lookup := s.PeerUID
-	if lookup == nil {
-		lookup = peer.UID
-	}
+	lookup := s.peerLookup()
 	p, _ := r.Context().Value(peerKey{}).(*connPeer)
 	if p == nil {
 		// Served without ConnContext: still checked, once per request.
@@ -83,6 +114,11 @@ func (s *Server) peerAllowed(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	uid, err := s.peerUID(r)
+	if err != nil || uid != os.Getuid() {
+		// Nothing more for it on this connection: another account must
+		// not hold connections open after its 403.
+		w.Header().Set("Connection", "close")
+	}
 	switch {
 	case err != nil:
 		s.Log.Debug().Err(err).Msg("peer unknown")

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,10 @@ type Limits struct {
 	// MaxConns caps open connections; more wait in the kernel's accept
 	// queue until one closes (0: no cap).
 	MaxConns int
+	// Others caps, apart, the connections of other OS users, where the
+	// listener can tell them (ListenOwn): they never take one of MaxConns,
+	// and one over Others is closed as soon as it is accepted.
+	Others int
 	// Long reports requests that may legitimately take longer than Write.
 	Long func(*http.Request) bool
 }
@@ -38,7 +43,7 @@ type Limits struct {
 // Defaults are the bridge's limits, given the connection cap.
 func Defaults(maxConns int) Limits {
 	return Limits{ReadHeader: 10 * time.Second, Read: 30 * time.Second, Write: 60 * time.Second,
-		Idle: 90 * time.Second, MaxConns: maxConns}
+		Idle: 90 * time.Second, MaxConns: maxConns, Others: 32}
 }
 
 // Server returns an http.Server for h with l's timeouts; serve it on
@@ -92,13 +97,28 @@ func (b *liftAtEOF) Read(p []byte) (int, error) {
 // Listener caps the connections open at once. Accept waits for a free
 // slot before accepting, so the excess waits in the kernel's queue rather
 // than holding a descriptor.
+//
+// With an owner (ListenOwn) the slots are the user's own: each accepted
+// connection's peer is looked up at once, and another OS user's
+// connection (or one whose owner cannot be told) gives its slot back and
+// takes one of a small pool of its own, or is closed there and then when
+// that is full. Another account can open thousands of connections to
+// 127.0.0.1, each after one open request (/health) and kept alive, or
+// none at all; it never fills the cap the user's browser, CLI and hooks
+// need.
 type Listener struct {
 	net.Listener
 	slots  chan struct{}
+	others chan struct{} // another user's connections; nil: not told apart
+	owner  Owner
+	self   int
 	open   atomic.Int64
 	closed chan struct{}
 	once   sync.Once
 }
+
+// Owner finds the uid at the other end of an accepted connection.
+type Owner func(net.Conn) (uid int, err error)
 
 // Listen wraps ln with a cap of max connections (max <= 0: no cap).
 func Listen(ln net.Listener, max int) net.Listener {
@@ -108,22 +128,52 @@ func Listen(ln net.Listener, max int) net.Listener {
 	return &Listener{Listener: ln, slots: make(chan struct{}, max), closed: make(chan struct{})}
 }
 
+// ListenOwn wraps ln with l's cap kept for the user running this process
+// (MaxConns) and a cap of l.Others for everyone else, telling them apart
+// by owner. Each connection it accepts says whose it is (PeerUID,
+// Foreign), so the server need not look it up again.
+func (l Limits) ListenOwn(ln net.Listener, owner Owner) net.Listener {
+	if l.MaxConns <= 0 || owner == nil {
+		return Listen(ln, l.MaxConns)
+	}
+	return &Listener{Listener: ln, slots: make(chan struct{}, l.MaxConns),
+		others: make(chan struct{}, max(l.Others, 1)), owner: owner, self: os.Getuid(),
+		closed: make(chan struct{})}
+}
+
 // Open is the number of connections accepted and not yet closed.
 func (l *Listener) Open() int { return int(l.open.Load()) }
 
 func (l *Listener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.closed:
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
+	for {
+		select {
+		case l.slots <- struct{}{}:
+		case <-l.closed:
+			return nil, net.ErrClosed
+		}
+		c, err := l.Listener.Accept()
+		if err != nil {
+			<-l.slots
+			return nil, err
+		}
+		if l.owner == nil {
+			l.open.Add(1)
+			return &conn{Conn: c, l: l, slots: l.slots}, nil
+		}
+		uid, err := l.owner(c)
+		if err == nil && uid == l.self {
+			l.open.Add(1)
+			return &ownedConn{conn: conn{Conn: c, l: l, slots: l.slots}, uid: uid}, nil
+		}
 		<-l.slots
-		return nil, err
+		select {
+		case l.others <- struct{}{}:
+			l.open.Add(1)
+			return &ownedConn{conn: conn{Conn: c, l: l, slots: l.others}, uid: uid, err: err, foreign: true}, nil
+		default:
+			c.Close() // another user's, over its cap: not served at all
+		}
 	}
-	l.open.Add(1)
-	return &conn{Conn: c, l: l}, nil
 }
 
 // Close also frees a goroutine waiting in Accept for a slot: it gets the
@@ -135,15 +185,32 @@ func (l *Listener) Close() error {
 
 type conn struct {
 	net.Conn
-	l    *Listener
-	once sync.Once
+	l     *Listener
+	slots chan struct{} // the pool its slot came from
+	once  sync.Once
 }
+
+// ownedConn is a connection whose peer was looked up when it was accepted.
+type ownedConn struct {
+	conn
+	uid     int
+	err     error
+	foreign bool
+}
+
+// PeerUID is the uid at the other end, as looked up when the connection
+// was accepted (an error: it could not be told).
+func (c *ownedConn) PeerUID() (int, error) { return c.uid, c.err }
+
+// Foreign reports whether the connection is another user's, or one whose
+// user could not be told.
+func (c *ownedConn) Foreign() bool { return c.foreign }
 
 func (c *conn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(func() {
 		c.l.open.Add(-1)
-		<-c.l.slots
+		<-c.slots
 	})
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -240,4 +241,58 @@ func TestCapFor(t *testing.T) {
 	if n := MaxConns(); n < 16 || n > 4096 {
 		t.Errorf("MaxConns() = %d", n)
 	}
+}
+
+// With an owner, another user's connections have a pool of their own
+// (Others): over it they are closed as soon as accepted, and they never
+// take one of the user's slots. Whose each connection is, in the order
+// they come, is told to owner by the test.
+func TestOthersHaveACapOfTheirOwn(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whose := make(chan int, 1)
+	owner := func(net.Conn) (int, error) { return <-whose, nil }
+	ln := Limits{MaxConns: 1, Others: 1}.ListenOwn(raw, owner)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	addr := raw.Addr().String()
+	me, other := os.Getuid(), os.Getuid()+1
+	// Another user's first connection takes the others' one slot.
+	whose <- other
+	first := dial(t, addr)
+	c := <-accepted
+	if f, ok := c.(interface{ Foreign() bool }); !ok || !f.Foreign() {
+		t.Fatalf("another user's connection not marked foreign: %T", c)
+	}
+	if uid, err := c.(interface{ PeerUID() (int, error) }).PeerUID(); err != nil || uid != other {
+		t.Errorf("PeerUID = %d, %v", uid, err)
+	}
+	// Its second is closed at once: the client reads EOF.
+	whose <- other
+	if got := endsWithin(t, dial(t, addr)); got != "" {
+		t.Errorf("over the others' cap: read %q", got)
+	}
+	// The user's own connection still gets the user's one slot.
+	whose <- me
+	dial(t, addr)
+	select {
+	case c := <-accepted:
+		if c.(interface{ Foreign() bool }).Foreign() {
+			t.Error("the user's connection marked foreign")
+		}
+	case <-time.After(generous): // a hang guard
+		t.Fatal("the user's connection waited behind another user's")
+	}
+	first.Close()
 }

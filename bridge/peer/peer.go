@@ -22,7 +22,11 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"runtime"
 )
+
+// Supported reports whether this platform has a socket table UID reads.
+const Supported = runtime.GOOS == "linux" || runtime.GOOS == "darwin"
 
 // ErrUnknown is returned when the peer's uid cannot be determined: the
 // platform has no socket table we can read, or the client's socket is not
