@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"conductorbridge/bridge/regular"
 )
 
 // errRunning: another bridge holds the state dir.
@@ -18,7 +20,7 @@ var errRunning = errors.New("another Conductor Bridge is running")
 // `serve` on another port would otherwise lose or repeat messages). The
 // lock goes with the process, however it ends.
 func lockState(dir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	f, _, err := regular.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock state dir: %w", err)
 	}

@@ -32,6 +32,7 @@ import (
 	"conductorbridge/bridge/peer"
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/registrar"
+	"conductorbridge/bridge/regular"
 	"conductorbridge/bridge/stream"
 	usagerep "conductorbridge/bridge/usage"
 )
@@ -426,7 +427,7 @@ func writeRunFile(stateDir, addr string) error {
 // readRunFile returns the address of the bridge running on stateDir, if any.
 func readRunFile(stateDir string) (runInfo, error) {
 	var ri runInfo
-	b, err := os.ReadFile(filepath.Join(stateDir, runFile))
+	b, err := regular.ReadFile(filepath.Join(stateDir, runFile))
 	if err != nil {
 		return ri, err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/atomicfile"
+	"conductorbridge/bridge/regular"
 )
 
 // Notification modes.
@@ -47,7 +48,7 @@ func DefaultSettings() Settings {
 func LoadSettings(path string) (Settings, error) {
 	s := DefaultSettings()
 	s.path = path
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}

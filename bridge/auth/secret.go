@@ -3,7 +3,6 @@
 package auth
 
 import (
-	"conductorbridge/bridge/atomicfile"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -15,6 +14,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"conductorbridge/bridge/atomicfile"
+	"conductorbridge/bridge/regular"
 )
 
 // Secret is a random token stored in a file only its owner can read.
@@ -43,7 +45,7 @@ func LoadOrCreate(path string) (*Secret, error) {
 // only uses the running bridge's secret (the native host). A file readable
 // by others is tightened to 0600.
 func Open(path string) (*Secret, error) {
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read secret %s: %w", filepath.Base(path), err)
 	}
@@ -62,7 +64,7 @@ func Open(path string) (*Secret, error) {
 // Read returns the secret stored at path without creating one; clients of
 // the running bridge (the CLI, hooks) use it.
 func Read(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("read secret: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"conductorbridge/bridge/atomicfile"
+	"conductorbridge/bridge/regular"
 )
 
 // The bridge's lines in a user's config.toml sit between these comments,
@@ -267,7 +268,7 @@ type hookGroup struct {
 }
 
 func readConfig(path string) ([]byte, fs.FileMode, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0o600, nil
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/valyala/fastjson"
+
+	"conductorbridge/bridge/regular"
 )
 
 // SessionFile is one rollout file and what its session_meta line says.
@@ -148,9 +149,10 @@ func isRollout(name string) bool {
 }
 
 // readMeta reads a rollout's first line, which Codex writes as
-// session_meta when it creates the file.
+// session_meta when it creates the file. Only a regular file is opened: a
+// FIFO named like a rollout would block a plain open forever.
 func readMeta(path string) (SessionFile, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return SessionFile{}, fmt.Errorf("open %s: %w", path, err)
 	}

@@ -41,6 +41,10 @@ func (c *conductorConn) read(ctx context.Context, path string) (dbRows, error) {
 		c.close()
 		return dbRows{}, fmt.Errorf("open conductor db %s: not a regular file", abs)
 	}
+	if err := checkSidecars(abs); err != nil {
+		c.close()
+		return dbRows{}, err
+	}
 	if c.conn != nil && (c.path != abs || !os.SameFile(c.file, fi)) {
 		c.close() // moved, or replaced by a new file: the old connection sees the old one
 	}

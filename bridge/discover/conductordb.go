@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,6 +14,8 @@ import (
 	"strings"
 
 	_ "modernc.org/sqlite" // pure Go: the bridge is built without cgo
+
+	"conductorbridge/bridge/regular"
 )
 
 // ReadConductorDB lists the workspaces in Conductor's SQLite database at path
@@ -69,6 +73,9 @@ func ReadConductor(ctx context.Context, path, conductorRoot, claudeProjects stri
 	}
 	if !fi.Mode().IsRegular() {
 		return ConductorRead{}, fmt.Errorf("open conductor db %s: not a regular file", abs)
+	}
+	if err := checkSidecars(abs); err != nil {
+		return ConductorRead{}, err
 	}
 
 	db, err := sql.Open("sqlite", conductorDSN(abs))
@@ -131,6 +138,20 @@ func (r dbRows) resolve(conductorRoot, claudeProjects string) ConductorRead {
 // conductorDSN is a SQLite URI opening path read-only. immutable is not set:
 // it would make SQLite ignore the WAL, where Conductor's latest writes are.
 // query_only is a second lock on the door in case mode=ro is ever lost.
+// checkSidecars refuses the database while a file SQLite opens beside it
+// (its -wal and -shm, or a -journal it checks for a crash's leftovers) is
+// there but not a regular file: SQLite opens them without O_NONBLOCK, and
+// a FIFO in their place would hang the read, and every scan after it. It
+// is checked before every read, as SQLite opens -journal anew on each.
+func checkSidecars(abs string) error {
+	for _, s := range []string{"-wal", "-shm", "-journal"} {
+		if err := regular.Check(abs + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("open conductor db %s: %w", abs, err)
+		}
+	}
+	return nil
+}
+
 func conductorDSN(path string) string {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)} // escapes '?', '#', '%' and spaces
 	return u.String() + "?mode=ro&_pragma=busy_timeout(2000)&_pragma=query_only(1)"

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"conductorbridge/bridge/regular"
 )
 
 // checkout is what a git working tree says about itself on disk. It is read
@@ -87,7 +89,7 @@ func absFrom(base, p string) string {
 
 // readLine returns the first line of a small file, trimmed.
 func readLine(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return "", err
 	}

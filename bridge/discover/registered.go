@@ -1,15 +1,16 @@
 package discover
 
 import (
-	"conductorbridge/bridge/atomicfile"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"conductorbridge/bridge/atomicfile"
+	"conductorbridge/bridge/regular"
 )
 
 // Registry is the list of directories the bridge was asked to adopt
@@ -51,7 +52,7 @@ func (r *Registry) Load() error {
 }
 
 func (r *Registry) loadLocked() error {
-	b, err := os.ReadFile(r.path)
+	b, err := regular.ReadFile(r.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		r.dirs, r.loaded = nil, true
 		return nil

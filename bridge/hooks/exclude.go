@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"conductorbridge/bridge/regular"
 )
 
 // excludePattern keeps the hooks file out of `git status`, Conductor's
@@ -46,7 +48,7 @@ func commonDir(dir string) string {
 	}
 	gitDir := dotGit
 	if fi.Mode().IsRegular() {
-		b, err := os.ReadFile(dotGit)
+		b, err := regular.ReadFile(dotGit)
 		if err != nil || len(b) > 4<<10 {
 			return ""
 		}
@@ -59,7 +61,7 @@ func commonDir(dir string) string {
 			gitDir = filepath.Join(dir, gitDir)
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := regular.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitDir, c)
@@ -90,7 +92,7 @@ func Exclude(worktree string) (bool, error) {
 		return false, nil
 	}
 	path := filepath.Join(common, "info", "exclude")
-	old, err := os.ReadFile(path)
+	old, err := regular.ReadFile(path)
 	created := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !created {
 		return false, fmt.Errorf("read %s: %w", path, err)
@@ -110,7 +112,7 @@ func Exclude(worktree string) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, fmt.Errorf("exclude hooks file: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, _, err := regular.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return false, fmt.Errorf("exclude hooks file: %w", err)
 	}
@@ -141,7 +143,7 @@ func Unexclude(worktree string) (bool, error) {
 		return false, nil
 	}
 	path := filepath.Join(common, "info", "exclude")
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

@@ -7,7 +7,6 @@ package hooks
 
 import (
 	"bytes"
-	"conductorbridge/bridge/atomicfile"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"conductorbridge/bridge/atomicfile"
+	"conductorbridge/bridge/regular"
 )
 
 // marker identifies the bridge's own hook commands: the program is
@@ -241,7 +243,7 @@ func edit(path string, fn func(*object) error) (bool, error) {
 }
 
 func load(path string) (*object, error) {
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@
 package inject
 
 import (
-	"conductorbridge/bridge/atomicfile"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -22,6 +21,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf16"
+
+	"conductorbridge/bridge/atomicfile"
+	"conductorbridge/bridge/regular"
 )
 
 // Message states.
@@ -99,7 +101,7 @@ func Open(dir string) (*Queue, error) {
 		return nil, err
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := regular.ReadFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("read queue: %w", err)
 		}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sync"
 	"time"
 
 	"conductorbridge/bridge/atomicfile"
+	"conductorbridge/bridge/regular"
 )
 
 // SeenHook is the last hook call from a workspace.
@@ -45,7 +45,7 @@ func OpenSeen(path string) *Seen {
 
 // ReadSeen reads the record without a running bridge.
 func ReadSeen(path string) (map[string]SeenHook, error) {
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]SeenHook{}, nil
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/atomicfile"
+	"conductorbridge/bridge/regular"
 )
 
 // Exposure says which workspaces a browser may see.
@@ -60,7 +61,7 @@ type Store struct {
 func Open(path string) (*Store, error) {
 	s := &Store{path: path, st: state{Exposure: ExposePaired, Paired: map[string]Pair{}},
 		watchers: map[chan struct{}]struct{}{}}
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return s, nil

@@ -11,9 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
+
+	"conductorbridge/bridge/regular"
 )
 
 //go:embed prices.json
@@ -91,7 +92,7 @@ func Load(stateDir string) (*Table, error) {
 		return t, nil
 	}
 	path := filepath.Join(stateDir, FileName)
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return t, nil
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"conductorbridge/bridge/regular"
 )
 
 // DefaultOpenJournals is how many journal files a hub keeps open at once,
@@ -148,7 +150,7 @@ func (j *Journal) reopen() error {
 	if j.closed {
 		return fmt.Errorf("journal closed")
 	}
-	f, err := os.OpenFile(j.Path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, _, err := regular.OpenFile(j.Path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("reopen journal: %w", err)
 	}
