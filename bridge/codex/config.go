@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"conductorbridge/bridge/atomicfile"
+	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/regular"
 )
 
@@ -118,6 +119,9 @@ func InstallHooks(codexHome string, spec HookSpec) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("codex config path: %w", err)
 	}
+	if err := hooks.CheckTarget(path); err != nil {
+		return false, err // a dotfiles link stays a link, a tracked file unchanged
+	}
 	old, perm, err := readConfig(path)
 	if err != nil {
 		return false, err
@@ -179,6 +183,9 @@ func InstallHooks(codexHome string, spec HookSpec) (bool, error) {
 // file changed.
 func UninstallHooks(codexHome string) (bool, error) {
 	path := ConfigPath(codexHome)
+	if err := hooks.CheckTarget(path); err != nil {
+		return false, err
+	}
 	old, perm, err := readConfig(path)
 	if err != nil || old == nil {
 		return false, err

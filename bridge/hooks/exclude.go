@@ -92,6 +92,9 @@ func Exclude(worktree string) (bool, error) {
 		return false, nil
 	}
 	path := filepath.Join(common, "info", "exclude")
+	if err := CheckTarget(path); err != nil {
+		return false, err
+	}
 	old, err := regular.ReadFile(path)
 	created := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !created {
@@ -143,6 +146,9 @@ func Unexclude(worktree string) (bool, error) {
 		return false, nil
 	}
 	path := filepath.Join(common, "info", "exclude")
+	if err := CheckTarget(path); err != nil {
+		return false, err
+	}
 	b, err := regular.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil

@@ -111,10 +111,15 @@ func quote(p string) string {
 
 // Install merges the bridge's hooks into the settings file at path,
 // replacing any earlier version of them. It reports whether the file
-// changed. A file that is not valid JSON is left alone with an error.
+// changed. A file that is not valid JSON is left alone with an error, and
+// so is one the bridge must not write (CheckTarget: a link, or tracked by
+// git), with its info/exclude.
 func Install(path string, s Spec) (bool, error) {
 	if !filepath.IsAbs(s.Binary) || !filepath.IsAbs(s.StateDir) {
 		return false, errors.New("hooks need the absolute paths of the binary and the state dir")
+	}
+	if err := checkTargets(path, !s.UserScope); err != nil {
+		return false, err
 	}
 	changed, err := edit(path, func(h *object) error {
 		want := s.groups()
@@ -145,6 +150,9 @@ func Install(path string, s Spec) (bool, error) {
 // Uninstall removes the bridge's hooks from the file at path, and the
 // "hooks" key or the file itself if nothing else is left in them.
 func Uninstall(path string) (bool, error) {
+	if err := checkTargets(path, true); err != nil {
+		return false, err
+	}
 	if wt := worktreeOf(path); wt != "" {
 		if _, err := Unexclude(wt); err != nil {
 			return false, err
@@ -164,6 +172,20 @@ func Uninstall(path string) (bool, error) {
 		}
 		return nil
 	})
+}
+
+// checkTargets checks every file writing the hooks at path would change:
+// the settings file and, for a workspace's, its info/exclude.
+func checkTargets(path string, exclude bool) error {
+	if err := CheckTarget(path); err != nil {
+		return err
+	}
+	if wt := worktreeOf(path); wt != "" && exclude {
+		if common := commonDir(wt); common != "" {
+			return CheckTarget(filepath.Join(common, "info", "exclude"))
+		}
+	}
+	return nil
 }
 
 // Status reports whether the bridge's hooks are in the file at path, and
