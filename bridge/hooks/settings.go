@@ -19,8 +19,8 @@ import (
 	"conductorbridge/bridge/regular"
 )
 
-// marker identifies the bridge's own hook commands: the program is
-// conductor-bridge and its first argument is "hook".
+// marker is how installs before IsBridgeCommand are recognised: the
+// program is conductor-bridge and its first argument is "hook".
 const marker = "conductor-bridge"
 
 // Spec is how hooks call the bridge.
@@ -323,8 +323,13 @@ func withoutOurs(raw json.RawMessage) ([]json.RawMessage, error) {
 	return kept, nil
 }
 
-// ours reports whether a hook command runs conductor-bridge's hook verb.
+// ours reports whether a hook command is one the bridge wrote
+// (IsBridgeCommand), or an older install's, recognised then by the
+// binary's name: conductor-bridge's hook verb.
 func ours(cmd string) bool {
+	if IsBridgeCommand(cmd) {
+		return true
+	}
 	i := strings.Index(cmd, marker)
 	if i < 0 {
 		return false
@@ -334,8 +339,90 @@ func ours(cmd string) bool {
 	return strings.HasPrefix(strings.TrimLeft(rest, `'" `), "hook ")
 }
 
+// IsBridgeCommand reports whether a hook's shell command is the bridge's
+// own, by its shape alone, whatever the binary is called (a bridge built
+// as `cb` or `app` knows its hooks): exactly
+//
+//	<binary> hook <event> --state-dir <dir> [--scope user]
+//
+// as Spec.Command writes it, plain words or single-quoted ones, and
+// nothing else: no second command, no expansion.
+func IsBridgeCommand(cmd string) bool {
+	w, ok := shellWords(cmd)
+	return ok && IsBridgeArgv(w)
+}
+
+// IsBridgeArgv is IsBridgeCommand for an argv (Codex's notify program).
+func IsBridgeArgv(w []string) bool {
+	switch {
+	case len(w) == 7 && w[5] == "--scope" && w[6] == "user":
+	case len(w) == 5:
+	default:
+		return false
+	}
+	return w[0] != "" && w[1] == "hook" && isEventName(w[2]) && w[3] == "--state-dir" && w[4] != ""
+}
+
+// isEventName: a hook verb's event, as the bridge names them (stop,
+// post-tool-use, codex-notify, …).
+func isEventName(s string) bool {
+	if s == "" || len(s) > 40 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	return strings.Trim(s, "abcdefghijklmnopqrstuvwxyz-") == ""
+}
+
+// shellWords splits a command quoted the way quote quotes: words of
+// characters quote leaves bare, single-quoted runs, and a backslashed
+// quote between two such runs (how quote writes a quote). Anything else a
+// shell would read as more than words (;, &, |, $, `, ", redirections,
+// globs) makes it no command of the bridge's.
+func shellWords(cmd string) ([]string, bool) {
+	var (
+		words []string
+		cur   strings.Builder
+		in    bool // inside a word
+	)
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case c == ' ':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case c == '\'':
+			end := strings.IndexByte(cmd[i+1:], '\'')
+			if end < 0 {
+				return nil, false
+			}
+			cur.WriteString(cmd[i+1 : i+1+end])
+			i += end + 1
+			in = true
+		case c == '\\' && i+1 < len(cmd) && cmd[i+1] == '\'':
+			cur.WriteByte('\'')
+			i++
+			in = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/._-+", c) >= 0:
+			// What quote leaves bare.
+			cur.WriteByte(c)
+			in = true
+		default:
+			return nil, false
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words, true
+}
+
 // commandBinary returns the program of a hook command we wrote.
 func commandBinary(cmd string) string {
+	if w, ok := shellWords(cmd); ok && len(w) > 0 {
+		return w[0]
+	}
 	if strings.HasPrefix(cmd, "'") {
 		if end := strings.Index(cmd[1:], "' hook "); end >= 0 {
 			return strings.ReplaceAll(cmd[1:1+end], `'\''`, "'")
