@@ -126,7 +126,10 @@ func InstallHooks(codexHome string, spec HookSpec) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	base := stripBlocks(old)
+	base, err := removeOurs(path, old)
+	if err != nil {
+		return false, err
+	}
 	var doc map[string]any
 	if _, err := toml.Decode(string(base), &doc); err != nil {
 		return false, fmt.Errorf("%s is not valid TOML, left as is: %w", path, err)
@@ -190,7 +193,10 @@ func UninstallHooks(codexHome string) (bool, error) {
 	if err != nil || old == nil {
 		return false, err
 	}
-	next := stripBlocks(old)
+	next, err := removeOurs(path, old)
+	if err != nil {
+		return false, err
+	}
 	if bytes.Equal(next, old) {
 		return false, nil
 	}
@@ -218,7 +224,8 @@ func HooksStatus(codexHome string) (HookStatus, error) {
 	if err != nil || data == nil {
 		return st, err
 	}
-	st.Installed = bytes.Contains(data, []byte(blockBegin))
+	_, blocks := splitBlocks(data)
+	st.Installed = len(blocks) > 0
 	var doc struct {
 		Notify []string                  `toml:"notify"`
 		Hooks  map[string]toml.Primitive `toml:"hooks"`
@@ -227,7 +234,7 @@ func HooksStatus(codexHome string) (HookStatus, error) {
 	if err != nil {
 		return st, fmt.Errorf("%s: %w", path, err)
 	}
-	ours := blockLines(data)
+	ours := bytes.Join(blocks, nil)
 	if doc.Notify != nil {
 		if bytes.Contains(ours, []byte("notify = ")) {
 			st.Notify = doc.Notify
@@ -287,52 +294,6 @@ func readConfig(path string) ([]byte, fs.FileMode, error) {
 		perm = fi.Mode().Perm()
 	}
 	return data, perm, nil
-}
-
-// stripBlocks returns data without the bridge's blocks (markers included).
-func stripBlocks(data []byte) []byte {
-	var out []byte
-	in := false
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i+1], data[i+1:]
-		} else {
-			data = nil
-		}
-		trimmed := bytes.TrimRight(line, "\r\n")
-		switch {
-		case !in && string(trimmed) == blockBegin:
-			in = true
-			// The blank line InstallHooks put before the block goes too.
-			if bytes.HasSuffix(out, []byte("\n\n")) {
-				out = out[:len(out)-1]
-			}
-		case in && string(trimmed) == blockEnd:
-			in = false
-		case !in:
-			out = append(out, line...)
-		}
-	}
-	return out
-}
-
-// blockLines returns only the lines inside the bridge's blocks.
-func blockLines(data []byte) []byte {
-	var out []byte
-	in := false
-	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		trimmed := string(bytes.TrimRight(line, "\r\n"))
-		switch {
-		case trimmed == blockBegin:
-			in = true
-		case trimmed == blockEnd:
-			in = false
-		case in:
-			out = append(out, line...)
-		}
-	}
-	return out
 }
 
 // countGroups is the number of [[hooks.<event>]] groups already defined:

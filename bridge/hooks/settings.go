@@ -323,11 +323,20 @@ func withoutOurs(raw json.RawMessage) ([]json.RawMessage, error) {
 	return kept, nil
 }
 
-// ours reports whether a hook command is one the bridge wrote
-// (IsBridgeCommand), or an older install's, recognised then by the
-// binary's name: conductor-bridge's hook verb.
-func ours(cmd string) bool {
-	if IsBridgeCommand(cmd) {
+// ours reports whether a hook command is the bridge's.
+func ours(cmd string) bool { return IsBridgeCommand(cmd) }
+
+// IsBridgeCommand reports whether a hook's shell command is the bridge's
+// own. It is told by its shape alone, whatever the binary is called (a
+// bridge built as `cb` or `app` knows its hooks): exactly
+//
+//	<binary> hook <event> --state-dir <dir> [--scope user]
+//
+// as Spec.Command writes it, plain words or single-quoted ones, and
+// nothing else: no second command, no expansion. An older install's
+// command is told by the binary's name: conductor-bridge's hook verb.
+func IsBridgeCommand(cmd string) bool {
+	if w, ok := shellWords(cmd); ok && bridgeArgv(w) {
 		return true
 	}
 	i := strings.Index(cmd, marker)
@@ -339,21 +348,15 @@ func ours(cmd string) bool {
 	return strings.HasPrefix(strings.TrimLeft(rest, `'" `), "hook ")
 }
 
-// IsBridgeCommand reports whether a hook's shell command is the bridge's
-// own, by its shape alone, whatever the binary is called (a bridge built
-// as `cb` or `app` knows its hooks): exactly
-//
-//	<binary> hook <event> --state-dir <dir> [--scope user]
-//
-// as Spec.Command writes it, plain words or single-quoted ones, and
-// nothing else: no second command, no expansion.
-func IsBridgeCommand(cmd string) bool {
-	w, ok := shellWords(cmd)
-	return ok && IsBridgeArgv(w)
-}
-
 // IsBridgeArgv is IsBridgeCommand for an argv (Codex's notify program).
 func IsBridgeArgv(w []string) bool {
+	if bridgeArgv(w) {
+		return true
+	}
+	return len(w) >= 2 && strings.Contains(filepath.Base(w[0]), marker) && w[1] == "hook"
+}
+
+func bridgeArgv(w []string) bool {
 	switch {
 	case len(w) == 7 && w[5] == "--scope" && w[6] == "user":
 	case len(w) == 5:
