@@ -36,7 +36,8 @@ var ErrSessionBusy = errors.New("another Codex process holds this session")
 type Route string
 
 const (
-	// RouteResume runs `codex exec resume <thread> <message>`: a new turn
+	// RouteResume runs `codex exec resume <thread> -` with the message on
+	// stdin: a new turn
 	// in the same thread, recorded in the same rollout file. For a session
 	// no Codex process is running.
 	RouteResume Route = "exec-resume"
@@ -98,7 +99,8 @@ type Resumed struct {
 	out  *strings.Builder
 }
 
-// Resume starts `codex exec resume <thread> <message>` and returns once it
+// Resume starts `codex exec resume <thread> -`, the message on its stdin,
+// and returns once it
 // runs; the turn itself is followed in the rollout like any other (the
 // message shows up as a user event: delivered), and Wait reports how the
 // process ended. Cancelling ctx kills the turn.
@@ -110,8 +112,10 @@ func Resume(ctx context.Context, o ResumeOptions) (*Resumed, error) {
 		return nil, fmt.Errorf("codex resume: bad thread id %q", o.ThreadID)
 	}
 	args := append([]string{"exec", "--skip-git-repo-check"}, o.Args...)
-	// The message follows "--" so one starting with "-" is not an option.
-	args = append(args, "resume", o.ThreadID, "--", o.Message)
+	// The prompt "-" makes codex read it from stdin (0.47 and 0.169 alike):
+	// a message in argv is in `ps` for every user of the machine for the
+	// whole turn, and in every retry.
+	args = append(args, "resume", o.ThreadID, "-")
 	cmd := exec.CommandContext(ctx, o.Bin, args...)
 	cmd.Dir = o.Dir
 	env := o.Env
@@ -122,7 +126,7 @@ func Resume(ctx context.Context, o ResumeOptions) (*Resumed, error) {
 		env = append(append([]string(nil), env...), "CODEX_HOME="+o.CodexHome)
 	}
 	cmd.Env = env
-	cmd.Stdin = strings.NewReader("")
+	cmd.Stdin = strings.NewReader(o.Message)
 	out := &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = out, out
 	// Its own process group: a signal to the bridge's group does not cut

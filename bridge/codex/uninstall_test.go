@@ -67,8 +67,8 @@ func TestUninstallNeverRemovesWhatItDidNotAdd(t *testing.T) {
 		}
 		data, _ := os.ReadFile(ConfigPath(h))
 		var doc struct {
-			DeveloperInstructions string `toml:"developer_instructions"`
-			ApprovalPolicy        string `toml:"approval_policy"`
+			DeveloperInstructions string         `toml:"developer_instructions"`
+			ApprovalPolicy        string         `toml:"approval_policy"`
 			McpServers            map[string]any `toml:"mcp_servers"`
 		}
 		if _, err := toml.Decode(string(data), &doc); err != nil || !strings.Contains(doc.DeveloperInstructions, blockBegin) ||
