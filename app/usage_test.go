@@ -80,3 +80,33 @@ func TestUsageCommand(t *testing.T) {
 		t.Errorf("--help does not list usage:\n%s", help)
 	}
 }
+
+// Issue 24, finding 7: a rollout line whose plan limit resets past the
+// year 9999 made `usage --json` print nothing. It prints the whole report,
+// the impossible reset left out.
+func TestUsageJSONSurvivesAFarFutureReset(t *testing.T) {
+	home := t.TempDir()
+	copyCorpus(t, home)
+	files, _ := filepath.Glob(filepath.Join(home, ".codex", "sessions", "2026", "12", "02", "rollout-*.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("no corpus rollout")
+	}
+	f, err := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"timestamp":"2026-12-02T19:00:00Z","type":"event_msg","payload":{"type":"token_count","info":null,` +
+		`"rate_limits":{"primary":{"used_percent":12.5,"window_minutes":300,"resets_at":300000000000},"plan_type":"plus"}}}` + "\n")
+	f.Close()
+	out, err := runCLI(t, "usage", "--home", home, "--codex-home", filepath.Join(home, ".codex"), "--json")
+	var rep struct {
+		Total  struct{ Turns int }
+		Limits []map[string]any
+	}
+	if err != nil || json.Unmarshal([]byte(out), &rep) != nil || rep.Total.Turns != 10 || len(rep.Limits) != 1 {
+		t.Fatalf("usage --json: %v %+v\n%s", err, rep, out)
+	}
+	if _, ok := rep.Limits[0]["resets_at"]; ok {
+		t.Errorf("an impossible reset was printed: %v", rep.Limits[0])
+	}
+}

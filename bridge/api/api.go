@@ -3,6 +3,7 @@
 package api
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -351,13 +352,22 @@ func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// writeJSON answers v as JSON with code. v is encoded before anything is
+// sent: a value that cannot be encoded (a time past the year 9999, an
+// infinity) is a 500 that says so, never a 200 with an empty body.
 func writeJSON(w http.ResponseWriter, code int, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		code = http.StatusInternalServerError
+		b.Reset()
+		_ = enc.Encode(map[string]string{"error": "cannot encode the answer: " + err.Error()})
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_, _ = w.Write(b.Bytes())
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {

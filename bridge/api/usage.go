@@ -51,7 +51,8 @@ func (s *Server) usageReport(w http.ResponseWriter, r *http.Request) {
 }
 
 // pairedOnly keeps the turns run in a workspace r may see (in its folder
-// or below), and none of what names the rest: file counts and errors.
+// or below), and the plan limits recorded there, and none of what names
+// the rest: file counts and errors.
 func (s *Server) pairedOnly(r *http.Request, h *usage.History) *usage.History {
 	sees := s.visibility(r)
 	var dirs []string
@@ -60,13 +61,23 @@ func (s *Server) pairedOnly(r *http.Request, h *usage.History) *usage.History {
 			dirs = append(dirs, strings.TrimSuffix(ws.Directory, "/"))
 		}
 	}
-	out := &usage.History{Limits: h.Limits}
-	for _, t := range h.Turns {
+	in := func(dir string) bool {
 		for _, d := range dirs {
-			if t.Workspace == d || strings.HasPrefix(t.Workspace, d+"/") {
-				out.Turns = append(out.Turns, t)
-				break
+			if dir == d || strings.HasPrefix(dir, d+"/") {
+				return true
 			}
+		}
+		return false
+	}
+	out := &usage.History{}
+	for _, t := range h.Turns {
+		if in(t.Workspace) {
+			out.Turns = append(out.Turns, t)
+		}
+	}
+	for _, l := range h.Limits {
+		if in(l.Workspace) {
+			out.Limits = append(out.Limits, l)
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -23,6 +24,9 @@ type Limit struct {
 	ResetsAt      time.Time `json:"resets_at,omitzero"`
 	Plan          string    `json:"plan,omitempty"`
 	Seen          time.Time `json:"seen"`
+	// Workspace is the folder of the session that recorded it: a browser
+	// is shown the limits recorded in workspaces it may see only.
+	Workspace string `json:"-"`
 }
 
 // codexPrice prices a Codex response with the bridge's table.
@@ -81,9 +85,26 @@ func readCodex(path string, prices *price.Table, fn func(Turn), limits func([]Li
 	}
 	emit()
 	if len(latest) > 0 {
+		for i := range latest {
+			latest[i].Workspace = p.Cwd()
+		}
 		limits(latest)
 	}
 	return r.bytes, nil
+}
+
+// maxResetIn bounds resets_in_seconds (a weekly window resets within
+// days): a larger one would overflow time.Duration.
+const maxResetIn = 100 * 365 * 24 * 60 * 60
+
+// writable returns t, or the zero time (unknown) when JSON cannot carry
+// it: Time.MarshalJSON fails past the year 9999, and one such line made
+// the whole report unwritable.
+func writable(t time.Time) time.Time {
+	if y := t.Year(); y < 1970 || y > 9999 {
+		return time.Time{}
+	}
+	return t
 }
 
 // rateLimits reads the windows of one token_count line's rate_limits.
@@ -106,13 +127,17 @@ func rateLimits(jp *fastjson.Parser, line []byte) []Limit {
 		if w == nil || w.Type() != fastjson.TypeObject || w.Get("used_percent") == nil {
 			continue
 		}
-		l := Limit{Agent: AgentCodex, Name: name, UsedPercent: w.GetFloat64("used_percent"),
+		used := w.GetFloat64("used_percent")
+		if math.IsNaN(used) || math.IsInf(used, 0) {
+			continue
+		}
+		l := Limit{Agent: AgentCodex, Name: name, UsedPercent: used,
 			WindowMinutes: w.GetInt64("window_minutes"), Plan: plan, Seen: seen}
-		switch {
-		case w.GetInt64("resets_at") > 0:
-			l.ResetsAt = time.Unix(w.GetInt64("resets_at"), 0).UTC()
-		case w.Get("resets_in_seconds") != nil && !seen.IsZero():
-			l.ResetsAt = seen.Add(time.Duration(w.GetInt64("resets_in_seconds")) * time.Second)
+		switch at, in := w.GetInt64("resets_at"), w.GetInt64("resets_in_seconds"); {
+		case at > 0:
+			l.ResetsAt = writable(time.Unix(at, 0).UTC())
+		case w.Get("resets_in_seconds") != nil && !seen.IsZero() && in >= 0 && in <= maxResetIn:
+			l.ResetsAt = writable(seen.Add(time.Duration(in) * time.Second))
 		}
 		out = append(out, l)
 	}

@@ -29,6 +29,15 @@ func TestRateLimits(t *testing.T) {
 		{"all null (0.169 against an API key)", `{"timestamp":"2026-12-03T09:00:00Z","type":"event_msg","payload":{"type":"token_count",` +
 			`"rate_limits":{"limit_id":"codex","primary":null,"secondary":null}}}`, nil},
 		{"not JSON", `{"rate_limits":`, nil},
+		// A reset no calendar (nor JSON) can write is unknown (issue 24, #7).
+		{"resets past the year 9999", `{"timestamp":"2026-12-03T09:00:00Z","type":"event_msg","payload":{"type":"token_count",` +
+			`"rate_limits":{"primary":{"used_percent":3,"window_minutes":299,"resets_at":300000000000},` +
+			`"secondary":{"used_percent":4,"resets_in_seconds":100000000000000000}}}}`,
+			[]Limit{{Agent: AgentCodex, Name: "primary", UsedPercent: 3, WindowMinutes: 299, Seen: at("2026-12-03T09:00:00Z")},
+				{Agent: AgentCodex, Name: "secondary", UsedPercent: 4, Seen: at("2026-12-03T09:00:00Z")}}},
+		{"a reset in the past by seconds", `{"timestamp":"2026-12-03T09:00:00Z","type":"event_msg","payload":{"type":"token_count",` +
+			`"rate_limits":{"primary":{"used_percent":3,"resets_in_seconds":-5}}}}`,
+			[]Limit{{Agent: AgentCodex, Name: "primary", UsedPercent: 3, Seen: at("2026-12-03T09:00:00Z")}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var jp fastjson.Parser
