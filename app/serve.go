@@ -238,6 +238,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Log:            func(msg string) { log.Warn().Msg(msg) },
 	}
 	hub := stream.NewHub(filepath.Join(c.StateDir, "streams"), 0)
+	hub.Log = func(msg string) { log.Error().Msg(msg) }
 	if limit, ok := httplimit.FileLimit(); ok {
 		hub.SetOpenJournals(stream.OpenJournalsFor(limit))
 	}

@@ -11,6 +11,9 @@ import (
 
 // Hub owns every workspace's topic.
 type Hub struct {
+	// Log reports damage found in a journal as it is loaded (nil: none).
+	Log func(msg string)
+
 	dir     string // journal directory; "" keeps topics in memory only
 	history int
 
@@ -96,6 +99,9 @@ func (h *Hub) open(id string) (*Topic, error) {
 			j.Close()
 		}
 		return nil, err
+	}
+	if j != nil && j.Damaged != nil && h.Log != nil {
+		h.Log(j.Damaged.Error())
 	}
 	if j != nil {
 		j.budget = h.fds

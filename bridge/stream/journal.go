@@ -25,9 +25,13 @@ import (
 // "d":<delta> in place of "c", and a whole cursor is written again once
 // the lines since the last one outweigh it many times (fullEvery), so
 // the file stays within a small constant of the events' own bytes. Load
-// hands back the last whole cursor and the deltas after it (Resume). A torn last line (the bridge killed mid-write) is dropped
-// on load, which rewinds cursor and ids together. When the file grows past
-// a bound it is rewritten as one line holding the kept history.
+// hands back the last whole cursor and the deltas after it (Resume). A
+// torn last line (the bridge killed mid-write, before its events were
+// sent to anyone) is dropped on load, which rewinds cursor and ids
+// together. A whole line that is garbled is dropped with everything after
+// it, kept aside in <path>.damaged and reported (Damaged), but ids never
+// rewind past it: they were sent. When the file grows past a bound it is
+// rewritten as one line holding the kept history.
 //
 // A write that fails (disk full) is cut off again, so the file stays a run
 // of whole lines: a garbled line would make Load drop every line after it.
@@ -56,6 +60,10 @@ type Journal struct {
 	// Since the last whole cursor in the file: its length, and the bytes
 	// of the lines after it (0, 0: the file holds none).
 	fullLen, sinceFull int64
+
+	// Damaged says what Load found wrong in the file: a whole line that
+	// is not a journal line, and what was done about it (nil: nothing).
+	Damaged error
 }
 
 // Resume is a producer's resume point as journaled: the last whole
@@ -112,6 +120,7 @@ func (j *Journal) Load(max int) ([]Item, Resume, error) {
 	// ReadBytes gathers a long line from several fills: the buffer need
 	// not hold the longest line, and a thousand topics load at start.
 	r := bufio.NewReaderSize(j.f, 32<<10)
+	var garbled []byte // the first whole line that is not a journal line
 	for {
 		line, err := r.ReadBytes('\n')
 		if err == io.EOF {
@@ -122,7 +131,8 @@ func (j *Journal) Load(max int) ([]Item, Resume, error) {
 		}
 		var jl journalLine
 		if json.Unmarshal(bytes.TrimSpace(line), &jl) != nil {
-			break // garbled: everything after it is suspect too
+			garbled = line // everything after it is suspect too
+			break
 		}
 		batch := make([]Item, 0, len(jl.Events))
 		ok := true
@@ -140,6 +150,7 @@ func (j *Journal) Load(max int) ([]Item, Resume, error) {
 			j.LastID = e.ID
 		}
 		if !ok {
+			garbled = line
 			break
 		}
 		if jl.Next-1 > j.LastID {
@@ -164,6 +175,12 @@ func (j *Journal) Load(max int) ([]Item, Resume, error) {
 	if len(items) > max {
 		items = items[len(items)-max:]
 	}
+	watermark := j.LastID // what the whole lines kept say
+	if garbled != nil {
+		if err := j.setAside(good, garbled, r); err != nil {
+			return nil, Resume{}, err
+		}
+	}
 	if err := j.f.Truncate(good); err != nil {
 		return nil, Resume{}, fmt.Errorf("truncate torn journal tail: %w", err)
 	}
@@ -171,7 +188,57 @@ func (j *Journal) Load(max int) ([]Item, Resume, error) {
 		return nil, Resume{}, fmt.Errorf("seek journal: %w", err)
 	}
 	j.size = good
+	if j.LastID > watermark {
+		// The ids of the lines set aside were issued: the kept part of
+		// the file must say so before anything else, or a restart before
+		// the next append would hand them out again.
+		if err := j.write(encodeLine(nil, nil, nil, nil, j.LastID+1)); err != nil {
+			return nil, Resume{}, fmt.Errorf("journal watermark: %w", err)
+		}
+	}
 	return items, res, nil
+}
+
+// setAside handles a whole line that is not a journal line (a disk's
+// damage, an editor): it and everything after it are dropped from the
+// journal (a cursor after it may depend on it) and copied to
+// <path>.damaged, and LastID moves past every id they may hold, so that
+// ids never go back below one clients have seen. A later whole line's
+// watermark says exactly how far ids went; a line that cannot be read
+// holds at most one event per 8 of its bytes, which bounds them.
+func (j *Journal) setAside(at int64, garbled []byte, r *bufio.Reader) error {
+	rest := append([]byte(nil), garbled...)
+	tail, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("read journal: %w", err)
+	}
+	rest = append(rest, tail...)
+	if err := os.WriteFile(j.Path+".damaged", rest, 0o600); err != nil {
+		return fmt.Errorf("set damaged journal lines aside: %w", err)
+	}
+	before := j.LastID
+	for line := range bytes.Lines(rest) {
+		if !bytes.HasSuffix(line, []byte("\n")) {
+			break // torn: it never reached a client (a batch is journaled before it is sent)
+		}
+		var jl struct {
+			Events []struct {
+				ID int64 `json:"id"`
+			} `json:"e"`
+			Next int64 `json:"n"`
+		}
+		if json.Unmarshal(line, &jl) != nil {
+			j.LastID += int64(len(line)) / 8
+			continue
+		}
+		for _, e := range jl.Events {
+			j.LastID = max(j.LastID, e.ID)
+		}
+		j.LastID = max(j.LastID, jl.Next-1)
+	}
+	j.Damaged = fmt.Errorf("journal %s: a garbled line at byte %d; it and the %d bytes after it were dropped and kept in %s, and ids go on after %d (%d before)",
+		j.Path, at, len(rest)-len(garbled), j.Path+".damaged", j.LastID, before)
+	return nil
 }
 
 // fullEvery is how many bytes of lines may follow a whole cursor before
