@@ -32,6 +32,9 @@ const (
 	Delivered = "delivered"
 	Confirmed = "confirmed"
 	Cancelled = "cancelled"
+	// Lost: handed to a hook, never seen in the transcript, and no longer
+	// retried (see Take and Requeue). Seen after all, it is confirmed.
+	Lost = "lost"
 )
 
 // Limits.
@@ -39,7 +42,9 @@ const (
 	// MaxRunes keeps a framed message within Claude Code's 10,000-character
 	// cap on hook output (characters as JavaScript counts them: UTF-16 units).
 	MaxRunes = 9000
-	// MaxQueued bounds the messages waiting per workspace.
+	// MaxQueued bounds the messages waiting per workspace, and also those
+	// handed to a hook and not yet seen in the transcript: beyond it the
+	// oldest of those are Lost.
 	MaxQueued = 20
 	// keepDone is how many confirmed or cancelled messages are kept for
 	// the listing.
@@ -201,6 +206,12 @@ func (q *Queue) Cancel(workspace, id string) (Message, error) {
 	})
 }
 
+// finished reports whether m will not move again unless seen in the
+// transcript: confirmed, cancelled or lost.
+func (m Message) finished() bool {
+	return m.State == Confirmed || m.State == Cancelled || m.State == Lost
+}
+
 // for_ reports whether a hook call from session may take m: m is for any
 // session, or for that one.
 func (m Message) for_(session string) bool {
@@ -268,21 +279,36 @@ func (q *Queue) Confirm(workspace, id string) (Message, bool) {
 	return m, err == nil
 }
 
-// Requeue puts back every message of workspace that was handed to a hook
+// Requeue puts back the messages of workspace that were handed to a hook
 // before `before` and never seen in the transcript: the hook died, or the
-// bridge died before the hook got its answer.
+// bridge died before the hook got its answer. Never past MaxQueued: the
+// newest go back (in their places), and the rest are Lost, so a restart
+// never replays a backlog turn after turn.
 func (q *Queue) Requeue(workspace string, before time.Time) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	msgs := append([]Message(nil), q.ws[workspace]...)
-	n := 0
-	for i := range msgs {
-		if msgs[i].State == Delivered && msgs[i].Delivered.Before(before) {
-			msgs[i].State, msgs[i].Via, msgs[i].Session, msgs[i].Delivered = Queued, "", "", time.Time{}
-			n++
+	room := MaxQueued
+	for _, m := range msgs {
+		if m.State == Queued {
+			room--
 		}
 	}
-	if n == 0 {
+	n, lost := 0, 0
+	for i := len(msgs) - 1; i >= 0; i-- { // newest first
+		m := &msgs[i]
+		if m.State != Delivered || !m.Delivered.Before(before) {
+			continue
+		}
+		if n < room {
+			m.State, m.Via, m.Session, m.Delivered = Queued, "", "", time.Time{}
+			n++
+		} else {
+			m.State = Lost
+			lost++
+		}
+	}
+	if n+lost == 0 {
 		return 0, nil
 	}
 	if err := q.saveLocked(workspace, msgs); err != nil {
@@ -322,19 +348,40 @@ func (q *Queue) update(workspace, id string, fn func(*Message) error) (Message, 
 	return Message{}, ErrNotFound
 }
 
-// saveLocked writes a workspace's messages (dropping the oldest finished
-// ones beyond keepDone) and only then makes them current.
+// saveLocked writes a workspace's messages and only then makes them
+// current. Beyond MaxQueued delivered messages not seen in the transcript,
+// the oldest are Lost; beyond keepDone finished ones, the oldest are
+// dropped. So the file stays bounded however many messages an agent
+// never shows.
 func (q *Queue) saveLocked(workspace string, msgs []Message) error {
+	unseen := 0
+	for _, m := range msgs {
+		if m.State == Delivered {
+			unseen++
+		}
+	}
+	if unseen > MaxQueued {
+		msgs = append([]Message(nil), msgs...) // q.ws keeps the old states if the write fails
+	}
+	for i := range msgs {
+		if unseen <= MaxQueued {
+			break
+		}
+		if msgs[i].State == Delivered {
+			msgs[i].State = Lost
+			unseen--
+		}
+	}
 	done := 0
 	for _, m := range msgs {
-		if m.State == Confirmed || m.State == Cancelled {
+		if m.finished() {
 			done++
 		}
 	}
 	if done > keepDone {
 		kept := msgs[:0:0]
 		for _, m := range msgs {
-			if (m.State == Confirmed || m.State == Cancelled) && done > keepDone {
+			if m.finished() && done > keepDone {
 				done--
 				continue
 			}
