@@ -10,11 +10,13 @@ import (
 
 // usageOf converts one of Codex's token usages (OpenAI's convention: input
 // includes cached input, output includes reasoning) to the bridge's
-// (Anthropic's: input excludes cache reads).
+// (Anthropic's: input excludes cache reads). A count that cannot be one
+// (negative, or beyond any response) counts as none (event.Tokens).
 func usageOf(u *fastjson.Value) event.Usage {
-	in := u.GetInt64("input_tokens")
-	cached := u.GetInt64("cached_input_tokens")
-	write := u.GetInt64("cache_write_input_tokens")
+	n := func(key string) int64 { return event.Tokens(u.GetInt64(key)) }
+	in := n("input_tokens")
+	cached := n("cached_input_tokens")
+	write := n("cache_write_input_tokens")
 	fresh := in - cached - write
 	if fresh < 0 { // not the convention we know: keep what is certain
 		fresh, write = max(in-cached, 0), 0
@@ -23,8 +25,8 @@ func usageOf(u *fastjson.Value) event.Usage {
 		InputTokens:           fresh,
 		CacheReadTokens:       cached,
 		CacheCreationTokens:   write,
-		OutputTokens:          u.GetInt64("output_tokens"),
-		ReasoningOutputTokens: u.GetInt64("reasoning_output_tokens"),
+		OutputTokens:          n("output_tokens"),
+		ReasoningOutputTokens: n("reasoning_output_tokens"),
 	}
 }
 

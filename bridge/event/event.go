@@ -130,6 +130,21 @@ type Usage struct {
 	ReasoningOutputTokens int64 `json:"reasoning_output_tokens,omitempty"`
 }
 
+// MaxTokens bounds a token count read from an agent's record: no model
+// response comes near it (a context holds a few million tokens).
+const MaxTokens = 1 << 32
+
+// Tokens returns a count read from an agent's record when it is one: a
+// negative count, or one beyond MaxTokens, is a damaged or forged line's,
+// and counts as none (it would push a turn's and a day's sums down, or
+// overflow them).
+func Tokens(n int64) int64 {
+	if n < 0 || n > MaxTokens {
+		return 0
+	}
+	return n
+}
+
 // Add returns u plus v.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{

@@ -81,24 +81,26 @@ func responseOf(v *fastjson.Value) (r Response, ok bool) {
 	}
 	r.Req.Model = string(msg.GetStringBytes("model"))
 	r.Req.Usage = usageOf(u)
-	r.Req.WebSearches = u.GetInt64("server_tool_use", "web_search_requests")
-	r.Req.WebFetches = u.GetInt64("server_tool_use", "web_fetch_requests")
+	r.Req.WebSearches = event.Tokens(u.GetInt64("server_tool_use", "web_search_requests"))
+	r.Req.WebFetches = event.Tokens(u.GetInt64("server_tool_use", "web_fetch_requests"))
 	r.Req.Fast = string(u.GetStringBytes("speed")) == "fast"
 	return r, true
 }
 
 // usageOf reads a message's usage object. Cache writes are split by
 // lifetime in usage.cache_creation where a release writes it; a 1-hour
-// write costs more than a 5-minute one.
+// write costs more than a 5-minute one. A count that cannot be one
+// (negative, or beyond any response) counts as none (event.Tokens).
 func usageOf(u *fastjson.Value) event.Usage {
+	n := func(v *fastjson.Value, key string) int64 { return event.Tokens(v.GetInt64(key)) }
 	out := event.Usage{
-		InputTokens:         u.GetInt64("input_tokens"),
-		OutputTokens:        u.GetInt64("output_tokens"),
-		CacheCreationTokens: u.GetInt64("cache_creation_input_tokens"),
-		CacheReadTokens:     u.GetInt64("cache_read_input_tokens"),
+		InputTokens:         n(u, "input_tokens"),
+		OutputTokens:        n(u, "output_tokens"),
+		CacheCreationTokens: n(u, "cache_creation_input_tokens"),
+		CacheReadTokens:     n(u, "cache_read_input_tokens"),
 	}
 	if cc := u.Get("cache_creation"); cc != nil {
-		w5, w1 := cc.GetInt64("ephemeral_5m_input_tokens"), cc.GetInt64("ephemeral_1h_input_tokens")
+		w5, w1 := n(cc, "ephemeral_5m_input_tokens"), n(cc, "ephemeral_1h_input_tokens")
 		out.Cache1hTokens = w1
 		if out.CacheCreationTokens < w5+w1 {
 			out.CacheCreationTokens = w5 + w1
