@@ -61,7 +61,8 @@ func workspaces(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if w.PID != 0 {
 			pid = strconv.Itoa(w.PID)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", w.ID, dash(w.Repo), w.Name, dash(w.Branch), st, pid, w.Directory)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(w.ID), field(dash(w.Repo)), field(w.Name), field(dash(w.Branch)),
+			field(st), pid, field(w.Directory))
 		if len(w.Sessions) < 2 {
 			continue
 		}
@@ -78,7 +79,7 @@ func workspaces(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			if s.PID != 0 {
 				pid = strconv.Itoa(s.PID)
 			}
-			fmt.Fprintf(tw, "  /%s\t%s\t%s\t\t%s\t%s\t\n", s.SessionID, dash(s.Agent), sessionLabel(s), st, pid)
+			fmt.Fprintf(tw, "  /%s\t%s\t%s\t\t%s\t%s\t\n", field(s.SessionID), field(dash(s.Agent)), field(sessionLabel(s)), field(st), pid)
 		}
 	}
 	return tw.Flush()
@@ -142,9 +143,9 @@ func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	after, session := max(ws.LastEventID-*last, 0), ""
 	if sess != nil {
 		after, session = max(sess.LastEventID-*last, 0), sess.SessionID
-		fmt.Fprintf(stderr, "following %s / %s (%s) — Ctrl-C to stop\n", ws.Name, sessionLabel(*sess), sess.SessionID)
+		fmt.Fprintf(stderr, "following %s / %s (%s) — Ctrl-C to stop\n", field(ws.Name), field(sessionLabel(*sess)), field(sess.SessionID))
 	} else {
-		fmt.Fprintf(stderr, "following %s (%s) — Ctrl-C to stop\n", ws.Name, ws.ID)
+		fmt.Fprintf(stderr, "following %s (%s) — Ctrl-C to stop\n", field(ws.Name), field(ws.ID))
 	}
 	for {
 		// The token is read again on each connect: it may have been rotated.
@@ -260,7 +261,8 @@ func pickWorkspace(list []apiWorkspace, q string) (apiWorkspace, error) {
 	}
 }
 
-// formatEvent renders one event as a terminal line.
+// formatEvent renders one event as a terminal line: every field from the
+// record on it (field), text folded to one line.
 func formatEvent(e event.Event) string {
 	ts := e.TS.Local().Format("15:04:05")
 	oneLine := func(s string, trunc bool) string {
@@ -282,25 +284,25 @@ func formatEvent(e event.Event) string {
 	case event.Thinking:
 		return fmt.Sprintf("%s  thinks   %s%s", ts, oneLine(e.Content, e.Truncated), side)
 	case event.ToolUse:
-		return fmt.Sprintf("%s  ▶ %-6s %s%s", ts, e.Name, oneLine(e.Input, e.TruncIn), side)
+		return fmt.Sprintf("%s  ▶ %-6s %s%s", ts, field(e.Name), oneLine(e.Input, e.TruncIn), side)
 	case event.ToolResult:
 		mark := "◀"
 		if e.IsError {
 			mark = "✗"
 		}
-		return fmt.Sprintf("%s  %s %-6s %s%s", ts, mark, e.Name, oneLine(e.Output, e.TruncOut), side)
+		return fmt.Sprintf("%s  %s %-6s %s%s", ts, mark, field(e.Name), oneLine(e.Output, e.TruncOut), side)
 	case event.TurnComplete:
 		return fmt.Sprintf("%s  ✓ turn   %d in · %d out · %d cache write · %d cache read · $%.4f · %.1fs · %s",
 			ts, e.Usage.InputTokens, e.Usage.OutputTokens, e.Usage.CacheCreationTokens, e.Usage.CacheReadTokens,
-			e.CostUSD, float64(e.DurationMS)/1000, e.Model)
+			e.CostUSD, float64(e.DurationMS)/1000, field(e.Model))
 	case event.Status:
-		return fmt.Sprintf("%s  status   %s %s", ts, e.State, e.Reason)
+		return fmt.Sprintf("%s  status   %s %s", ts, field(e.State), field(e.Reason))
 	case event.Session:
-		return fmt.Sprintf("%s  session  %s", ts, e.SessionID)
+		return fmt.Sprintf("%s  session  %s", ts, field(e.SessionID))
 	case event.Gap:
 		return fmt.Sprintf("         gap      events %d–%d are no longer kept", e.GapFrom, e.AvailableFrom-1)
 	}
-	return fmt.Sprintf("%s  %s", ts, e.Type)
+	return fmt.Sprintf("%s  %s", ts, field(e.Type))
 }
 
 func sep(u string) string {

@@ -31,9 +31,9 @@ func pairCmd(ctx context.Context, name string, args []string, stdout, stderr io.
 		return err
 	}
 	if res.Paired {
-		fmt.Fprintf(stdout, "%s (%s) is paired with Chrome\n", res.Name, res.ID)
+		fmt.Fprintf(stdout, "%s (%s) is paired with Chrome\n", field(res.Name), field(res.ID))
 	} else {
-		fmt.Fprintf(stdout, "%s (%s) is not paired with Chrome\n", res.Name, res.ID)
+		fmt.Fprintf(stdout, "%s (%s) is not paired with Chrome\n", field(res.Name), field(res.ID))
 	}
 	return nil
 }

@@ -116,7 +116,7 @@ func send(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if res.SessionID != "" {
 		to += " / " + res.SessionID
 	}
-	fmt.Fprintf(stdout, "%s %s (position %d) for %s\n", res.ID, res.Status, res.Position, to)
+	fmt.Fprintf(stdout, "%s %s (position %d) for %s\n", res.ID, res.Status, res.Position, field(to))
 	if !*wait {
 		return nil
 	}

@@ -66,8 +66,8 @@ func printUsage(w io.Writer, rep *usagerep.Report) {
 	head := strings.ToUpper(rep.By)
 	fmt.Fprintf(tw, "%s\tTURNS\tINPUT\tOUTPUT\tCACHE WRITE\tCACHE READ\tTOTAL TOKENS\tCOST\tWORKSPACE\n", head)
 	line := func(r usagerep.Row) {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Key, r.Turns, thousands(r.Usage.InputTokens), thousands(r.Usage.OutputTokens),
-			thousands(r.Usage.CacheCreationTokens), thousands(r.Usage.CacheReadTokens), thousands(r.TotalTokens), dollars(r.CostUSD, r.CostKnown), r.Workspace)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(r.Key), r.Turns, thousands(r.Usage.InputTokens), thousands(r.Usage.OutputTokens),
+			thousands(r.Usage.CacheCreationTokens), thousands(r.Usage.CacheReadTokens), thousands(r.TotalTokens), dollars(r.CostUSD, r.CostKnown), field(r.Workspace))
 	}
 	for _, r := range rep.Rows {
 		line(r)
@@ -75,7 +75,7 @@ func printUsage(w io.Writer, rep *usagerep.Report) {
 	line(rep.Total)
 	tw.Flush()
 	if len(rep.Total.Unpriced) > 0 {
-		fmt.Fprintf(w, "≈: no price for %s (add it to prices.json in the state folder)\n", strings.Join(rep.Total.Unpriced, ", "))
+		fmt.Fprintf(w, "≈: no price for %s (add it to prices.json in the state folder)\n", field(strings.Join(rep.Total.Unpriced, ", ")))
 	}
 	for _, b := range rep.Blocks {
 		left := (time.Duration(b.LeftSeconds) * time.Second).Round(time.Minute)
@@ -83,7 +83,7 @@ func printUsage(w io.Writer, rep *usagerep.Report) {
 			b.Start.Local().Format("15:04"), left, thousands(b.TotalTokens), dollars(b.CostUSD, b.CostKnown))
 	}
 	for _, l := range rep.Limits {
-		fmt.Fprintf(w, "%s plan limit (%s", l.Agent, l.Name)
+		fmt.Fprintf(w, "%s plan limit (%s", field(l.Agent), field(l.Name))
 		if l.WindowMinutes > 0 {
 			fmt.Fprintf(w, ", %s window", time.Duration(l.WindowMinutes)*time.Minute)
 		}

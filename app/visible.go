@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -24,6 +25,20 @@ type visibleWriter struct {
 }
 
 func newVisible(w io.Writer) *visibleWriter { return &visibleWriter{w: w} }
+
+// fieldBreaks are what the visible writer lets through but a field must
+// not hold: a line break starts a row of its own (a transcript could fake
+// a workspace or an event), a tab a column.
+var fieldBreaks = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`)
+
+// field makes a value read from a record or a folder name one field of a
+// line: its line breaks and tabs shown as \n, \r, \t.
+func field(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return s
+	}
+	return fieldBreaks.Replace(s)
+}
 
 // Unwrap returns the writer underneath (whether it is a terminal decides
 // how logs are shown).
