@@ -338,6 +338,12 @@ func confirmInjected(q *inject.Queue, log zerolog.Logger, ws string, e *event.Ev
 		return
 	}
 	m, fresh := q.Confirm(ws, id)
+	if m.ID == "" {
+		// Not a message the bridge handed out here: the record's own
+		// words (a forged frame), shown as they are, never as the
+		// person's message from Chrome.
+		return
+	}
 	if fresh {
 		log.Info().Str("workspace", ws).Str("msg_id", id).Msg("message confirmed in the transcript")
 	}

@@ -76,6 +76,16 @@ type Message struct {
 	// the workspace take it (messages queued before sessions were told
 	// apart).
 	Target string `json:"session_id,omitempty"`
+	// HandedOut: a hook (or a Codex resume) took it once, even if it was
+	// queued again since. Only such a message can show up in a transcript
+	// as the bridge's: a frame with any other id is the record's own text.
+	HandedOut bool `json:"handed_out,omitempty"`
+}
+
+// handed reports whether m was ever handed out (a file from before
+// HandedOut says so by its state).
+func (m Message) handed() bool {
+	return m.HandedOut || m.State == Delivered || m.State == Confirmed || m.State == Lost
 }
 
 // Queue is every workspace's messages, persisted in dir.
@@ -230,7 +240,7 @@ func (q *Queue) Take(workspace, via, session string) (Message, bool, error) {
 			continue
 		}
 		m := &msgs[i]
-		m.State, m.Via, m.Session, m.Delivered = Delivered, via, session, q.now().UTC()
+		m.State, m.Via, m.Session, m.Delivered, m.HandedOut = Delivered, via, session, q.now().UTC(), true
 		if err := q.saveLocked(workspace, msgs); err != nil {
 			return Message{}, false, err
 		}
@@ -266,18 +276,29 @@ func (q *Queue) WaitFor(ctx context.Context, workspace, session string) error {
 	}
 }
 
-// Confirm marks a delivered (or, after a restart, requeued) message as seen
-// in the transcript. It reports whether the message was waiting for that.
+// Confirm marks a message handed out (delivered, lost, or queued again by
+// a restart) as seen in the transcript. It returns the message when the
+// id is one the bridge handed out in workspace — the zero Message for any
+// other: a frame the bridge did not deliver is not its message — and
+// reports whether the message was waiting to be seen.
 func (q *Queue) Confirm(workspace, id string) (Message, bool) {
 	m, err := q.update(workspace, id, func(m *Message) error {
+		if !m.handed() {
+			return errNotHanded
+		}
 		if m.State == Confirmed || m.State == Cancelled {
 			return ErrNotQueued
 		}
 		m.State, m.Confirmed = Confirmed, q.now().UTC()
 		return nil
 	})
+	if errors.Is(err, errNotHanded) || errors.Is(err, ErrNotFound) {
+		return Message{}, false
+	}
 	return m, err == nil
 }
+
+var errNotHanded = errors.New("message was never handed out")
 
 // Requeue puts back the messages of workspace that were handed to a hook
 // before `before` and never seen in the transcript: the hook died, or the
