@@ -16,6 +16,7 @@ import (
 	"conductorbridge/assets"
 	"conductorbridge/bridge/atomicfile"
 	"conductorbridge/bridge/nativehost"
+	"conductorbridge/bridge/regular"
 )
 
 // The side panel is two things on disk: the unpacked extension, which the
@@ -41,7 +42,7 @@ type extensionRecord struct {
 
 func readExtensionRecord(stateDir string) (extensionRecord, error) {
 	var r extensionRecord
-	b, err := os.ReadFile(filepath.Join(stateDir, extensionRecordFile))
+	b, err := regular.ReadFile(filepath.Join(stateDir, extensionRecordFile))
 	if err != nil {
 		return r, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"conductorbridge/bridge/atomicfile"
+	"conductorbridge/bridge/regular"
 )
 
 // HostName is the host's name: the extension passes it to
@@ -76,7 +77,7 @@ func WriteManifest(path string, m Manifest) (created []string, err error) {
 // ReadManifest reads the manifest at path.
 func ReadManifest(path string) (Manifest, error) {
 	var m Manifest
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path)
 	if err != nil {
 		return m, err
 	}
