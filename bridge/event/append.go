@@ -9,13 +9,13 @@ import (
 
 // appendWire appends the wire form of the event types a transcript is
 // mostly made of (text, thinking, prompts, tool calls and results,
-// status) with no reflection, and reports false for the others, which
+// status), and of the browser's actions, with no reflection, and reports false for the others, which
 // MarshalJSON encodes through wire. A backlog catch-up is hundreds of
 // thousands of these, and encoding them was most of its time. The bytes
 // are exactly what encoding/json makes of wire (TestAppendWireIsJSON).
 func (e *Event) appendWire(b []byte) ([]byte, bool) {
 	switch e.Type {
-	case Assistant, Thinking, User, ToolUse, ToolResult, Status:
+	case Assistant, Thinking, User, ToolUse, ToolResult, Status, Browse:
 	default:
 		return b, false
 	}
@@ -58,8 +58,36 @@ func (e *Event) appendWire(b []byte) ([]byte, bool) {
 	case Status:
 		b = appendField(b, "state", e.State)
 		b = appendField(b, "reason", e.Reason)
+	case Browse:
+		b = e.appendBrowse(b)
 	}
 	return append(b, '}'), true
+}
+
+// appendBrowse appends a browse event's own fields, in wire's order
+// (duration_ms sits with the turn's fields there, the gap's ids last).
+func (e *Event) appendBrowse(b []byte) []byte {
+	if e.Action == BrowseEnd {
+		b = append(b, `,"duration_ms":`...)
+		b = strconv.AppendInt(b, e.DurationMS, 10)
+	}
+	b = appendField(b, "action", e.Action)
+	b = appendField(b, "command", e.Command)
+	b = appendField(b, "args", e.Args)
+	b = appendField(b, "url", e.URL)
+	if e.Action == BrowseEnd || e.Action == BrowseError {
+		b = appendBool(b, "ok", e.OK)
+	}
+	b = appendField(b, "error", e.Error)
+	b = appendField(b, "result", e.Result)
+	if e.Action == BrowseGap {
+		b = append(b, `,"gapFrom":`...)
+		b = strconv.AppendInt(b, e.GapFrom, 10)
+		b = append(b, `,"availableFrom":`...)
+		return strconv.AppendInt(b, e.AvailableFrom, 10)
+	}
+	b = append(b, `,"browse_id":`...)
+	return strconv.AppendInt(b, e.BrowseID, 10)
 }
 
 // appendField appends ,"name":"v" unless v is empty (omitempty).

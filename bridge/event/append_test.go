@@ -30,6 +30,14 @@ func TestAppendWireIsJSON(t *testing.T) {
 			events = append(events, e)
 		}
 	}
+	for i, s := range nasty {
+		for _, action := range []string{BrowseStart, BrowseEnd, BrowseNavigation, BrowseError, BrowseGap, s} {
+			events = append(events, Event{Type: Browse, ID: int64(i), TS: ts, SessionID: s, Agent: s, Sidechain: i%2 == 1,
+				System: true, Action: action, Command: s, Args: s, URL: s, OK: i%2 == 0, Error: s, Result: s,
+				DurationMS: int64(i * 7), BrowseID: int64(i + 1), GapFrom: int64(i), AvailableFrom: int64(i + 9),
+				Content: s, Name: s, Input: s, Model: "not on browse events"})
+		}
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {
 		b := make([]byte, rng.IntN(40))
@@ -37,7 +45,8 @@ func TestAppendWireIsJSON(t *testing.T) {
 			b[j] = byte(rng.IntN(256))
 		}
 		events = append(events, Event{Type: User, ID: rng.Int64(), Content: string(b)},
-			Event{Type: ToolResult, Output: string(b), Name: string(b[:len(b)/2])})
+			Event{Type: ToolResult, Output: string(b), Name: string(b[:len(b)/2])},
+			Event{Type: Browse, Action: BrowseEnd, Args: string(b), URL: string(b[len(b)/2:]), Result: string(b), BrowseID: rng.Int64()})
 	}
 	for _, e := range events {
 		want, err := e.marshalWire()

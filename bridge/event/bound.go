@@ -30,9 +30,13 @@ func (e *Event) Bound() {
 		e.TruncOut = true
 	}
 	for _, s := range []*string{&e.Type, &e.SessionID, &e.Agent, &e.MessageID, &e.Name, &e.ToolUseID,
-		&e.Model, &e.State, &e.Workspace} {
+		&e.Model, &e.State, &e.Workspace, &e.Action, &e.Command} {
 		cut(s, MaxID)
 	}
 	cut(&e.Path, MaxPath)
+	cut(&e.URL, MaxPath)
 	cut(&e.Reason, MaxNote)
+	cut(&e.Error, MaxNote)
+	cut(&e.Args, MaxText)
+	cut(&e.Result, MaxText)
 }

@@ -26,7 +26,8 @@ func TestBoundCutsEveryString(t *testing.T) {
 		t.Fatalf("only %d string fields found: %v", len(names), names)
 	}
 	e.Bound()
-	limit := map[string]int{"Content": MaxText, "Input": MaxText, "Output": MaxText, "Path": MaxPath, "Reason": MaxNote}
+	limit := map[string]int{"Content": MaxText, "Input": MaxText, "Output": MaxText, "Path": MaxPath, "Reason": MaxNote,
+		"Args": MaxText, "Result": MaxText, "URL": MaxPath, "Error": MaxNote}
 	for _, name := range names {
 		s := v.FieldByName(name).String()
 		want, ok := limit[name]
@@ -40,7 +41,7 @@ func TestBoundCutsEveryString(t *testing.T) {
 	if !e.Truncated || !e.TruncIn || !e.TruncOut {
 		t.Errorf("truncated flags: %v %v %v", e.Truncated, e.TruncIn, e.TruncOut)
 	}
-	for _, typ := range []string{ToolUse, ToolResult, TurnComplete, Status, Session, User} {
+	for _, typ := range []string{ToolUse, ToolResult, TurnComplete, Status, Session, User, Browse} {
 		e.Type = typ
 		b, _ := json.Marshal(e)
 		if len(b) > 16<<10 {

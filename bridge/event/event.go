@@ -24,6 +24,20 @@ const (
 	Session      = "session"
 	Pairing      = "pairing"
 	Gap          = "gap"
+	// Browse is an action of the workspace's gstack browser (bridge/browse):
+	// not an agent's record, so it names no session.
+	Browse = "browse"
+)
+
+// Actions of a browse event: gstack's activity entry types, shortened, and
+// gap for entries the bridge never got (the browse server no longer had
+// them, or it sent more than the bridge takes).
+const (
+	BrowseStart      = "start"      // command_start
+	BrowseEnd        = "end"        // command_end
+	BrowseNavigation = "navigation" // navigation
+	BrowseError      = "error"      // error
+	BrowseGap        = "gap"
 )
 
 // Agent states carried by Status events and reported per workspace.
@@ -110,6 +124,18 @@ type Event struct {
 	// pairing (and session on a follow stream): whether Workspace is now
 	// paired with Chrome.
 	Paired bool
+
+	// browse (DurationMS too, and GapFrom/AvailableFrom, in the browse
+	// server's ids, for its gap action). Command is cut like a name, Args
+	// and Result like text, Error like a status reason, URL like a path.
+	Action   string
+	Command  string
+	Args     string // the arguments, joined by spaces
+	URL      string
+	OK       bool // end: the command succeeded
+	Error    string
+	Result   string
+	BrowseID int64 // the browse server's own id of the entry
 
 	// gap
 	GapFrom       int64

@@ -45,6 +45,13 @@ func TestJSONRoundTripPerType(t *testing.T) {
 		{ID: 8, Type: Session, TS: ts, Workspace: "w1", Paired: true, Reason: FollowReason},
 		{ID: 9, Type: Pairing, TS: ts, Workspace: "w1"},
 		{ID: 8, Type: Gap, GapFrom: 1, AvailableFrom: 5},
+		{ID: 10, Type: Browse, TS: ts, Action: BrowseStart, Command: "goto", Args: "https://example.com", URL: "about:blank", BrowseID: 3},
+		{ID: 11, Type: Browse, TS: ts, Action: BrowseEnd, Command: "goto", Args: "https://example.com", URL: "https://example.com/",
+			OK: true, Result: "Navigated to https://example.com/ (200)", DurationMS: 412, BrowseID: 4},
+		{ID: 12, Type: Browse, TS: ts, Action: BrowseEnd, Command: "click", Args: "@e3", Error: "element not found", DurationMS: 5, BrowseID: 5},
+		{ID: 13, Type: Browse, TS: ts, Action: BrowseNavigation, URL: "https://example.com/next", BrowseID: 6},
+		{ID: 14, Type: Browse, TS: ts, Action: BrowseError, Command: "tab-guardrail", Error: "too many tabs", BrowseID: 7},
+		{ID: 15, Type: Browse, TS: ts, Action: BrowseGap, GapFrom: 8, AvailableFrom: 40},
 	}
 	for _, e := range evs {
 		b, err := json.Marshal(e)
@@ -69,6 +76,17 @@ func TestJSONRoundTripPerType(t *testing.T) {
 	b, _ = json.Marshal(Event{ID: 4, Type: ToolResult})
 	if !strings.Contains(string(b), `"is_error":false`) || !strings.Contains(string(b), `"truncated_output":false`) {
 		t.Errorf("tool_result JSON: %s", b)
+	}
+	// A browse event's outcome is present even when false, on the actions
+	// that have one; a start has none, and no agent's fields.
+	b, _ = json.Marshal(Event{ID: 9, Type: Browse, Action: BrowseEnd, Command: "click", Error: "no such element", Content: "x"})
+	if s := string(b); !strings.Contains(s, `"ok":false`) || !strings.Contains(s, `"duration_ms":0`) ||
+		!strings.Contains(s, `"browse_id":0`) || strings.Contains(s, "content") {
+		t.Errorf("browse end JSON: %s", s)
+	}
+	b, _ = json.Marshal(Event{ID: 9, Type: Browse, Action: BrowseStart, Command: "goto", BrowseID: 3})
+	if s := string(b); strings.Contains(s, `"ok"`) || strings.Contains(s, "duration_ms") {
+		t.Errorf("browse start JSON: %s", s)
 	}
 	b, _ = json.Marshal(Event{ID: 8, Type: Gap, GapFrom: 1, AvailableFrom: 5})
 	if !strings.Contains(string(b), `"gapFrom":1`) || !strings.Contains(string(b), `"availableFrom":5`) {

@@ -50,6 +50,15 @@ type wire struct {
 	Workspace string `json:"workspace,omitempty"`
 	Paired    *bool  `json:"paired,omitempty"`
 
+	Action   string `json:"action,omitempty"`
+	Command  string `json:"command,omitempty"`
+	Args     string `json:"args,omitempty"`
+	URL      string `json:"url,omitempty"`
+	OK       *bool  `json:"ok,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Result   string `json:"result,omitempty"`
+	BrowseID *int64 `json:"browse_id,omitempty"`
+
 	GapFrom       *int64 `json:"gapFrom,omitempty"`
 	AvailableFrom *int64 `json:"availableFrom,omitempty"`
 }
@@ -106,6 +115,20 @@ func (e Event) marshalWire() ([]byte, error) {
 		w.Workspace, w.Paired = e.Workspace, &e.Paired
 	case Gap:
 		w.GapFrom, w.AvailableFrom = &e.GapFrom, &e.AvailableFrom
+	case Browse:
+		w.Action, w.Command, w.Args, w.URL = e.Action, e.Command, e.Args, e.URL
+		w.Error, w.Result = e.Error, e.Result
+		switch e.Action {
+		case BrowseEnd:
+			w.OK, w.DurationMS = &e.OK, &e.DurationMS
+		case BrowseError:
+			w.OK = &e.OK
+		}
+		if e.Action == BrowseGap {
+			w.GapFrom, w.AvailableFrom = &e.GapFrom, &e.AvailableFrom
+		} else {
+			w.BrowseID = &e.BrowseID
+		}
 	}
 	return json.Marshal(w)
 }
@@ -121,6 +144,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		ID: w.ID, Type: w.Type, SessionID: w.SessionID, Agent: w.Agent, Sidechain: w.Sidechain, System: w.System,
 		Name: w.Name, ToolUseID: w.ToolUseID, Model: w.Model, MessageID: w.MessageID,
 		State: w.State, Reason: w.Reason, Path: w.Path, Workspace: w.Workspace,
+		Action: w.Action, Command: w.Command, Args: w.Args, URL: w.URL, Error: w.Error, Result: w.Result,
 	}
 	if w.TS != "" {
 		ts, err := time.Parse(time.RFC3339Nano, w.TS)
@@ -162,6 +186,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	e.DurationMS = num(w.DurationMS)
 	e.GapFrom, e.AvailableFrom = num(w.GapFrom), num(w.AvailableFrom)
 	e.Paired = flag(w.Paired)
+	e.OK, e.BrowseID = flag(w.OK), num(w.BrowseID)
 	return nil
 }
 
