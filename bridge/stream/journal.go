@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 
+	"conductorbridge/bridge/jsonbytes"
 	"conductorbridge/bridge/regular"
 )
 
@@ -27,11 +30,14 @@ import (
 // the file stays within a small constant of the events' own bytes. Load
 // hands back the last whole cursor and the deltas after it (Resume). A
 // torn last line (the bridge killed mid-write, before its events were
-// sent to anyone) is dropped on load, which rewinds cursor and ids
+// sent to anyone) is dropped on load, which rewinds cursors and ids
 // together. A whole line that is garbled is dropped with everything after
 // it, kept aside in <path>.damaged and reported (Damaged), but ids never
 // rewind past it: they were sent. When the file grows past a bound it is
-// rewritten as one line holding the kept history.
+// rewritten as one line holding the kept history. A second producer of the
+// topic (the workspace's browser, bridge/browse) keeps its own resume point
+// beside the first's, "x":{"<key>":<cursor>}, written whole with its
+// events; Load hands back each key's last one.
 //
 // A write that fails (disk full) is cut off again, so the file stays a run
 // of whole lines: a garbled line would make Load drop every line after it.
@@ -64,6 +70,9 @@ type Journal struct {
 	// Damaged says what Load found wrong in the file: a whole line that
 	// is not a journal line, and what was done about it (nil: nothing).
 	Damaged error
+	// sides are the side cursors as last loaded or appended, by key: a
+	// compacted file, or the line after a failed append, carries them all.
+	sides map[string]json.RawMessage
 }
 
 // Resume is a producer's resume point as journaled: the last whole
@@ -71,6 +80,14 @@ type Journal struct {
 type Resume struct {
 	Cursor json.RawMessage
 	Deltas []json.RawMessage
+	// Sides are the other producers' resume points, each key's last.
+	Sides map[string]json.RawMessage
+}
+
+// side is one producer's resume point, journaled beside the main cursor.
+type side struct {
+	key string
+	raw json.RawMessage // nil: none with this line
 }
 
 // journalFile is what Journal needs of its file (an *os.File), so tests can
@@ -82,10 +99,11 @@ type journalFile interface {
 }
 
 type journalLine struct {
-	Events []json.RawMessage `json:"e,omitempty"`
-	Cursor json.RawMessage   `json:"c,omitempty"`
-	Delta  json.RawMessage   `json:"d,omitempty"` // what changed since the line before
-	Next   int64             `json:"n,omitempty"` // no id below this may be handed out again
+	Events []json.RawMessage          `json:"e,omitempty"`
+	Cursor json.RawMessage            `json:"c,omitempty"`
+	Delta  json.RawMessage            `json:"d,omitempty"` // what changed since the line before
+	Next   int64                      `json:"n,omitempty"` // no id below this may be handed out again
+	Sides  map[string]json.RawMessage `json:"x,omitempty"` // other producers' cursors, whole
 }
 
 // OpenJournal opens (creating if needed) the journal at path, 0600.
@@ -107,7 +125,8 @@ func (j *Journal) Load(max int) ([]Item, Resume, error) {
 	var (
 		items []Item
 		res   Resume
-		good  int64 // bytes of well-formed lines
+		sides map[string]json.RawMessage // each key's last
+		good  int64                      // bytes of well-formed lines
 	)
 	if end, err := j.f.Seek(0, io.SeekEnd); err != nil {
 		return nil, res, fmt.Errorf("seek journal: %w", err)
@@ -156,6 +175,12 @@ func (j *Journal) Load(max int) ([]Item, Resume, error) {
 		if jl.Next-1 > j.LastID {
 			j.LastID = jl.Next - 1
 		}
+		for k, v := range jl.Sides {
+			if sides == nil {
+				sides = make(map[string]json.RawMessage)
+			}
+			sides[k] = v
+		}
 		items = append(items, batch...)
 		if len(items) > 2*max {
 			items = append(items[:0:0], items[len(items)-max:]...)
@@ -192,10 +217,11 @@ func (j *Journal) Load(max int) ([]Item, Resume, error) {
 		// The ids of the lines set aside were issued: the kept part of
 		// the file must say so before anything else, or a restart before
 		// the next append would hand them out again.
-		if err := j.write(encodeLine(nil, nil, nil, nil, j.LastID+1)); err != nil {
+		if err := j.write(encodeLine(nil, nil, nil, nil, nil, j.LastID+1)); err != nil {
 			return nil, Resume{}, fmt.Errorf("journal watermark: %w", err)
 		}
 	}
+	res.Sides, j.sides = sides, maps.Clone(sides)
 	return items, res, nil
 }
 
@@ -257,15 +283,16 @@ func (j *Journal) fullEvery() int64 { return max(64<<10, 16*j.fullLen) }
 // "unchanged"), so that cursor and ids on disk move past the lost batch
 // together.
 func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, max int, current json.RawMessage) error {
-	return j.appendDelta(items, rawCursor(cursor), nil, history, max, rawCursor(current))
+	return j.appendDelta(items, rawCursor(cursor), nil, history, max, rawCursor(current), side{})
 }
 
 // appendDelta is Append where delta, when set with cursor, may be written
 // in cursor's place: when the file holds a whole cursor, the last append
 // reached the file (the delta is relative to the line before), and not
 // too much has been written since the last whole cursor. The cursors are
-// encoded only if written whole.
-func (j *Journal) appendDelta(items []Item, lazy *lazyCursor, delta json.RawMessage, history []Item, max int, current *lazyCursor) error {
+// encoded only if written whole. A side cursor, if set, goes with the line
+// (every side the journal knows when the line must stand for them all).
+func (j *Journal) appendDelta(items []Item, lazy *lazyCursor, delta json.RawMessage, history []Item, max int, current *lazyCursor, sd side) error {
 	if j.budget != nil {
 		if victim := j.budget.use(j); victim != nil {
 			victim.release()
@@ -287,11 +314,12 @@ func (j *Journal) appendDelta(items []Item, lazy *lazyCursor, delta json.RawMess
 	if delta == nil {
 		cursor = lazy.get()
 	}
+	sides := j.sidesFor(sd)
 	// The line is written at once and not kept: its buffer goes back to
 	// the hub's pool for the next batch (a line a batch, thousands a
 	// second when agents work), not kept by each of a thousand journals.
 	buf := j.budget.lineBuffer()
-	line := encodeLine((*buf)[:0], items, cursor, delta, last+1)
+	line := encodeLine((*buf)[:0], items, cursor, delta, sides, last+1)
 	defer j.budget.putLine(buf, line)
 	limit := j.MaxBytes
 	if limit <= 0 {
@@ -304,7 +332,7 @@ func (j *Journal) appendDelta(items []Item, lazy *lazyCursor, delta json.RawMess
 			kept = kept[len(kept)-max:]
 		}
 		whole := current.get()
-		err = j.rewrite(encodeLine(nil, kept, whole, nil, last+1))
+		err = j.rewrite(encodeLine(nil, kept, whole, nil, j.sides, last+1))
 		if err == nil {
 			j.noteFull(whole)
 		}
@@ -318,6 +346,24 @@ func (j *Journal) appendDelta(items []Item, lazy *lazyCursor, delta json.RawMess
 	}
 	j.LastID, j.behind = last, err != nil
 	return err
+}
+
+// sidesFor notes sd and returns the side cursors a line must carry: sd's
+// alone, or all of them after a failed append, whose line the file lacks.
+func (j *Journal) sidesFor(sd side) map[string]json.RawMessage {
+	if sd.raw != nil {
+		if j.sides == nil {
+			j.sides = make(map[string]json.RawMessage)
+		}
+		j.sides[sd.key] = sd.raw
+	}
+	switch {
+	case j.behind:
+		return j.sides
+	case sd.raw != nil:
+		return map[string]json.RawMessage{sd.key: sd.raw}
+	}
+	return nil
 }
 
 // noteFull records that the file's last line holds the whole cursor c.
@@ -414,8 +460,8 @@ func (j *Journal) Close() error {
 }
 
 // encodeLine appends one journal line to dst: with delta, if set, in
-// place of cursor.
-func encodeLine(dst []byte, items []Item, cursor, delta json.RawMessage, next int64) []byte {
+// place of cursor, and the side cursors given.
+func encodeLine(dst []byte, items []Item, cursor, delta json.RawMessage, sides map[string]json.RawMessage, next int64) []byte {
 	dst = append(dst, `{"e":[`...)
 	for i, it := range items {
 		if i > 0 {
@@ -431,6 +477,18 @@ func encodeLine(dst []byte, items []Item, cursor, delta json.RawMessage, next in
 	case cursor != nil:
 		dst = append(dst, `,"c":`...)
 		dst = append(dst, cursor...)
+	}
+	if len(sides) > 0 {
+		dst = append(dst, `,"x":{`...)
+		for i, k := range slices.Sorted(maps.Keys(sides)) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonbytes.String(dst, k, true)
+			dst = append(dst, ':')
+			dst = append(dst, sides[k]...)
+		}
+		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"n":`...)
 	dst = strconv.AppendInt(dst, next, 10)

@@ -65,9 +65,10 @@ type Topic struct {
 	history history
 	max     int
 	subs    map[*Subscriber]struct{}
-	journal *Journal          // nil: in memory only
-	cursor  *lazyCursor       // the producer's resume point, journaled with events
-	deltas  []json.RawMessage // journaled after cursor, loaded: see Resume
+	journal *Journal                   // nil: in memory only
+	cursor  *lazyCursor                // the producer's resume point, journaled with events
+	deltas  []json.RawMessage          // journaled after cursor, loaded: see Resume
+	sides   map[string]json.RawMessage // other producers' resume points, by key: see PublishSide
 }
 
 // lazyCursor is a resume point encoded only when someone reads it: the
@@ -105,7 +106,7 @@ func newTopic(id string, max int, j *Journal) (*Topic, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load journal of %s: %w", id, err)
 		}
-		t.history, t.cursor, t.deltas = newHistory(max, items), rawCursor(res.Cursor), res.Deltas
+		t.history, t.cursor, t.deltas, t.sides = newHistory(max, items), rawCursor(res.Cursor), res.Deltas, res.Sides
 		if n := len(items); n > 0 {
 			t.next = items[n-1].ID + 1
 		}
@@ -158,7 +159,24 @@ func (t *Topic) Publish(evs []event.Event, cursor json.RawMessage) ([]Item, erro
 // order, yields cursor. The journal decides which it writes (see Journal);
 // cursor must be set with delta.
 func (t *Topic) PublishDelta(evs []event.Event, cursor, delta json.RawMessage) ([]Item, error) {
-	return t.publish(evs, rawCursor(cursor), delta)
+	return t.publish(evs, rawCursor(cursor), delta, side{})
+}
+
+// PublishSide is Publish for a second producer of the topic, one that
+// keeps its own resume point under key (the workspace's browser, whose
+// entries come from elsewhere than the agents' records): cursor is
+// journaled with evs, in the same write, and the main cursor is left as
+// it is. Side reads it back, after a restart too.
+func (t *Topic) PublishSide(evs []event.Event, key string, cursor json.RawMessage) ([]Item, error) {
+	return t.publish(evs, nil, nil, side{key: key, raw: cursor})
+}
+
+// Side returns key's resume point as last published or journaled (nil if
+// none).
+func (t *Topic) Side(key string) json.RawMessage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sides[key]
 }
 
 // PublishLazy is PublishDelta with a cursor made only if it is needed:
@@ -170,10 +188,10 @@ func (t *Topic) PublishLazy(evs []event.Event, cursor func() json.RawMessage, de
 	if cursor != nil {
 		c = &lazyCursor{make: cursor}
 	}
-	return t.publish(evs, c, delta)
+	return t.publish(evs, c, delta, side{})
 }
 
-func (t *Topic) publish(evs []event.Event, cursor *lazyCursor, delta json.RawMessage) ([]Item, error) {
+func (t *Topic) publish(evs []event.Event, cursor *lazyCursor, delta json.RawMessage, sd side) ([]Item, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	items := make([]Item, 0, len(evs))
@@ -187,15 +205,21 @@ func (t *Topic) publish(evs []event.Event, cursor *lazyCursor, delta json.RawMes
 		t.next++
 		items = append(items, NewItem(e, data))
 	}
-	if len(items) == 0 && cursor == nil {
+	if len(items) == 0 && cursor == nil && sd.raw == nil {
 		return nil, nil
 	}
 	if cursor != nil {
 		t.cursor, t.deltas = cursor, nil
 	}
+	if sd.raw != nil {
+		if t.sides == nil {
+			t.sides = make(map[string]json.RawMessage)
+		}
+		t.sides[sd.key] = sd.raw
+	}
 	var jerr error
 	if t.journal != nil {
-		jerr = t.journal.appendDelta(items, cursor, delta, t.history.kept(), t.max, t.cursor)
+		jerr = t.journal.appendDelta(items, cursor, delta, t.history.kept(), t.max, t.cursor, sd)
 	}
 	for _, it := range items {
 		t.history.add(it.kept())
