@@ -1,0 +1,7 @@
+//go:build !unix
+
+package browse
+
+import "os"
+
+func fileID(os.FileInfo) any { return nil }
