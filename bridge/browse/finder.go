@@ -70,19 +70,26 @@ func (f *Finder) init() {
 }
 
 // Follow starts watching the workspace id at root for a browse server,
-// its events going to t. Following it again from another root starts
-// over; from the same root, it does nothing.
+// its events going to t, and looks at once if its state file is there
+// (one stat). Following it again from another root starts over; from the
+// same root, it does nothing.
 func (f *Finder) Follow(id, root string, t Topic) {
 	f.init()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if w := f.ws[id]; w != nil {
-		if w.root == root {
+		if w.root == filepath.Clean(root) {
 			return
 		}
 		w.stop()
 	}
-	f.ws[id] = newWatch(f, id, filepath.Clean(root), t)
+	w := newWatch(f, id, filepath.Clean(root), t)
+	fi, err := os.Lstat(statePath(w.root))
+	w.stamp = stampOf(fi, err)
+	f.ws[id] = w
+	if err == nil {
+		w.look()
+	}
 }
 
 // Forget stops watching workspace id, and following its browse server.

@@ -70,6 +70,9 @@ type Config struct {
 	// system's own). Past it, as when the system runs out of inotify
 	// watches or kqueue descriptors, a path is polled by the sweep.
 	MaxWatches int
+	// Browse follows each workspace's gstack browse server (browse.go;
+	// nil: none).
+	Browse Browse
 }
 
 func (c *Config) withDefaults() {
@@ -400,6 +403,10 @@ func (e *Engine) scan(ctx context.Context) bool {
 					e.unindexLocked(w.id, old.ProjectDir)
 					e.indexLocked(w.id, ws.ProjectDir)
 				}
+				if old.Directory != ws.Directory {
+					e.browseForgetLocked(w.id, old.Directory)
+					e.browseFollowLocked(w.id, ws.Directory, w.topic)
+				}
 				w.setWorkspace(ws)
 				changed = true
 			}
@@ -415,6 +422,7 @@ func (e *Engine) scan(ctx context.Context) bool {
 	for id, w := range e.workspaces {
 		if !seen[id] {
 			w.stop()
+			e.browseForgetLocked(id, w.snap.Load().ws.Directory)
 			delete(e.workspaces, id)
 			e.cfg.Hub.Drop(id)
 			e.unindexLocked(id, w.snap.Load().ws.ProjectDir)
@@ -501,6 +509,7 @@ func (e *Engine) startLocked(ws discover.Workspace) error {
 	e.workspaces[ws.ID] = w
 	e.indexLocked(ws.ID, ws.ProjectDir)
 	w.follow()
+	e.browseFollowLocked(ws.ID, ws.Directory, topic)
 	e.log.Debug().Str("workspace", ws.ID).Str("dir", ws.Directory).Msg("following workspace")
 	return nil
 }

@@ -26,6 +26,7 @@ type Info struct {
 	Malformed   int    // transcript lines skipped as not JSON
 	Oversized   int    // transcript lines skipped as too long
 	Version     string // the agent version writing the active session
+	Browser     bool   // the workspace's gstack browse server is followed now
 	// Sessions are every session of the workspace, the active one first,
 	// then by most recent activity. Like the embedded Workspace's, the
 	// slice is the engine's snapshot, shared and never changed: read it,
@@ -121,7 +122,7 @@ func (e *Engine) info(w *workspace) Info { return e.infoOf(w, w.snap.Load()) }
 
 func (e *Engine) infoOf(w *workspace, s *snapshot) Info {
 	in := Info{Workspace: s.ws, Malformed: s.malformed, Oversized: s.oversized, LastEventID: w.topic.LastID(),
-		Sessions: s.sessions}
+		Sessions: s.sessions, Browser: e.browseLive(w.id)}
 	in.Status = event.StateIdle
 	if in.ConductorStatus != "" && len(in.Sessions) == 0 {
 		in.Status, in.Reason = conductorState(in.ConductorStatus)

@@ -16,6 +16,9 @@ import (
 
 // route pokes the workspaces a file event concerns.
 func (e *Engine) route(ev fsnotify.Event) {
+	if e.routeBrowse(ev) {
+		return
+	}
 	if ev.Op != fsnotify.Write {
 		e.folders.Add(1)
 	}
@@ -423,6 +426,7 @@ func (s *sweeper) sweep() time.Duration {
 			delete(s.stamps, p)
 		}
 	}
+	s.e.sweepBrowse()
 	if busy || polled {
 		// Paths without a watch hear of nothing but the sweep: it must
 		// not back off while there are any.
