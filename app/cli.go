@@ -301,8 +301,32 @@ func formatEvent(e event.Event) string {
 		return fmt.Sprintf("%s  session  %s", ts, field(e.SessionID))
 	case event.Gap:
 		return fmt.Sprintf("         gap      events %d–%d are no longer kept", e.GapFrom, e.AvailableFrom-1)
+	case event.Browse:
+		return fmt.Sprintf("%s  🌐 %s", ts, browseLine(e, oneLine))
 	}
 	return fmt.Sprintf("%s  %s", ts, field(e.Type))
+}
+
+// browseLine is a browser action in a few words: "goto https://… → ok
+// (412 ms)", "click @e3 ✗ element not found", "navigated to …".
+func browseLine(e event.Event, oneLine func(string, bool) string) string {
+	cmd := strings.TrimSpace(e.Command + " " + oneLine(e.Args, false))
+	switch e.Action {
+	case event.BrowseStart:
+		return cmd + " …"
+	case event.BrowseEnd:
+		if !e.OK {
+			return fmt.Sprintf("%s ✗ %s (%d ms)", cmd, oneLine(e.Error, false), e.DurationMS)
+		}
+		return fmt.Sprintf("%s → ok (%d ms)", cmd, e.DurationMS)
+	case event.BrowseNavigation:
+		return "navigated to " + oneLine(e.URL, false)
+	case event.BrowseError:
+		return fmt.Sprintf("%s ✗ %s", cmd, oneLine(e.Error, false))
+	case event.BrowseGap:
+		return fmt.Sprintf("browser actions %d–%d not shown", e.GapFrom, e.AvailableFrom-1)
+	}
+	return e.Action
 }
 
 func sep(u string) string {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
 )
 
 // plainProject makes a Claude Code project with one turn under home.
@@ -123,5 +124,27 @@ func TestReorderKeepsBoolFlagsApart(t *testing.T) {
 	got := strings.Join(reorder(fs, []string{"ws", "--wait", "hi there", "--addr", "127.0.0.1:1", "x"}), "|")
 	if want := "--wait|--addr|127.0.0.1:1|ws|hi there|x"; got != want {
 		t.Errorf("reorder = %s, want %s", got, want)
+	}
+}
+
+// A browser's action is one terminal line: what ran, how it ended.
+func TestFormatBrowseEvent(t *testing.T) {
+	ts := time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local)
+	tests := []struct {
+		e    event.Event
+		want string
+	}{
+		{event.Event{Action: event.BrowseStart, Command: "goto", Args: "https://example.com"}, "goto https://example.com …"},
+		{event.Event{Action: event.BrowseEnd, Command: "goto", Args: "https://example.com", OK: true, DurationMS: 412}, "goto https://example.com → ok (412 ms)"},
+		{event.Event{Action: event.BrowseEnd, Command: "click", Args: "@e3", Error: "Element not found:\n@e3", DurationMS: 5}, "click @e3 ✗ Element not found: @e3 (5 ms)"},
+		{event.Event{Action: event.BrowseNavigation, URL: "https://example.com/next"}, "navigated to https://example.com/next"},
+		{event.Event{Action: event.BrowseError, Command: "tab-guardrail", Error: "too many tabs"}, "tab-guardrail ✗ too many tabs"},
+		{event.Event{Action: event.BrowseGap, GapFrom: 3, AvailableFrom: 40}, "browser actions 3–39 not shown"},
+	}
+	for _, tt := range tests {
+		tt.e.Type, tt.e.TS = event.Browse, ts
+		if got, want := formatEvent(tt.e), "10:00:00  🌐 "+tt.want; got != want {
+			t.Errorf("got  %q\nwant %q", got, want)
+		}
 	}
 }

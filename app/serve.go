@@ -22,6 +22,7 @@ import (
 	"conductorbridge/assets"
 	"conductorbridge/bridge/api"
 	"conductorbridge/bridge/auth"
+	"conductorbridge/bridge/browse"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
@@ -250,7 +251,12 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	prices.OnUnknown = func(model string) {
 		log.Warn().Str("model", model).Msg("no price for this model: its turns show an unknown cost (add it to prices.json in the state folder)")
 	}
+	// Each workspace's gstack browse server: its actions join the
+	// workspace's stream (bridge/browse). It stops with the bridge.
+	browser := &browse.Finder{Log: log}
+	context.AfterFunc(ctx, browser.Close)
 	eng := engine.New(engine.Config{
+		Browse:  browser,
 		Prices:  prices,
 		Scanner: newAgentScanner(scanner), Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome,
 		// A change to Conductor's database (its -wal takes every commit)
@@ -258,6 +264,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		RescanOn: []string{c.ConductorDB, c.ConductorDB + "-wal", filepath.Join(c.ConductorRoot, "workspaces")},
 		OnUser:   func(ws string, e *event.Event) { confirmInjected(queue, log, ws, e) },
 	})
+	browser.OnChange = eng.BrowseChanged
 	pairs, err := pairing.Open(filepath.Join(c.StateDir, pairingFile))
 	if err != nil {
 		return nil, err

@@ -167,12 +167,15 @@ func buildMenu(v view) []Item {
 	return items
 }
 
+// browserMark marks a workspace whose gstack browse server is live.
+const browserMark = "🌐 browser"
+
 // inUse decides who gets a line of their own: Conductor's and registered
 // workspaces, and plain projects (a folder only a Claude Code or Codex run
-// found) with a live agent, a pairing or a recent session.
+// found) with a live agent, a pairing, a live browser or a recent session.
 func inUse(v view, w engine.Info) bool {
 	plain := w.Source == discover.SourceClaude || w.Source == discover.SourceCodex
-	return !plain || w.Active || v.paired[w.ID] ||
+	return !plain || w.Active || v.paired[w.ID] || w.Browser ||
 		w.Status == event.StateWorking || w.Status == event.StateNeedsInput ||
 		(!w.StatusSince.IsZero() && v.now.Sub(w.StatusSince) < 24*time.Hour)
 }
@@ -218,11 +221,17 @@ func workspaceItem(v view, w engine.Info) Item {
 	if len(tabs) > 1 {
 		title += fmt.Sprintf(" · %d tabs", len(tabs))
 	}
+	if w.Browser {
+		title += " · " + browserMark
+	}
 	c, costTip := costText(workspaceSpend(v.cost, w.ID))
 	if c != "" {
 		title += " · " + c
 	}
 	tip := w.Directory
+	if w.Browser {
+		tip += "\ndriving a browser: gstack's browse server is live, its actions are in the session stream"
+	}
 	if costTip != "" {
 		tip += "\n" + costTip
 	}

@@ -247,6 +247,28 @@ func TestMenuIsBuiltFromState(t *testing.T) {
 	}
 }
 
+// A workspace whose gstack browse server is live carries a small mark;
+// a plain project with one is in use, not tucked away.
+func TestMenuMarksAWorkspaceDrivingABrowser(t *testing.T) {
+	now := time.Date(2026, 12, 2, 15, 0, 0, 0, time.Local)
+	tokyo := ws("c1", "tokyo", "shop", event.StateWorking, now.Add(-3*time.Minute), discover.SourceConductorDB)
+	tokyo.Browser = true
+	old := ws("p1", "old-thing", "", "", now.Add(-40*24*time.Hour), discover.SourceClaude)
+	old.Browser = true
+	osaka := ws("c2", "osaka", "shop", event.StateIdle, now.Add(-time.Hour), discover.SourceConductorDB)
+	items := buildMenu(view{now: now, workspaces: []engine.Info{tokyo, old, osaka}, settings: DefaultSettings()})
+	line, ok := find(items, "● shop / tokyo · main — working 3m · 🌐 browser")
+	if !ok || !strings.Contains(line.Tooltip, "driving a browser") {
+		t.Fatalf("no marked tokyo line (tooltip %q) in %v", line.Tooltip, titles(items, ""))
+	}
+	if _, ok := find(items, "○ old-thing"); !ok {
+		t.Errorf("a plain project with a live browser is tucked away: %v", titles(items, ""))
+	}
+	if o, _ := find(items, "○ shop / osaka"); strings.Contains(o.Title, "browser") {
+		t.Errorf("osaka marked: %q", o.Title)
+	}
+}
+
 func titles(items []Item, indent string) []string {
 	var out []string
 	for _, it := range items {

@@ -101,11 +101,17 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /workspace/{id}/session/messages", s.read(s.listMessages))
 	mux.HandleFunc("GET /session/stream", s.read(s.followStream))
 	mux.HandleFunc("GET /api/usage", s.read(s.usageReport))
+	mux.HandleFunc("GET /api/browser-pairing", s.read(s.browserPairing))
 
 	// State changes: the token or a page key, JSON bodies only.
 	mux.HandleFunc("POST /sse-session", s.sseSession)
 	mux.HandleFunc("POST /workspace/{id}/session/messages", s.write(s.postMessage))
 	mux.HandleFunc("DELETE /workspace/{id}/session/messages/{mid}", s.write(s.deleteMessage))
+	if s.Pairing != nil {
+		// The extension's token, the one workspace driving the browser,
+		// and only while nothing is paired: see browse.go.
+		mux.HandleFunc("POST /api/browser-pairing", s.pairBrowser)
+	}
 
 	// Local control: the token, never from a browser.
 	if s.Pairing != nil {
@@ -213,6 +219,9 @@ type workspaceHead struct {
 	PairedAt        time.Time `json:"paired_at,omitzero"`
 	LastHookAt      time.Time `json:"last_hook_at,omitzero"`
 	LastHookEvent   string    `json:"last_hook_event,omitempty"`
+	// Browser: the workspace's gstack browse server is followed now, its
+	// actions in the stream as browse events.
+	Browser bool `json:"browser"`
 
 	// Added with sessions: the name a person sees, Conductor's workflow
 	// group (never a status), why the workspace needs input, and every
@@ -258,6 +267,7 @@ func toJSONInto(in engine.Info, sessions []sessionJSON) workspaceJSON {
 		Stream:       "/workspace/" + in.ID + "/session/stream",
 		SkippedLines: in.Malformed + in.Oversized,
 		DisplayName:  cmp.Or(in.DisplayName, in.Name), Workflow: in.Workflow, Reason: in.Reason,
+		Browser: in.Browser,
 	}, Sessions: sessions[:0]}
 	for _, si := range in.Sessions {
 		sj := sessionJSON{

@@ -50,6 +50,8 @@ func appendWorkspace(b []byte, j *workspaceJSON) ([]byte, bool) {
 	b, ok = timeField(b, `,"paired_at":`, h.PairedAt, ok)
 	b, ok = timeField(b, `,"last_hook_at":`, h.LastHookAt, ok)
 	b = strField(b, `,"last_hook_event":`, h.LastHookEvent)
+	b = append(b, `,"browser":`...)
+	b = strconv.AppendBool(b, h.Browser)
 	b = append(b, `,"display_name":`...)
 	b = str(b, h.DisplayName)
 	b = strField(b, `,"workflow":`, h.Workflow)

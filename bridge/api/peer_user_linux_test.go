@@ -83,6 +83,8 @@ func attack(c attackCreds) []attackResult {
 		{"DELETE", "/workspace/ws1/session/messages/m1", ""},
 		{"POST", "/api/workspaces/ws1/pair", ""},
 		{"POST", "/api/workspaces/ws2/pair", ""},
+		{"GET", "/api/browser-pairing", ""},
+		{"POST", "/api/browser-pairing", `{"workspace":"ws2"}`},
 		{"PUT", "/api/settings", `{"exposure":"all"}`},
 		{"POST", "/api/workspaces", `{"directory":"/tmp"}`},
 		{"POST", "/api/viewer-link", `{}`},

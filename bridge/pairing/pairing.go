@@ -100,6 +100,30 @@ func (s *Store) Pair(id string) error {
 	return nil
 }
 
+// PairIfNone pairs a workspace only while no workspace that exists (as
+// exists says) is paired, checked and changed under one lock: what a
+// browser may do when it is offered the one workspace driving it (see
+// api's browser pairing). It reports whether it paired.
+func (s *Store) PairIfNone(id string, exists func(id string) bool) (bool, error) {
+	s.mu.Lock()
+	for other := range s.st.Paired {
+		if exists(other) {
+			s.mu.Unlock()
+			return false, nil
+		}
+	}
+	s.st.Seq++
+	s.st.Paired[id] = Pair{At: time.Now().UTC(), Seq: s.st.Seq}
+	if err := s.saveLocked(); err != nil {
+		delete(s.st.Paired, id)
+		s.mu.Unlock()
+		return false, err
+	}
+	s.mu.Unlock()
+	s.changed(id, true, true)
+	return true, nil
+}
+
 // Unpair unpairs a workspace; unpairing one that is not paired does nothing.
 func (s *Store) Unpair(id string) error {
 	s.mu.Lock()
