@@ -57,6 +57,9 @@ func workspaces(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if !w.Active {
 			st += " (inactive)"
 		}
+		if w.Browser {
+			st += " + browser"
+		}
 		pid := "-"
 		if w.PID != 0 {
 			pid = strconv.Itoa(w.PID)

@@ -74,6 +74,7 @@ type apiWorkspace struct {
 	LastHookAt    time.Time    `json:"last_hook_at"`
 	LastHookEvent string       `json:"last_hook_event"`
 	DisplayName   string       `json:"display_name,omitempty"`
+	Browser       bool         `json:"browser,omitempty"` // its gstack browse server is followed
 	Sessions      []apiSession `json:"sessions,omitempty"`
 }
 

@@ -14,11 +14,11 @@
 // another port, or rotated its token.
 
 import { createRenderer } from './render.js';
-import { createComposer, createTabs, notice, setConn, showState } from './page.js';
+import { createBrowser, createComposer, createTabs, notice, setConn, showState } from './page.js';
 
 const HOST = 'com.conductor_bridge.host'; // bridge/nativehost.HostName
 const TYPES = ['assistant', 'thinking', 'tool_use', 'tool_result', 'user', 'turn_complete',
-  'status', 'session', 'pairing', 'gap'];
+  'status', 'session', 'pairing', 'gap', 'browse'];
 const $ = (id) => document.getElementById(id);
 
 const panel = {
@@ -33,6 +33,7 @@ const panel = {
 
 const renderer = createRenderer($('log'));
 const tabs = createTabs(renderer);
+const browser = createBrowser(renderer);
 
 const base = () => 'http://127.0.0.1:' + panel.port;
 
@@ -67,8 +68,46 @@ function unpaired() {
   $('workspace').textContent = 'Conductor Bridge';
   $('composer').hidden = true;
   showState('');
+  offered = null;
+  offer();
+}
+
+function pairFromMenu() {
   notice({ title: 'Pair a workspace from the menu bar', text: 'Tick "Paired with Chrome" under a workspace, or run:',
     command: 'conductor-bridge pair <workspace>' });
+}
+
+// offer asks the bridge, while nothing is paired, whether exactly one
+// workspace's agent drives a browser through gstack, and offers to pair
+// that one with a click (POST /api/browser-pairing; SIDEPANEL.md). The
+// follow stream then switches to it by itself.
+let offered = null; // the workspace id offered, "" for none, null before the first answer
+async function offer() {
+  let w = null;
+  try {
+    w = (await api('/api/browser-pairing')).workspace;
+  } catch {
+    w = null; // an older bridge, or a hiccup: the menu bar is the way
+  }
+  const id = w ? w.id : '';
+  if (panel.workspace !== '' || id === offered) return;
+  offered = id;
+  if (!w) {
+    pairFromMenu();
+    return;
+  }
+  const name = w.display_name || w.name;
+  notice({
+    title: name + ' is driving this browser — pair?',
+    text: 'Its agent drives this browser through gstack. Pair it to see what the agent thinks and does here, in one place.',
+    button: {
+      label: 'Pair ' + name,
+      onClick: () => api('/api/browser-pairing', { method: 'POST', body: { workspace: w.id } }).catch((err) => {
+        offered = null; // asked again within seconds
+        notice({ title: 'Not paired', text: err.message });
+      }),
+    },
+  });
 }
 
 async function paired(id) {
@@ -86,6 +125,7 @@ async function describe(id) {
       const name = w.display_name || w.name;
       $('workspace').textContent = (w.repo && w.repo !== name ? w.repo + ' / ' : '') + name;
       tabs.setSessions(w);
+      browser.set(w.browser);
     }
   } catch {
     // The stream is what matters; the name can stay an id.
@@ -179,6 +219,7 @@ async function connect() {
       return;
     }
     tabs.saw(e);
+    browser.saw(e);
     renderer.add(e);
     if (e.type === 'user' && e.message_id) composer.mark(e.message_id, 'confirmed');
   };
@@ -206,6 +247,7 @@ function follow(id) {
     panel.workspace = id;
     renderer.reset();
     tabs.reset();
+    browser.reset();
     composer.clear();
   }
   if (id === '') unpaired();
@@ -238,8 +280,11 @@ const composer = createComposer({
 
 function start() {
   setInterval(() => (panel.workspace ? composer.poll() : Promise.resolve()).catch(() => {}), 1000);
-  // Tabs come and go, and change their titles and states.
+  // Tabs come and go, and change their titles and states; a browser
+  // comes and goes.
   setInterval(() => panel.workspace && describe(panel.workspace), 5000);
+  // While nothing is paired, a workspace may start driving this browser.
+  setInterval(() => panel.workspace === '' && offer(), 3000);
   connect();
 }
 

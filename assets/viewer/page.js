@@ -28,9 +28,10 @@ export function setConn(state) {
 
 /**
  * notice replaces the log with a message: an optional title (also kept in
- * data-state, for tests and styles), a text, and a command to run.
+ * data-state, for tests and styles), a text, and a command to run or a
+ * button ({label, onClick}) to press.
  */
-export function notice({ title = '', text, command = '' }) {
+export function notice({ title = '', text, command = '', button = null }) {
   const n = $('notice');
   n.replaceChildren();
   if (title) {
@@ -44,8 +45,68 @@ export function notice({ title = '', text, command = '' }) {
     c.textContent = command;
     n.appendChild(c);
   }
+  if (button) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.id = 'notice-action';
+    b.textContent = button.label;
+    b.addEventListener('click', () => {
+      b.disabled = true;
+      Promise.resolve(button.onClick()).finally(() => (b.disabled = false));
+    });
+    n.appendChild(b);
+  }
   n.dataset.state = title || text;
   n.hidden = false;
+}
+
+/**
+ * createBrowser runs the header's browser pill (#browser): it says when
+ * the workspace's browse server is live (set, from the workspace list's
+ * `browser`), and once there are browser rows, clicking it folds them
+ * away or back (renderer.fold).
+ */
+export function createBrowser(renderer) {
+  const pill = $('browser');
+  let live = false;
+  let seen = false; // the view holds browser rows
+  let folded = false;
+
+  function draw() {
+    pill.hidden = !live && !seen;
+    pill.className = 'pill browser' + (live ? ' live' : '') + (folded ? ' folded' : '');
+    pill.textContent = 'browser';
+    pill.title = (live ? "gstack's browser is live: its actions are in this stream. " : '') +
+      (folded ? 'Click to show the browser\'s actions' : 'Click to fold the browser\'s actions away');
+    pill.dataset.live = String(live);
+  }
+
+  pill.addEventListener('click', () => {
+    folded = !folded;
+    renderer.fold(folded);
+    draw();
+  });
+
+  return {
+    /** set says whether the workspace's browse server is live now. */
+    set(on) {
+      live = Boolean(on);
+      draw();
+    },
+    /** saw hears every event: a browser row makes the pill a fold switch. */
+    saw(e) {
+      if (e.type === 'browse' && !seen) {
+        seen = true;
+        draw();
+      }
+    },
+    /** reset forgets, for another workspace. */
+    reset() {
+      live = false;
+      seen = false;
+      draw();
+    },
+  };
 }
 
 // urgency orders states: the workspace shows its most urgent session's.

@@ -10,6 +10,12 @@
 // tab's name on its events (data-tab, drawn by the style sheet), and
 // narrow() shows one tab only.
 //
+// The workspace's browser (gstack's browse server, `browse` events) gets
+// rows of its own: a command's start and its end are one row, which says
+// ok or the error and how long it took, and opens to the page's URL and
+// the result; fold(true) hides them all. A browser row takes its place
+// among the agent's rows by when it happened (see settle).
+//
 // Everything that comes from a transcript is set with textContent, never
 // parsed as HTML: a tool's output can hold any markup at all.
 
@@ -99,6 +105,12 @@ export function costTitle(e) {
   return 'cost unknown: the bridge has no price for ' + (e.model || 'this model');
 }
 
+/** took says how long a browser command ran: "412 ms", "3.1 s". */
+export function took(ms) {
+  if (typeof ms !== 'number') return '';
+  return ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(1) + ' s';
+}
+
 /** turnLine is the text of a turn's end: tokens, cost, duration, model. */
 export function turnLine(e) {
   const parts = [
@@ -135,6 +147,7 @@ function systemLabel(text) {
 export function createRenderer(container, { onState } = {}) {
   let last = 0;
   const tools = new Map(); // tool_use_id → badge element
+  const running = new Map(); // browser command → its rows started and not ended yet, oldest first
   let labelOf = () => ''; // session id → its tab's label ("" for none)
   let only = ''; // the one session shown; "" shows every one
 
@@ -151,14 +164,38 @@ export function createRenderer(container, { onState } = {}) {
   function place(node, e) {
     node.dataset.id = String(e.id);
     node.dataset.type = e.type;
+    const ts = Date.parse(e.ts || '');
+    if (ts) node.dataset.ts = String(ts);
     if (e.session_id) node.dataset.session = e.session_id;
     if (e.agent) node.dataset.agent = e.agent;
     if (e.sidechain) node.classList.add('sidechain');
     dress(node);
     const stick = container.scrollHeight - container.scrollTop - container.clientHeight < 40;
     container.appendChild(node);
+    settle(node);
     if (stick) container.scrollTop = container.scrollHeight;
     return node;
+  }
+
+  // settle moves a row back before the rows that happened after it, when
+  // a browser action is one of the two. The browser's entries and the
+  // agent's transcript reach the bridge by different roads, the first
+  // within milliseconds, the second often later: by arrival, a command's
+  // row could come before the tool call that ran it. Each event's ts says
+  // when it happened; the agent's own rows keep their order, and no row
+  // moves past one more than 10 s younger or more than 50 rows back.
+  function settle(node) {
+    const t = Number(node.dataset.ts);
+    if (!t) return;
+    let before = node.previousElementSibling;
+    for (let n = 0; before && n < 50; n++) {
+      const bt = Number(before.dataset.ts);
+      if (!bt || bt <= t || bt - t > 10000) break;
+      if (node.dataset.type !== 'browse' && before.dataset.type !== 'browse') break;
+      before = before.previousElementSibling;
+    }
+    const at = before ? before.nextElementSibling : container.firstElementChild;
+    if (at !== node) container.insertBefore(node, at);
   }
 
   const draw = {
@@ -242,7 +279,83 @@ export function createRenderer(container, { onState } = {}) {
     gap(e) {
       return el('div', 'divider', 'events ' + e.gapFrom + '–' + (e.availableFrom - 1) + ' are no longer kept');
     },
+    browse(e) {
+      switch (e.action) {
+        case 'start': {
+          const row = browseRow(e);
+          row.classList.add('running');
+          const key = e.command || '';
+          if (!running.has(key)) running.set(key, []);
+          running.get(key).push(row);
+          return row;
+        }
+        case 'end': {
+          // gstack runs a server's commands one at a time: the oldest
+          // open row of the same command is the one this ends.
+          const open = running.get(e.command || '');
+          const row = open && open.shift();
+          if (row) {
+            endRow(row, e);
+            return null;
+          }
+          const lone = browseRow(e); // its start was before the view began
+          endRow(lone, e);
+          return lone;
+        }
+        case 'navigation': {
+          const row = browseRow(e);
+          row.classList.add('navigation');
+          return row;
+        }
+        case 'error': {
+          const row = browseRow(e);
+          endRow(row, e);
+          return row;
+        }
+        case 'gap':
+          return el('div', 'divider browse-gap', 'browser actions ' + e.gapFrom + '–' + (e.availableFrom - 1) + ' not shown');
+      }
+      return null;
+    },
   };
+
+  // browseRow is a browser action's row: the command (or where the page
+  // went) and its arguments on one line, the page's URL inside.
+  function browseRow(e) {
+    const d = el('details', 'browse');
+    const s = el('summary');
+    s.appendChild(icon('web'));
+    if (e.action === 'navigation') {
+      s.appendChild(el('span', 'name', 'page'));
+      s.appendChild(el('span', 'input', e.url || ''));
+    } else {
+      s.appendChild(el('span', 'name', e.command || e.action));
+      s.appendChild(el('span', 'input', e.args || ''));
+    }
+    s.appendChild(el('span', 'took'));
+    d.appendChild(s);
+    if (e.url) d.appendChild(el('div', 'url', e.url));
+    d.dataset.browseId = String(e.browse_id || '');
+    return d;
+  }
+
+  // endRow says how a command ended: ok or its error, how long, and what
+  // it returned; the page's URL is the one after it ran.
+  function endRow(row, e) {
+    row.dataset.endId = String(e.id);
+    row.classList.remove('running');
+    row.classList.add(e.ok ? 'done' : 'failed');
+    row.querySelector('.took').textContent = e.ok ? took(e.duration_ms) : '✗ ' + (e.duration_ms !== undefined ? took(e.duration_ms) : 'error');
+    if (e.url) {
+      const u = row.querySelector('.url') || row.appendChild(el('div', 'url'));
+      u.textContent = e.url;
+    }
+    if (e.error || e.result) {
+      const out = el('pre', 'result', e.error || e.result);
+      if (e.error) out.classList.add('error');
+      row.appendChild(out);
+    }
+  }
 
   return {
     add(e) {
@@ -262,6 +375,7 @@ export function createRenderer(container, { onState } = {}) {
     reset() {
       last = 0;
       tools.clear();
+      running.clear();
       only = '';
       container.replaceChildren();
     },
@@ -269,6 +383,10 @@ export function createRenderer(container, { onState } = {}) {
     relabel(fn) {
       labelOf = fn;
       for (const n of container.children) dress(n);
+    },
+    /** fold hides the browser's rows (true) or shows them again. */
+    fold(on) {
+      container.classList.toggle('browse-folded', Boolean(on));
     },
     /** narrow shows one session's events only ("" shows every session's). */
     narrow(sessionId) {

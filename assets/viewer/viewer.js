@@ -9,11 +9,11 @@
 // event shown, and the renderer drops anything it has already drawn.
 
 import { createRenderer } from './render.js';
-import { createComposer, createTabs, notice, setConn, showState } from './page.js';
+import { createBrowser, createComposer, createTabs, notice, setConn, showState } from './page.js';
 
 const $ = (id) => document.getElementById(id);
 const TYPES = ['assistant', 'thinking', 'tool_use', 'tool_result', 'user', 'turn_complete',
-  'status', 'session', 'pairing', 'gap'];
+  'status', 'session', 'pairing', 'gap', 'browse'];
 
 // takePageKey moves the page key out of the address bar (and history) into
 // this tab's session storage, where a reload finds it again.
@@ -37,6 +37,7 @@ const view = {
 
 const renderer = createRenderer($('log'));
 const tabs = createTabs(renderer);
+const browser = createBrowser(renderer);
 
 class SignedOut extends Error {}
 
@@ -102,6 +103,7 @@ async function refreshList() {
     select(pick.id);
   }
   tabs.setSessions(pick);
+  browser.set(pick.browser);
 }
 
 function select(id) {
@@ -110,6 +112,7 @@ function select(id) {
   composer.clear();
   renderer.reset();
   tabs.reset();
+  browser.reset();
   const w = view.workspaces.find((x) => x.id === id);
   if (w) tabs.setSessions(w);
   history.replaceState(null, '', '/?ws=' + encodeURIComponent(id));
@@ -142,6 +145,7 @@ function connect() {
       return;
     }
     tabs.saw(e);
+    browser.saw(e);
     renderer.add(e);
     if (e.type === 'user' && e.message_id) composer.mark(e.message_id, 'confirmed');
     if (e.type === 'pairing' && !e.paired) setTimeout(() => refreshList().catch(onFailure), 100);

@@ -40,17 +40,17 @@ var actions = map[string]string{
 	"error":         event.BrowseError,
 }
 
-// event is the entry as a browse event at now (the bridge's own time: the
-// stream is ordered by arrival), or false for a type gstack does not
-// write. Every string is cut when the stream publishes it (event.Bound):
-// args and result at 500 characters.
-func (en *entry) event(now time.Time) (event.Event, bool) {
+// event is the entry as a browse event that arrived at now from a server
+// whose run began at began, or false for a type gstack does not write.
+// Every string is cut when the stream publishes it (event.Bound): args
+// and result at 500 characters.
+func (en *entry) event(now, began time.Time) (event.Event, bool) {
 	action, ok := actions[en.Type]
 	if !ok {
 		return event.Event{}, false
 	}
 	e := event.Event{
-		Type: event.Browse, TS: now, Action: action, BrowseID: en.ID,
+		Type: event.Browse, TS: en.when(now, began), Action: action, BrowseID: en.ID,
 		Command: en.Command, URL: redactURL(en.URL), Error: en.Error, Result: en.Result,
 	}
 	if len(en.Args) > 0 {
@@ -66,6 +66,23 @@ func (en *entry) event(now time.Time) (event.Event, bool) {
 		e.OK = false
 	}
 	return e, true
+}
+
+// when is when the entry happened, as an event's ts says for the agent's
+// own records: the entry's timestamp, taken on this machine's clock by the
+// browse server, unless it is later than its arrival or earlier than the
+// server's run (less a minute of slack): then its arrival. Arrival alone
+// would misplace it: the browser's entries reach the bridge within
+// milliseconds, the agent's transcript lines that caused them often later.
+func (en *entry) when(now, began time.Time) time.Time {
+	if en.Timestamp <= 0 || en.Timestamp > 1e15 {
+		return now
+	}
+	t := time.UnixMilli(int64(en.Timestamp))
+	if t.After(now) || t.Before(began.Add(-time.Minute)) {
+		return now
+	}
+	return t
 }
 
 // joinArgs joins the arguments with spaces, stopping once past what an

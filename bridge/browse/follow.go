@@ -214,7 +214,7 @@ func (w *watch) follow(st State) error {
 	w.f.Log.Info().Str("workspace", w.id).Int("port", st.Port).Int("pid", st.PID).Msg("following the workspace's gstack browse server")
 	w.setLive(true)
 	defer w.setLive(false)
-	err = w.read(body, st.run())
+	err = w.read(body, st)
 	if ctx.Err() != nil {
 		return context.Canceled
 	}
@@ -227,7 +227,12 @@ func (w *watch) follow(st State) error {
 
 // read turns the stream's entries into browse events, publishing them a
 // batch at a time: whatever has arrived when the next read would wait.
-func (w *watch) read(body io.Reader, run string) error {
+func (w *watch) read(body io.Reader, st State) error {
+	run := st.run()
+	began, err := time.Parse(time.RFC3339Nano, st.StartedAt)
+	if err != nil {
+		began = w.f.now().Add(-24 * time.Hour) // no run start to bound it by: a day
+	}
 	r := newSSEReader(body)
 	if w.cur.Run != run {
 		w.cur = cursor{Run: run}
@@ -274,7 +279,7 @@ func (w *watch) read(body io.Reader, run string) error {
 				break // had it (a replay overlapping what came live)
 			}
 			w.cur.ID = en.ID
-			e, ok := en.event(now)
+			e, ok := en.event(now, began)
 			if !ok {
 				w.warn("type "+en.Type, fmt.Errorf("browse server sent an activity of unknown type %.40q; skipped", en.Type))
 				break

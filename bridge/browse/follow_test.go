@@ -37,6 +37,9 @@ func TestFollowsTheWorkspacesBrowseServer(t *testing.T) {
 		!strings.Contains(end.URL, "token=%5BREDACTED%5D") || strings.Contains(end.URL, "abc") || end.BrowseID != 2 {
 		t.Errorf("end (its page URL redacted by the bridge too): %+v", end)
 	}
+	if want := s.Entries()[0].Timestamp; start.TS.UnixMilli() != want {
+		t.Errorf("start's time %v, want the entry's own %d", start.TS, want)
+	}
 	if fail.Action != event.BrowseEnd || fail.OK || fail.Error != "Element not found: #submit" || fail.Args != "#submit" {
 		t.Errorf("failed command: %+v", fail)
 	}
