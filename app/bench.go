@@ -23,8 +23,9 @@ import (
 // bench measures what users feel: how fast transcripts parse; what an
 // idle bridge costs; how fast a line reaches stream clients at an agent's
 // pace, in a burst and fanned out to many; how fast and small a cold
-// start at scale is; how a backlog and a long turn are journaled; and how
-// fast the usage report reads a history, next to ccusage.
+// start at scale is; how a backlog and a long turn are journaled; how
+// fast a browser action reaches a stream; and how fast the usage report
+// reads a history, next to ccusage.
 // Each bridge measured is a real `serve` process on a throwaway home, so
 // its CPU time, memory and descriptors are its own.
 func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -51,6 +52,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	calls := fs.Int("turn-calls", 1000, "tool calls in the long turn whose journal is measured (0 skips)")
 	codexWS := fs.Int("codex-sessions", 200, "plain Codex sessions for the Codex line → event run, 10 prompts/s each (0 skips)")
 	codexLines := fs.Int("codex-lines", 50, "prompts each Codex session appends")
+	browseEntries := fs.Int("browse-entries", 200, "entries a stand-in gstack browse server makes, at 20/s, timed to their browse events (0 skips)")
 	usageMB := fs.Int("usage-mb", 2048, "MB of history read by the usage command and by ccusage side by side (0 skips)")
 	ccusage := fs.String("ccusage", "", "the ccusage to compare with (default: "+ccusagePinned+", else the one on PATH)")
 	if err := fs.Parse(args); err != nil {
@@ -89,6 +91,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}},
 		{"backlog", *backlogMB <= 0, func() error { return runBenchBacklog(ctx, r, *exe, filepath.Join(tmp, "backlog"), *backlogMB) }},
 		{"journal", *calls <= 0, func() error { return runBenchJournal(ctx, r, *exe, filepath.Join(tmp, "journal"), *calls) }},
+		{"browse", *browseEntries <= 0, func() error {
+			return runBenchBrowse(ctx, r, *exe, filepath.Join(tmp, "browse"), *browseEntries, 20)
+		}},
 		{"usage", *usageMB <= 0, func() error { return runBenchUsage(ctx, r, *exe, *ccusage, filepath.Join(tmp, "usage"), *usageMB) }},
 	}
 	for _, st := range steps {
