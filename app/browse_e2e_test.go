@@ -14,7 +14,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"conductorbridge/assets"
 	"conductorbridge/bridge/browsertest"
 	"conductorbridge/bridge/browsetest"
 	"conductorbridge/bridge/claudetest"
@@ -67,18 +66,10 @@ func TestBrowserActionsInTheSidePanel(t *testing.T) {
 	port, _ := freePort()
 	p := startBridgeProc(t, home, port)
 
-	// The side panel, nothing paired.
-	ext := t.TempDir()
-	if err := assets.WriteExtension(ext); err != nil {
-		t.Fatal(err)
-	}
-	ctx := browsertest.New(t, chrome,
-		chromedp.Flag("disable-extensions", false),
-		chromedp.Flag("load-extension", ext),
-		chromedp.Flag("disable-extensions-except", ext),
-	)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(300, 900),
-		chromedp.Navigate(fmt.Sprintf("chrome-extension://%s/panel.html?port=%d", assets.ExtensionID, port))); err != nil {
+	// The side panel, installed as a person installs it; nothing paired.
+	panel := openPanel(t, chrome, &viewerEnv{t: t, home: home, port: port, addr: fmt.Sprintf("127.0.0.1:%d", port), p: p})
+	ctx := panel.ctx
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(300, 900)); err != nil {
 		t.Fatal(err)
 	}
 	poll := func(what, expr string) { browsertest.Poll(t, ctx, what, expr, time.Minute) }
@@ -150,6 +141,7 @@ func TestBrowserActionsInTheSidePanel(t *testing.T) {
 	p.kill(syscall.SIGTERM)
 	turn("what does the page say?")
 	p = startBridgeProc(t, home, port)
+	panel.p = p
 	poll("the turn made while the bridge was down", `[...document.querySelectorAll('.bubble.claude')].some(n => n.textContent.includes('Example Domain'))`)
 	poll("its browser action", `[...document.querySelectorAll('#log .browse.done')].some(n => n.querySelector('.name').textContent === 'text')`)
 	same("after the bridge's restart", 8)

@@ -33,7 +33,12 @@ type panelEnv struct {
 
 func newPanelEnv(t testing.TB) *panelEnv {
 	chrome := browsertest.Find(t)
-	e := newTwoWorkspaces(t)
+	return openPanel(t, chrome, newTwoWorkspaces(t))
+}
+
+// openPanel installs the side panel on e's home, as a person does, and
+// opens it in a real Chromium that signs in through the native host.
+func openPanel(t testing.TB, chrome string, e *viewerEnv) *panelEnv {
 	pe := &panelEnv{viewerEnv: e}
 	// Chromium ran on this home once: its folder is there (Debian's
 	// chromium, like Google's builds, keeps it in ~/.config/chromium).

@@ -85,6 +85,8 @@ func attack(c attackCreds) []attackResult {
 		{"POST", "/api/workspaces/ws2/pair", ""},
 		{"GET", "/api/browser-pairing", ""},
 		{"POST", "/api/browser-pairing", `{"workspace":"ws2"}`},
+		{"GET", "/api/browser-pairing", ""},
+		{"POST", "/api/browser-pairing", `{"workspace":"ws2"}`},
 		{"PUT", "/api/settings", `{"exposure":"all"}`},
 		{"POST", "/api/workspaces", `{"directory":"/tmp"}`},
 		{"POST", "/api/viewer-link", `{}`},
