@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -64,17 +63,12 @@ func runBenchBrowse(ctx context.Context, r *benchReport, exe, root string, entri
 			if m.Event != event.Browse {
 				return nil
 			}
-			i := bytes.Index(m.Data, []byte("bench@"))
-			if i < 0 {
-				return nil
-			}
-			j := bytes.IndexByte(m.Data[i:], '"')
-			ns, err := strconv.ParseInt(string(m.Data[i+6:i+j]), 10, 64)
-			if err != nil {
+			sent, ok := benchStamp(m.Data)
+			if !ok {
 				return nil
 			}
 			mu.Lock()
-			lat = append(lat, now.Sub(time.Unix(0, ns)))
+			lat = append(lat, now.Sub(sent))
 			n := len(lat)
 			mu.Unlock()
 			if n == entries {

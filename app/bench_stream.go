@@ -107,6 +107,24 @@ func claudePrompter(h *benchHome) func(i, j int) (func(string), func(), error) {
 	}
 }
 
+// benchStamp finds the time a benchmark wrote into a line or an entry
+// ("bench@<unix ns>") in an event's JSON.
+func benchStamp(data []byte) (time.Time, bool) {
+	i := bytes.Index(data, []byte("bench@"))
+	if i < 0 {
+		return time.Time{}, false
+	}
+	j := bytes.IndexByte(data[i:], '"')
+	if j < 0 {
+		return time.Time{}, false
+	}
+	ns, err := strconv.ParseInt(string(data[i+6:i+j]), 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(0, ns), true
+}
+
 type streamResult struct {
 	lat []time.Duration
 	// settled are the latencies of lines written from the second second
@@ -164,19 +182,14 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 					if m.Event != event.User {
 						return nil
 					}
-					i := bytes.Index(m.Data, []byte("bench@"))
-					if i < 0 {
-						return nil
-					}
-					j := bytes.IndexByte(m.Data[i:], '"')
-					ns, err := strconv.ParseInt(string(m.Data[i+6:i+j]), 10, 64)
-					if err != nil {
+					sent, ok := benchStamp(m.Data)
+					if !ok {
 						return nil
 					}
 					mu.Lock()
-					res.lat = append(res.lat, now.Sub(time.Unix(0, ns)))
-					if ns >= settledFrom.Load() {
-						res.settled = append(res.settled, now.Sub(time.Unix(0, ns)))
+					res.lat = append(res.lat, now.Sub(sent))
+					if sent.UnixNano() >= settledFrom.Load() {
+						res.settled = append(res.settled, now.Sub(sent))
 					}
 					mu.Unlock()
 					if got++; got == load.lines*per {

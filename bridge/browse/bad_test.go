@@ -173,41 +173,31 @@ func TestPortHeldByAnotherProgram(t *testing.T) {
 	e.agentStreams()
 }
 
-func TestHugeToken(t *testing.T) {
-	e := newEnv(t)
-	l := listen(t)
-	e.writeState(map[string]any{"pid": os.Getpid(), "port": l.port(), "token": strings.Repeat("x", 1<<20)})
-	e.sweep()
-	e.idle()
-	e.looksAgain(2)
-	if e.live() || l.conns.Load() != 0 {
-		t.Errorf("live %v, %d connections", e.live(), l.conns.Load())
+// A token no gstack writes: the state file is refused before any
+// connection is made, and said once (never the token itself).
+func TestHugeOrHostileToken(t *testing.T) {
+	tests := []struct {
+		name, token, said string
+	}{
+		{"huge (a 1 MB state file)", strings.Repeat("x", 1<<20), "browse state file unreadable"},
+		{"header injection", "abcdefgh12345678\r\nX-Evil: 1", "holds what gstack never writes"},
+		{"too long", strings.Repeat("a", maxToken+1), "holds what gstack never writes"},
+		{"too short", "short", "holds what gstack never writes"},
+		{"nul", "abcdefgh\x0012345678", "holds what gstack never writes"},
 	}
-	if n := e.logs.count("browse state file unreadable"); n != 1 || strings.Contains(e.logs.String(), "xxxxxxxx") {
-		t.Errorf("said %d times (or the token is in it):\n%.2000s", n, e.logs)
-	}
-	e.agentStreams()
-}
-
-func TestHostileToken(t *testing.T) {
-	for name, tok := range map[string]string{
-		"header injection": "abcdefgh12345678\r\nX-Evil: 1",
-		"too long":         strings.Repeat("a", maxToken+1),
-		"too short":        "short",
-		"nul":              "abcdefgh\x0012345678",
-	} {
-		t.Run(name, func(t *testing.T) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			l := listen(t)
-			e.writeState(map[string]any{"pid": os.Getpid(), "port": l.port(), "token": tok})
+			e.writeState(map[string]any{"pid": os.Getpid(), "port": l.port(), "token": tt.token})
 			e.sweep()
 			e.idle()
 			e.looksAgain(2)
 			if e.live() || l.conns.Load() != 0 {
 				t.Errorf("live %v, %d connections", e.live(), l.conns.Load())
 			}
-			if n := e.logs.count("holds what gstack never writes"); n != 1 {
-				t.Errorf("said %d times:\n%s", n, e.logs)
+			if n := e.logs.count(tt.said); n != 1 || strings.Contains(e.logs.String(), "xxxxxxxx") {
+				t.Errorf("said %d times (or the token is in it):\n%.2000s", n, e.logs)
 			}
 			e.agentStreams()
 		})

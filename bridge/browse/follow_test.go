@@ -82,14 +82,14 @@ func TestResumesAcrossRestartsOfEitherServer(t *testing.T) {
 	e.sweep()
 	waitFor(t, "the second run", e.live)
 	s2.Command("text")
-	evs := e.waitBrowse(8)
+	e.waitBrowse(8)
 
 	e.restart()
 	s2.Command("click", "@e2") // while the bridge is down
 	e.sweep()
 	waitFor(t, "the second run again", e.live)
 	s2.Command("click", "@e3")
-	evs = e.waitBrowse(12)
+	evs := e.waitBrowse(12)
 
 	var got []string
 	for _, ev := range evs {

@@ -39,15 +39,7 @@ func TestBrowseServerFoundByTheEnginesWatch(t *testing.T) {
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.User, "open the login page"))
 
-	s, err := browsetest.New(dir, browsetest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	waitFor(t, "the workspace's browser to be live", func() bool {
-		in, _ := r.eng.Workspace(id)
-		return in.Browser
-	})
+	s := startBrowser(t, r, dir, id)
 	select {
 	case <-changes:
 	default:
@@ -96,15 +88,23 @@ func TestBrowseServerFoundByTheSweep(t *testing.T) {
 		c.WatchDirs = &watchDirs
 	})
 	id := r.waitWorkspace(t, dir)
+	startBrowser(t, r, dir, id)
+	gstack := filepath.Join(dir, ".gstack")
+	waitFor(t, "its .gstack folder to be watched", func() bool { return r.eng.isWatched(gstack) })
+}
+
+// startBrowser starts a browse server in dir and waits until workspace id
+// says its browser is live.
+func startBrowser(t *testing.T, r *running, dir, id string) *browsetest.Server {
+	t.Helper()
 	s, err := browsetest.New(dir, browsetest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(s.Close)
 	waitFor(t, "the workspace's browser to be live", func() bool {
 		in, _ := r.eng.Workspace(id)
 		return in.Browser
 	})
-	gstack := filepath.Join(dir, ".gstack")
-	waitFor(t, "its .gstack folder to be watched", func() bool { return r.eng.isWatched(gstack) })
+	return s
 }
