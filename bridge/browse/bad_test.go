@@ -100,38 +100,38 @@ func token() string {
 	return hex.EncodeToString(b)
 }
 
+// refused checks a state file the bridge must not act on: found by the
+// sweep and looked at again and again, it is not followed, nothing
+// connects to the port it names, the log says why once (and never holds
+// a token), and the agent's stream carries on.
+func (e *env) refused(l *listener, said string) {
+	e.t.Helper()
+	e.sweep()
+	e.idle()
+	e.looksAgain(3)
+	if e.live() || l.conns.Load() != 0 {
+		e.t.Errorf("live %v, %d connections", e.live(), l.conns.Load())
+	}
+	if n := e.logs.count(said); n != 1 || strings.Contains(e.logs.String(), "xxxxxxxx") {
+		e.t.Errorf("%q said %d times (or the token is in it):\n%.2000s", said, n, e.logs)
+	}
+	e.agentStreams()
+}
+
 func TestPartialStateFile(t *testing.T) {
 	e := newEnv(t)
 	l := listen(t)
 	if err := browsetest.WriteStateFile(e.root, []byte(fmt.Sprintf(`{"pid": %d, "port": %d, "tok`, os.Getpid(), l.port()))); err != nil {
 		t.Fatal(err)
 	}
-	e.sweep()
-	e.idle()
-	e.looksAgain(3)
-	if e.live() || l.conns.Load() != 0 {
-		t.Errorf("live %v, %d connections", e.live(), l.conns.Load())
-	}
-	if n := e.logs.count("browse state file unreadable"); n != 1 {
-		t.Errorf("said %d times:\n%s", n, e.logs)
-	}
-	e.agentStreams()
+	e.refused(l, "browse state file unreadable")
 }
 
 func TestStaleStateFileOfADeadProcess(t *testing.T) {
 	e := newEnv(t)
 	l := listen(t) // whatever holds the port now gets nothing
 	e.writeState(map[string]any{"pid": deadPID(t), "port": l.port(), "token": token()})
-	e.sweep()
-	e.idle()
-	e.looksAgain(3)
-	if e.live() || l.conns.Load() != 0 {
-		t.Errorf("live %v, %d connections", e.live(), l.conns.Load())
-	}
-	if n := e.logs.count("its process is not running"); n != 1 {
-		t.Errorf("said %d times:\n%s", n, e.logs)
-	}
-	e.agentStreams()
+	e.refused(l, "its process is not running")
 }
 
 // Another program of the user's holds the port (gstack's server died and
@@ -190,16 +190,7 @@ func TestHugeOrHostileToken(t *testing.T) {
 			e := newEnv(t)
 			l := listen(t)
 			e.writeState(map[string]any{"pid": os.Getpid(), "port": l.port(), "token": tt.token})
-			e.sweep()
-			e.idle()
-			e.looksAgain(2)
-			if e.live() || l.conns.Load() != 0 {
-				t.Errorf("live %v, %d connections", e.live(), l.conns.Load())
-			}
-			if n := e.logs.count(tt.said); n != 1 || strings.Contains(e.logs.String(), "xxxxxxxx") {
-				t.Errorf("said %d times (or the token is in it):\n%.2000s", n, e.logs)
-			}
-			e.agentStreams()
+			e.refused(l, tt.said)
 		})
 	}
 }
