@@ -1,9 +1,12 @@
 package pairing
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -112,5 +115,40 @@ func TestDamagedFileIsSetAside(t *testing.T) {
 			t.Error("damaged state not reset")
 		}
 		os.Remove(s.SetAside)
+	}
+}
+
+// PairIfNone pairs only while no workspace that exists is paired: of many
+// callers at once, one pairs; a paired workspace that is gone does not
+// count; it persists like Pair.
+func TestPairIfNone(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pairing.json")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := func(id string) bool { return id != "gone" }
+	s.Pair("gone")
+	var wg sync.WaitGroup
+	var won atomic.Int32
+	for i := range 8 {
+		wg.Go(func() {
+			if ok, err := s.PairIfNone(fmt.Sprintf("w%d", i), exists); err != nil {
+				t.Error(err)
+			} else if ok {
+				won.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if won.Load() != 1 {
+		t.Fatalf("%d callers paired", won.Load())
+	}
+	if ok, _ := s.PairIfNone("late", exists); ok {
+		t.Error("paired while another is paired")
+	}
+	again, _ := Open(path)
+	if id, ok := again.Latest(exists); !ok || id == "gone" || id == "late" {
+		t.Errorf("after reopening: %q %v", id, ok)
 	}
 }
