@@ -2,6 +2,8 @@ package browse
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,6 +61,15 @@ func TestFollowsTheWorkspacesBrowseServer(t *testing.T) {
 	e.idle()
 	if strings.Contains(e.logs.String(), s.Token) {
 		t.Error("the token is in the log")
+	}
+	journal, _ := os.ReadFile(filepath.Join(e.state, "ws.jsonl"))
+	for _, it := range e.topic.History(0) {
+		if strings.Contains(string(it.Data), s.Token) {
+			t.Errorf("the token is on the wire: %s", it.Data)
+		}
+	}
+	if len(journal) == 0 || strings.Contains(string(journal), s.Token) {
+		t.Errorf("the journal (%d bytes) holds the token", len(journal))
 	}
 }
 
