@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"conductorbridge/bridge/peer"
 )
 
 // Why a browse server is not followed (besides the state file's reasons).
@@ -43,30 +45,39 @@ type peerCheck func(local, remote net.Addr) (int, error)
 //     socket not yet accepted has no owner to tell), and it must be uid;
 //  3. only then GET /activity/stream with the token.
 //
+// (A server that closes the connection after /health, which gstack's does
+// not, is asked on a second one, once the kernel can tell its owner.)
+//
 // So the token goes to that port on 127.0.0.1 only, and only to a program
 // of the user: never through a proxy or a redirect, never to a port
 // another account grabbed after the browse server died.
 func open(ctx context.Context, st State, after int64, uid int, owner peerCheck, stall time.Duration) (io.ReadCloser, error) {
-	d := net.Dialer{Timeout: 5 * time.Second}
-	raw, err := d.DialContext(ctx, "tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(st.Port)))
+	host := "127.0.0.1:" + strconv.Itoa(st.Port)
+	c, err := dial(ctx, host, stall)
 	if err != nil {
 		return nil, err
 	}
-	conn := &stallConn{Conn: raw, stall: stall}
-	stop := context.AfterFunc(ctx, func() { raw.Close() })
 	ok := false
 	defer func() {
 		if !ok {
-			stop()
-			raw.Close()
+			c.close()
 		}
 	}()
-	br := bufio.NewReaderSize(conn, 4<<10)
-	host := "127.0.0.1:" + strconv.Itoa(st.Port)
-	if err := health(conn, br, host); err != nil {
+	closing, err := health(c.conn, c.br, host)
+	if err != nil {
 		return nil, err
 	}
-	who, err := owner(raw.LocalAddr(), raw.RemoteAddr())
+	who, err := owner(c.raw.LocalAddr(), c.raw.RemoteAddr())
+	if closing {
+		// The server ends each connection after one answer (gstack's keeps
+		// it alive): a second one, whose owner can be told once the
+		// server has accepted it.
+		c.close()
+		if c, err = dial(ctx, host, stall); err != nil {
+			return nil, err
+		}
+		who, err = ownerOnceAccepted(ctx, owner, c.raw)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errForeign, err)
 	}
@@ -76,10 +87,10 @@ func open(ctx context.Context, st State, after int64, uid int, owner peerCheck, 
 	req, _ := http.NewRequest(http.MethodGet, "http://"+host+"/activity/stream?after="+strconv.FormatInt(after, 10), nil)
 	req.Header.Set("Authorization", "Bearer "+string(st.Token))
 	req.Header.Set("Accept", "text/event-stream")
-	if err := req.Write(conn); err != nil {
+	if err := req.Write(c.conn); err != nil {
 		return nil, fmt.Errorf("ask for the activity stream: %w", err)
 	}
-	resp, err := http.ReadResponse(br, req)
+	resp, err := http.ReadResponse(c.br, req)
 	if err != nil {
 		return nil, fmt.Errorf("activity stream: %w", err)
 	}
@@ -89,52 +100,90 @@ func open(ctx context.Context, st State, after int64, uid int, owner peerCheck, 
 		return nil, fmt.Errorf("%w: /activity/stream answered %d %.64q", errNotGstack, resp.StatusCode, mt)
 	}
 	ok = true
-	return &streamBody{ReadCloser: resp.Body, conn: raw, stop: stop}, nil
+	return &streamBody{ReadCloser: resp.Body, c: c}, nil
+}
+
+// conn is one connection to the browse server, closed when ctx ends.
+type conn struct {
+	raw  net.Conn
+	conn *stallConn
+	br   *bufio.Reader
+	stop func() bool
+}
+
+func dial(ctx context.Context, host string, stall time.Duration) (*conn, error) {
+	d := net.Dialer{Timeout: 5 * time.Second}
+	raw, err := d.DialContext(ctx, "tcp4", host)
+	if err != nil {
+		return nil, err
+	}
+	sc := &stallConn{Conn: raw, stall: stall}
+	return &conn{raw: raw, conn: sc, br: bufio.NewReaderSize(sc, 4<<10), stop: context.AfterFunc(ctx, func() { raw.Close() })}, nil
+}
+
+func (c *conn) close() {
+	c.stop()
+	c.raw.Close()
+}
+
+// ownerOnceAccepted asks who holds raw's other end until the kernel can
+// say, for at most a second: a socket the server has not accepted yet has
+// no owner in its tables.
+func ownerOnceAccepted(ctx context.Context, owner peerCheck, raw net.Conn) (int, error) {
+	for range 50 {
+		who, err := owner(raw.LocalAddr(), raw.RemoteAddr())
+		if err == nil || !errors.Is(err, peer.ErrUnknown) {
+			return who, err
+		}
+		select {
+		case <-ctx.Done():
+			return -1, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return owner(raw.LocalAddr(), raw.RemoteAddr())
 }
 
 // health asks /health on conn and reads the whole answer, so the same
-// connection can carry the next request.
-func health(conn net.Conn, br *bufio.Reader, host string) error {
+// connection can carry the next request; closing says the server will
+// close it instead.
+func health(conn net.Conn, br *bufio.Reader, host string) (closing bool, err error) {
 	req, _ := http.NewRequest(http.MethodGet, "http://"+host+"/health", nil)
 	req.Header.Set("Accept", "application/json")
 	if err := req.Write(conn); err != nil {
-		return fmt.Errorf("ask /health: %w", err)
+		return false, fmt.Errorf("ask /health: %w", err)
 	}
 	resp, err := http.ReadResponse(br, req)
 	if err != nil {
-		return fmt.Errorf("%w: /health: %v", errNotGstack, err)
+		return false, fmt.Errorf("%w: /health: %v", errNotGstack, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxHealth+1))
 	if err != nil {
-		return fmt.Errorf("read /health: %w", err)
+		return false, fmt.Errorf("read /health: %w", err)
 	}
 	var h struct {
 		Status string `json:"status"`
 	}
 	switch {
 	case len(body) > maxHealth:
-		return fmt.Errorf("%w: /health answered over %d bytes", errNotGstack, maxHealth)
+		return false, fmt.Errorf("%w: /health answered over %d bytes", errNotGstack, maxHealth)
 	case resp.StatusCode != http.StatusOK || json.Unmarshal(body, &h) != nil:
-		return fmt.Errorf("%w: /health answered %d", errNotGstack, resp.StatusCode)
+		return false, fmt.Errorf("%w: /health answered %d", errNotGstack, resp.StatusCode)
 	case h.Status != "healthy":
-		return fmt.Errorf("%w: /health says %.64q", errNotGstack, h.Status)
-	case resp.Close:
-		return fmt.Errorf("%w: /health closed the connection", errNotGstack)
+		return false, fmt.Errorf("%w: /health says %.64q", errNotGstack, h.Status)
 	}
-	return nil
+	return resp.Close, nil
 }
 
 // streamBody is the stream's body; closing it closes the connection.
 type streamBody struct {
 	io.ReadCloser
-	conn net.Conn
-	stop func() bool
+	c *conn
 }
 
 func (b *streamBody) Close() error {
-	b.stop()
-	b.conn.Close()
+	b.c.close()
 	return b.ReadCloser.Close()
 }
 

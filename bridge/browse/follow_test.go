@@ -145,3 +145,17 @@ func TestGapWhileTheBridgeWasDown(t *testing.T) {
 		t.Errorf("after the gap: %d events, ids %d…%d", len(evs), evs[3].BrowseID, evs[len(evs)-1].BrowseID)
 	}
 }
+
+// A server that closes the connection after /health (gstack's keeps it
+// alive) is still followed: the stream goes on a second connection, once
+// the kernel can tell who holds it.
+func TestFollowsAServerThatClosesAfterHealth(t *testing.T) {
+	e := newEnv(t)
+	s := e.standIn(browsetest.Options{CloseAfterHealth: true})
+	e.sweep()
+	waitFor(t, "the browser to be live", e.live)
+	s.Command("goto", "https://example.com")
+	if evs := e.waitBrowse(2); evs[1].Action != event.BrowseEnd || !evs[1].OK {
+		t.Errorf("events: %+v", evs)
+	}
+}

@@ -81,9 +81,10 @@ type Server struct {
 	// Heartbeat is the stream's heartbeat period (gstack: 15 s).
 	Heartbeat time.Duration
 
-	srv     *http.Server
-	ln      net.Listener
-	started time.Time
+	srv         *http.Server
+	ln          net.Listener
+	started     time.Time
+	closeHealth bool
 
 	mu     sync.Mutex
 	ring   []Entry
@@ -100,6 +101,10 @@ type Options struct {
 	Token     string        // "": a random UUID, as gstack's
 	Heartbeat time.Duration // 0: 15 s
 	NoState   bool          // don't write the state file (a test writes its own)
+	// CloseAfterHealth closes the connection after answering /health
+	// (gstack's Bun server keeps it alive): for clients that must not
+	// count on keep-alive.
+	CloseAfterHealth bool
 }
 
 // New starts a run of the browse server for root and writes its state file.
@@ -111,7 +116,7 @@ func New(root string, o Options) (*Server, error) {
 	s := &Server{
 		Root: root, Port: ln.Addr().(*net.TCPAddr).Port, PID: os.Getpid(), Token: o.Token,
 		StartedAt: time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), Heartbeat: o.Heartbeat,
-		ln: ln, started: time.Now(), next: 1, subs: map[*sub]struct{}{}, page: "about:blank",
+		ln: ln, started: time.Now(), next: 1, subs: map[*sub]struct{}{}, page: "about:blank", closeHealth: o.CloseAfterHealth,
 	}
 	if s.Token == "" {
 		s.Token = uuid()
@@ -306,6 +311,9 @@ func (s *Server) auth(next http.HandlerFunc) http.HandlerFunc {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	if s.closeHealth {
+		w.Header().Set("Connection", "close")
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"status": "healthy", "mode": "launched", "uptime": int64(time.Since(s.started).Seconds()),
 		"tabs": 1, "terminalPort": nil,
