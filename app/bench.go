@@ -153,7 +153,7 @@ func parseAll(data []byte, parse func([]byte, []event.Event) ([]event.Event, err
 // 5 ms instead would cost the bridge half a core while it starts, and
 // that is what the cold start would measure. token is read on each try: a
 // bridge just started may not have made it yet.
-func waitWorkspaces(ctx context.Context, base string, token func() string, n int, limit time.Duration) ([]string, error) {
+func waitWorkspaces(ctx context.Context, cl *bridgeClient, token func() string, n int, limit time.Duration) ([]string, error) {
 	deadline := time.Now().Add(limit)
 	caughtUp := false
 	var list []apiWorkspace
@@ -162,11 +162,11 @@ func waitWorkspaces(ctx context.Context, base string, token func() string, n int
 			var h struct {
 				CaughtUp bool `json:"caught_up"`
 			}
-			caughtUp = getJSON(ctx, base+"/health", "", &h) == nil && h.CaughtUp
+			caughtUp = getJSON(ctx, cl, "/health", "", &h) == nil && h.CaughtUp
 		}
 		if caughtUp {
 			var err error
-			if list, err = listWorkspaces(ctx, base, token()); err == nil {
+			if list, err = listWorkspaces(ctx, cl, token()); err == nil {
 				var ids []string
 				for _, ws := range list {
 					if ws.LastEventID > 0 {

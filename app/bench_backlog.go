@@ -28,7 +28,7 @@ func runBenchBacklog(ctx context.Context, r *benchReport, exe, root string, mb i
 	if err != nil {
 		return err
 	}
-	ids, err := waitWorkspaces(ctx, c.base, c.token, 1, 30*time.Second)
+	ids, err := waitWorkspaces(ctx, c.cl, c.token, 1, 30*time.Second)
 	if err != nil {
 		c.close()
 		return err
@@ -104,7 +104,7 @@ func (c *lineCounter) Write(p []byte) (int, error) {
 }
 
 func lastEventID(ctx context.Context, c *benchChild) int64 {
-	list, err := listWorkspaces(ctx, c.base, c.token())
+	list, err := listWorkspaces(ctx, c.cl, c.token())
 	if err != nil || len(list) == 0 {
 		return 0
 	}
@@ -119,9 +119,9 @@ func readUntil(ctx context.Context, c *benchChild, id string, after int64, marke
 	defer cancel()
 	found := errors.New("found")
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(c.base, id, after), nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.cl.url(streamPath(id, after)), nil)
 		req.Header.Set("Authorization", "Bearer "+c.token())
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := c.cl.http(0).Do(req)
 		if err == nil {
 			err = stream.Read(resp.Body, func(m stream.Message) error {
 				if m.ID > after {

@@ -21,7 +21,7 @@ import (
 // are its own and not the benchmark's.
 type benchChild struct {
 	cmd     *exec.Cmd
-	base    string
+	cl      *bridgeClient // its socket file, as the CLI reaches a bridge
 	state   string
 	started time.Time
 	peakFDs atomic.Int64
@@ -38,7 +38,8 @@ func startChild(ctx context.Context, exe, home string) (*benchChild, error) {
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	c := &benchChild{base: "http://" + addr, state: filepath.Join(home, "bridge-state"), stop: make(chan struct{})}
+	c := &benchChild{state: filepath.Join(home, "bridge-state"), stop: make(chan struct{})}
+	c.cl = newClient(c.state)
 	c.cmd = exec.CommandContext(ctx, exe, "serve", "--headless", "--home", home, "--addr", addr, "--log-level", "warn", "--state-dir", c.state)
 	c.cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR=") // the fake home's own ~/.claude
 	c.cmd.Stderr = os.Stderr

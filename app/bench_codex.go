@@ -153,7 +153,7 @@ func runBenchCodex(ctx context.Context, r *benchReport, exe, root string, nws, l
 		return err
 	}
 	defer c.close()
-	ids, err := waitWorkspaces(ctx, c.base, c.token, nws, 60*time.Second)
+	ids, err := waitWorkspaces(ctx, c.cl, c.token, nws, 60*time.Second)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func runBenchJournal(ctx context.Context, r *benchReport, exe, root string, call
 		return err
 	}
 	defer c.close()
-	if _, err := waitWorkspaces(ctx, c.base, c.token, 1, 30*time.Second); err != nil {
+	if _, err := waitWorkspaces(ctx, c.cl, c.token, 1, 30*time.Second); err != nil {
 		return err
 	}
 	journals, _ := filepath.Glob(filepath.Join(c.state, "streams", "*.jsonl"))

@@ -35,7 +35,7 @@ func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o bench
 		return err
 	}
 	defer c.close()
-	ids, err := waitWorkspaces(ctx, c.base, c.token, o.workspaces, 60*time.Second)
+	ids, err := waitWorkspaces(ctx, c.cl, c.token, o.workspaces, 60*time.Second)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func runBenchScale(ctx context.Context, r *benchReport, exe, root string, nws, p
 		return err
 	}
 	defer c.close()
-	ids, err := waitWorkspaces(ctx, c.base, c.token, nws, 120*time.Second)
+	ids, err := waitWorkspaces(ctx, c.cl, c.token, nws, 120*time.Second)
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func runBenchScale(ctx context.Context, r *benchReport, exe, root string, nws, p
 	defer holdGC()() // its own collector would stall reading a megabyte
 	for range calls {
 		start := time.Now()
-		n, err := getBody(ctx, c.base+"/api/workspaces", c.token())
+		n, err := getBody(ctx, c.cl, "/api/workspaces", c.token())
 		if err != nil {
 			return fmt.Errorf("/api/workspaces: %w", err)
 		}
@@ -167,14 +167,14 @@ func runBenchScale(ctx context.Context, r *benchReport, exe, root string, nws, p
 	return nil
 }
 
-// getBody GETs url with the token and returns the body's size.
-func getBody(ctx context.Context, url, token string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// getBody GETs path with the token and returns the body's size.
+func getBody(ctx context.Context, cl *bridgeClient, path, token string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cl.url(path), nil)
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := cl.http(0).Do(req)
 	if err != nil {
 		return 0, err
 	}

@@ -169,9 +169,9 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 				defer done.Done()
 				got, once := 0, sync.OnceFunc(ready.Done)
 				defer once()
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(c.base, id, 1<<62), nil)
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.cl.url(streamPath(id, 1<<62)), nil)
 				req.Header.Set("Authorization", "Bearer "+c.token())
-				resp, err := http.DefaultClient.Do(req)
+				resp, err := c.cl.http(0).Do(req)
 				if err != nil {
 					return
 				}
@@ -292,6 +292,6 @@ type benchMemory struct {
 // falls as often as it rises, as the collector returns pages.
 func childMemory(ctx context.Context, c *benchChild) (benchMemory, error) {
 	var m benchMemory
-	err := getJSON(ctx, c.base+"/api/memory", c.token(), &m)
+	err := getJSON(ctx, c.cl, "/api/memory", c.token(), &m)
 	return m, err
 }

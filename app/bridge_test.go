@@ -78,6 +78,11 @@ func startBridgeWith(t testing.TB, home string, port int, env []string, args ...
 		t.Fatal(err)
 	}
 	p := &bridgeProc{t: t, cmd: cmd, base: "http://" + addr, home: home, log: &log}
+	for i, a := range args {
+		if a == "--state-dir" && i+1 < len(args) {
+			p.state = args[i+1]
+		}
+	}
 	t.Cleanup(func() {
 		if t.Failed() && os.Getenv("BRIDGE_TEST_LOGS") != "" {
 			p.kill(syscall.SIGQUIT) // Go prints every goroutine's stack
@@ -98,7 +103,7 @@ func startBridgeWith(t testing.TB, home string, port int, env []string, args ...
 	})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, err := probeHealth(context.Background(), p.base); err == nil {
+		if _, err := probeHealth(context.Background(), p.cl()); err == nil {
 			return p
 		}
 		if time.Now().After(deadline) {
@@ -123,6 +128,28 @@ func homeRoots(home string) paths.Roots {
 	return r
 }
 
+// tcpGetJSON reads u over TCP with a bearer token, as a browser client
+// would (the CLI never does: it uses the socket file).
+func tcpGetJSON(ctx context.Context, u, token string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+// cl reaches the bridge through its socket file, as the CLI does.
+func (p *bridgeProc) cl() *bridgeClient { return newClient(p.stateDir()) }
+
 // token is the bridge's API token.
 func (p *bridgeProc) token() string {
 	t, _ := auth.Read(filepath.Join(p.stateDir(), tokenFile))
@@ -142,7 +169,7 @@ func (p *bridgeProc) waitFor(ok func(apiWorkspace) bool) apiWorkspace {
 	p.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		list, _ := listWorkspaces(context.Background(), p.base, p.token())
+		list, _ := listWorkspaces(context.Background(), p.cl(), p.token())
 		for _, w := range list {
 			if ok(w) {
 				return w
@@ -163,12 +190,12 @@ type sseClient struct {
 func openStream(t testing.TB, p *bridgeProc, id string, lastID int64) *sseClient {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(p.base, id, 0), nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.cl().url(streamPath(id, 0)), nil)
 	req.Header.Set("Authorization", "Bearer "+p.token())
 	if lastID > 0 {
 		req.Header.Set("Last-Event-ID", strconv.FormatInt(lastID, 10))
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := p.cl().http(0).Do(req)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -34,10 +34,9 @@ func workspaces(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := c.resolve(); err != nil {
 		return err
 	}
-	c.useRunning(fs)
-	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
+	list, err := listWorkspaces(ctx, c.client(), c.token())
 	if err != nil {
-		fmt.Fprintf(stderr, "no bridge at %s (%v); scanning directly\n", c.Addr, err)
+		fmt.Fprintf(stderr, "%v; scanning directly\n", err)
 		if list, err = scanDirect(ctx, c); err != nil {
 			return err
 		}
@@ -134,10 +133,10 @@ func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := c.resolve(); err != nil {
 		return err
 	}
-	c.useRunning(fs)
-	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
+	cl := c.client()
+	list, err := listWorkspaces(ctx, cl, c.token())
 	if err != nil {
-		return fmt.Errorf("is the bridge running? %w", err)
+		return err
 	}
 	ws, sess, err := pickTarget(list, fs.Arg(0))
 	if err != nil {
@@ -152,7 +151,7 @@ func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	for {
 		// The token is read again on each connect: it may have been rotated.
-		err := followOnce(ctx, c.baseURL(), c.token(), ws.ID, session, &after, func(m stream.Message) {
+		err := followOnce(ctx, cl, c.token(), ws.ID, session, &after, func(m stream.Message) {
 			if *raw {
 				fmt.Fprintf(stdout, "%s\n", m.Data)
 				return
@@ -208,8 +207,8 @@ func reorder(fs *flag.FlagSet, args []string) []string {
 
 // followOnce reads the stream (narrowed to session, when set) until it
 // ends, advancing *after.
-func followOnce(ctx context.Context, base, token, id, session string, after *int64, fn func(stream.Message)) error {
-	u := streamURL(base, id, *after)
+func followOnce(ctx context.Context, cl *bridgeClient, token, id, session string, after *int64, fn func(stream.Message)) error {
+	u := cl.url(streamPath(id, *after))
 	if session != "" {
 		u += sep(u) + "session=" + url.QueryEscape(session)
 	}
@@ -221,9 +220,9 @@ func followOnce(ctx context.Context, base, token, id, session string, after *int
 	if *after > 0 {
 		req.Header.Set("Last-Event-ID", strconv.FormatInt(*after, 10))
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := cl.http(0).Do(req)
 	if err != nil {
-		return err
+		return cl.noBridge(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

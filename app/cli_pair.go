@@ -119,7 +119,7 @@ func token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *rotate {
 		// The running bridge rotates it, so it cuts off open streams at
 		// once; with no bridge running, rotate the file it will read.
-		if _, herr := probeHealth(ctx, c.baseURL()); herr == nil {
+		if _, herr := probeHealth(ctx, c.client()); herr == nil {
 			if err := apiCall(ctx, c, http.MethodPost, "/api/token/rotate", nil, nil); err != nil {
 				return err
 			}

@@ -54,7 +54,7 @@ func TestCLIWorkspacesAndTail(t *testing.T) {
 		t.Errorf("workspaces: %v\n%s", err, out)
 	}
 	// Without a bridge it scans directly.
-	out, err = runCLI(t, "workspaces", "--addr", "127.0.0.1:1", "--home", home)
+	out, err = runCLI(t, "workspaces", "--state-dir", t.TempDir(), "--home", home)
 	if err != nil || !strings.Contains(out, "scanning directly") || !strings.Contains(out, dir) {
 		t.Errorf("workspaces without bridge: %v\n%s", err, out)
 	}

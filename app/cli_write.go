@@ -31,7 +31,8 @@ func apiCall(ctx context.Context, c config, method, path string, body, out any) 
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.baseURL()+path, rd)
+	cl := c.client()
+	req, err := http.NewRequestWithContext(ctx, method, cl.url(path), rd)
 	if err != nil {
 		return err
 	}
@@ -39,9 +40,9 @@ func apiCall(ctx context.Context, c config, method, path string, body, out any) 
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+	resp, err := cl.http(2 * time.Minute).Do(req)
 	if err != nil {
-		return fmt.Errorf("is the bridge running? %w", err)
+		return cl.noBridge(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -74,7 +75,6 @@ func clientFlags(name string, args []string, stderr io.Writer, extra func(*flag.
 	if err := c.resolve(); err != nil {
 		return c, fs, err
 	}
-	c.useRunning(fs)
 	return c, fs, nil
 }
 
@@ -91,9 +91,10 @@ func send(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() < 2 {
 		return errors.New("usage: conductor-bridge send [--wait] <workspace>[/<session>] <message…>")
 	}
-	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
+	cl := c.client()
+	list, err := listWorkspaces(ctx, cl, c.token())
 	if err != nil {
-		return fmt.Errorf("is the bridge running? %w", err)
+		return err
 	}
 	ws, sess, err := pickTarget(list, fs.Arg(0))
 	if err != nil {
@@ -123,7 +124,7 @@ func send(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	state := res.Status
 	for {
 		var list struct{ Messages []inject.Message }
-		if err := getJSON(ctx, c.baseURL()+"/workspace/"+ws.ID+"/session/messages", c.token(), &list); err != nil {
+		if err := getJSON(ctx, cl, "/workspace/"+ws.ID+"/session/messages", c.token(), &list); err != nil {
 			return err
 		}
 		for _, m := range list.Messages {
@@ -147,9 +148,9 @@ func send(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func findWorkspace(ctx context.Context, c config, q string) (apiWorkspace, error) {
-	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
+	list, err := listWorkspaces(ctx, c.client(), c.token())
 	if err != nil {
-		return apiWorkspace{}, fmt.Errorf("is the bridge running? %w", err)
+		return apiWorkspace{}, err
 	}
 	return pickWorkspace(list, q)
 }
@@ -328,10 +329,10 @@ func hookSpec(c config) (hooks.Spec, error) {
 
 // workspaceList asks the running bridge, else scans directly.
 func workspaceList(ctx context.Context, c config, stderr io.Writer) ([]apiWorkspace, error) {
-	list, err := listWorkspaces(ctx, c.baseURL(), c.token())
+	list, err := listWorkspaces(ctx, c.client(), c.token())
 	if err == nil {
 		return list, nil
 	}
-	fmt.Fprintf(stderr, "no bridge at %s; scanning directly\n", c.Addr)
+	fmt.Fprintf(stderr, "%v; scanning directly\n", err)
 	return scanDirect(ctx, c)
 }

@@ -3,12 +3,63 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"time"
+
+	"conductorbridge/bridge/localsock"
 )
+
+// A bridgeClient reaches the bridge of one state dir through its socket
+// file (bridge/localsock), which is checked on every connection: folder
+// and file the user's alone, and the process at the other end the user.
+// The CLI and the hooks never go through TCP: while the bridge is down,
+// anyone on the machine may be listening on its port, and would get the
+// API token or the hook secret, and answer in the bridge's name.
+type bridgeClient struct {
+	sock string
+	tr   *http.Transport
+}
+
+// socketURL prefixes every request's path; its host is never looked up.
+const socketURL = "http://conductor-bridge"
+
+func newClient(stateDir string) *bridgeClient {
+	path, _ := localsock.Path(stateDir)
+	return &bridgeClient{sock: path, tr: &http.Transport{
+		Proxy: nil, // never: the bridge is the socket file, whatever the environment says
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return localsock.Dial(ctx, path)
+		},
+		MaxIdleConnsPerHost: 4,
+	}}
+}
+
+// client is this state dir's bridge, for a command.
+func (c *config) client() *bridgeClient { return newClient(c.StateDir) }
+
+// http returns a client of the socket whose calls take at most timeout
+// (0: no bound, for streams).
+func (b *bridgeClient) http(timeout time.Duration) *http.Client {
+	return &http.Client{Transport: b.tr, Timeout: timeout}
+}
+
+// url is the request URL for path on the bridge.
+func (b *bridgeClient) url(path string) string { return socketURL + path }
+
+// noBridge turns a failure to reach the bridge into what a person reads.
+func (b *bridgeClient) noBridge(err error) error {
+	switch {
+	case errors.Is(err, localsock.ErrNotRunning):
+		return fmt.Errorf("Conductor Bridge is not running (no one listens on %s): start it with conductor-bridge", b.sock)
+	case errors.Is(err, localsock.ErrUnsafe):
+		return fmt.Errorf("refusing to talk to the bridge: %w", err)
+	}
+	return err
+}
 
 // health is the part of GET /health the CLI uses.
 type health struct {
@@ -17,40 +68,33 @@ type health struct {
 	Version string `json:"version"`
 }
 
-func probeHealth(ctx context.Context, base string) (health, error) {
+func probeHealth(ctx context.Context, cl *bridgeClient) (health, error) {
 	var h health
-	if err := getJSON(ctx, base+"/health", "", &h); err != nil {
-		return h, err
-	}
-	if h.Service != "conductor-bridge" {
-		return h, fmt.Errorf("%s is not a Conductor Bridge", base)
-	}
-	return h, nil
+	err := getJSON(ctx, cl, "/health", "", &h)
+	return h, err
 }
 
-var httpClient = &http.Client{Timeout: 5 * time.Second}
-
-// getJSON reads u with the API token (every read but /health needs it).
-func getJSON(ctx context.Context, u, token string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+// getJSON reads path with the API token (every read but /health needs it).
+func getJSON(ctx context.Context, cl *bridgeClient, path, token string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cl.url(path), nil)
 	if err != nil {
 		return err
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := httpClient.Do(req)
+	resp, err := cl.http(5 * time.Second).Do(req)
 	if err != nil {
-		return err
+		return cl.noBridge(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		var e struct{ Error string }
 		_ = json.NewDecoder(resp.Body).Decode(&e)
-		return fmt.Errorf("GET %s: %s: %s", u, resp.Status, e.Error)
+		return fmt.Errorf("GET %s: %s: %s", path, resp.Status, e.Error)
 	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		return fmt.Errorf("GET %s: decode: %w", u, err)
+		return fmt.Errorf("GET %s: decode: %w", path, err)
 	}
 	return nil
 }
@@ -78,32 +122,19 @@ type apiWorkspace struct {
 	Sessions      []apiSession `json:"sessions,omitempty"`
 }
 
-func listWorkspaces(ctx context.Context, base, token string) ([]apiWorkspace, error) {
+func listWorkspaces(ctx context.Context, cl *bridgeClient, token string) ([]apiWorkspace, error) {
 	var out struct {
 		Workspaces []apiWorkspace `json:"workspaces"`
 	}
-	err := getJSON(ctx, base+"/api/workspaces", token, &out)
+	err := getJSON(ctx, cl, "/api/workspaces", token, &out)
 	return out.Workspaces, err
 }
 
-func streamURL(base, id string, after int64) string {
-	u := base + "/workspace/" + url.PathEscape(id) + "/session/stream"
+// streamPath is a workspace's stream, from after on.
+func streamPath(id string, after int64) string {
+	u := "/workspace/" + url.PathEscape(id) + "/session/stream"
 	if after > 0 {
 		u += fmt.Sprintf("?after=%d", after)
 	}
 	return u
-}
-
-// useRunning points c at the bridge that runs on c's state dir, as its
-// bridge.json says, unless --addr was given: a bridge started on another
-// port is found by every client command, as hooks and doctor find it.
-func (c *config) useRunning(fs *flag.FlagSet) {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "addr" })
-	if given {
-		return
-	}
-	if ri, err := readRunFile(c.StateDir); err == nil && ri.Addr != "" && checkLoopback(ri.Addr) == nil {
-		c.Addr = ri.Addr
-	}
 }

@@ -99,7 +99,7 @@ func demoAddr(port int, stderr io.Writer) (string, error) {
 func startDemo(ctx context.Context, c config, h *demo.Home, speed float64, seed uint64, stdout io.Writer) error {
 	tokyo := h.Workspaces[0]
 	for {
-		list, err := listWorkspaces(ctx, c.baseURL(), c.token())
+		list, err := listWorkspaces(ctx, c.client(), c.token())
 		if err == nil && len(list) >= len(h.Workspaces) {
 			break
 		}
@@ -118,36 +118,38 @@ func startDemo(ctx context.Context, c config, h *demo.Home, speed float64, seed 
 	}
 	fmt.Fprintf(stdout, `Conductor Bridge demo: a simulated Conductor with 3 workspaces; an agent is at work in "tokyo", paired with Chrome.
   viewer:  %s   (works once; open it in your browser)
-  API:     %s   (token: %s)
+  API:     %s   (for browsers)
+  socket:  %s   (for tools; token: %s)
   home:    %s   (removed when the demo ends)
   seed:    %d
 Send the agent a message from the viewer, or:
-  curl -X POST -H "Authorization: Bearer $(cat %s)" -H "Content-Type: application/json" \
-    -d '{"message":"please check the mobile view"}' %s/workspace/%s/session/messages
+  curl --unix-socket %s -X POST -H "Authorization: Bearer $(cat %s)" \
+    -H "Content-Type: application/json" -d '{"message":"please check the mobile view"}' \
+    %s/workspace/%s/session/messages
 Ctrl-C to stop.
-`, link.URL, c.baseURL(), filepath.Join(c.StateDir, tokenFile), c.Home, seed,
-		filepath.Join(c.StateDir, tokenFile), c.baseURL(), tokyo.ID)
+`, link.URL, c.baseURL(), c.client().sock, filepath.Join(c.StateDir, tokenFile), c.Home, seed,
+		c.client().sock, filepath.Join(c.StateDir, tokenFile), socketURL, tokyo.ID)
 
 	secret, err := auth.Read(filepath.Join(c.StateDir, hookSecretFile))
 	if err != nil {
 		return err
 	}
-	agent := &demo.Agent{W: tokyo, Speed: speed, Rand: rand.New(rand.NewPCG(seed, 1)), Hooks: demoHooks(c.baseURL(), secret)}
+	agent := &demo.Agent{W: tokyo, Speed: speed, Rand: rand.New(rand.NewPCG(seed, 1)), Hooks: demoHooks(c.client(), secret)}
 	return agent.Run(ctx)
 }
 
 // demoHooks calls the bridge's hook endpoint as `conductor-bridge hook`
 // does, with the hook secret.
-func demoHooks(base, secret string) demo.Hooks {
+func demoHooks(cl *bridgeClient, secret string) demo.Hooks {
 	return func(ctx context.Context, event string, in map[string]any) (inject.Answer, error) {
 		b, _ := json.Marshal(in)
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/hook/"+event, bytes.NewReader(b))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.url("/hook/"+event), bytes.NewReader(b))
 		if err != nil {
 			return inject.Answer{}, err
 		}
 		req.Header.Set("Authorization", "Bearer "+secret)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := cl.http(0).Do(req)
 		if err != nil {
 			return inject.Answer{}, err
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/localsock"
 )
 
 // TestDemo runs `conductor-bridge demo` for a few seconds against a real
@@ -47,7 +48,10 @@ func TestDemo(t *testing.T) {
 	}
 	p := &bridgeProc{t: t, cmd: cmd, base: base, home: home, state: filepath.Join(home, "state")}
 	token := p.token()
-	list, err := listWorkspaces(context.Background(), base, token)
+	if sock, _ := localsock.Path(p.stateDir()); lines["socket"] != sock {
+		t.Errorf("demo's socket %q, want %q", lines["socket"], sock)
+	}
+	list, err := listWorkspaces(context.Background(), p.cl(), token)
 	if err != nil || len(list) != 3 {
 		t.Fatalf("workspaces: %v %v", list, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/bridge/localsock"
 	"conductorbridge/tray"
 )
 
@@ -92,7 +93,7 @@ func printFindings(w io.Writer, fs []finding) {
 type doctorRun struct {
 	c       config
 	fix     bool
-	running *health // the bridge answering on c.Addr, if any
+	running *health // this state dir's bridge, answering on its socket, if any
 }
 
 func (d *doctorRun) run(ctx context.Context) []finding {
@@ -108,26 +109,50 @@ func (d *doctorRun) run(ctx context.Context) []finding {
 	return out
 }
 
-// port: free, held by a running bridge, or held by something else.
+// port: this state dir's bridge runs (its socket answers), or the port is
+// free, or someone else holds it.
 func (d *doctorRun) port(ctx context.Context) finding {
 	f := finding{ID: "port", Title: "Port"}
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	h, herr := probeHealth(pctx, d.c.client())
+	switch {
+	case herr == nil:
+		d.running = &h
+		f.Status, f.Detail = statusOK, fmt.Sprintf("Conductor Bridge %s is running on %s", h.Version, d.c.Addr)
+		return f
+	case errors.Is(herr, localsock.ErrUnsafe):
+		f.Status, f.Detail = statusFail, herr.Error()
+		f.Fix = "the state folder must be yours alone (chmod 700 " + d.c.StateDir + "); remove whatever is in the socket's place"
+		return f
+	}
 	ln, err := net.Listen("tcp", d.c.Addr)
 	if err == nil {
 		ln.Close()
 		f.Status, f.Detail = statusWarn, d.c.Addr+" is free: Conductor Bridge is not running"
-		f.Fix = "start it: conductor-bridge (or conductor-bridge service install, to start it at login)"
+		f.Fix = "start it: conductor-bridge (or conductor-bridge service install, to start it at login and hold its port)"
 		return f
 	}
-	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	h, herr := probeHealth(pctx, d.c.baseURL())
-	if herr != nil {
-		f.Status, f.Detail = statusFail, d.c.Addr+" is taken by another program"
-		f.Fix = "stop that program, or run the bridge elsewhere: conductor-bridge serve --addr 127.0.0.1:<port>"
+	uid, err := listenerUID(pctx, d.c.Addr)
+	switch {
+	case err == nil && uid == 0:
+		f.Status, f.Detail = statusWarn, d.c.Addr+" is held by the system (launchd holds it for the login item), but this state folder's bridge is not running"
+		f.Fix = "the login item starts it on the first connection; or start it: conductor-bridge"
 		return f
+	case err == nil && uid != os.Getuid():
+		f.Status, f.Detail = statusFail, fmt.Sprintf("%s is held by another user of this machine (uid %d) while Conductor Bridge is not running: "+
+			"a browser reaching this port talks to them", d.c.Addr, uid)
+		f.Fix = "start the bridge on another port (conductor-bridge serve --addr 127.0.0.1:<port>); install the login item so the port is held for you"
+		return f
+	case err == nil:
+		if h, err := tcpHealth(pctx, d.c.Addr); err == nil {
+			f.Status, f.Detail = statusWarn, fmt.Sprintf("Conductor Bridge %s of another state folder runs on %s; this state folder's is not running", h.Version, d.c.Addr)
+			f.Fix = "use that bridge's --state-dir, or start this one on another port"
+			return f
+		}
 	}
-	d.running = &h
-	f.Status, f.Detail = statusOK, fmt.Sprintf("Conductor Bridge %s is running on %s", h.Version, d.c.Addr)
+	f.Status, f.Detail = statusFail, d.c.Addr+" is taken by another program, and this state folder's bridge is not running"
+	f.Fix = "stop that program, or run the bridge elsewhere: conductor-bridge serve --addr 127.0.0.1:<port>"
 	return f
 }
 
@@ -211,7 +236,7 @@ func (d *doctorRun) projects() finding {
 // in), else from a direct scan.
 func (d *doctorRun) workspaces(ctx context.Context) ([]apiWorkspace, error) {
 	if d.running != nil {
-		if list, err := listWorkspaces(ctx, d.c.baseURL(), d.c.token()); err == nil {
+		if list, err := listWorkspaces(ctx, d.c.client(), d.c.token()); err == nil {
 			return list, nil
 		}
 	}

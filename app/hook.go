@@ -15,13 +15,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/bridge/localsock"
 	"conductorbridge/bridge/proc"
 )
 
@@ -95,10 +95,10 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return 0 // the bridge never ran here
 	}
-	addr := c.Addr
-	if ri, err := readRunFile(c.StateDir); err == nil && ri.Addr != "" {
-		addr = ri.Addr
-	}
+	// The bridge's socket file, never its TCP port: whoever listens there
+	// while the bridge is down would get the secret, and its answer would
+	// reach the agent as the person's own words.
+	cl := c.client()
 	var ans inject.Answer
 	if event == inject.HookRewake {
 		pid, ok := canWaitForRewake(os.Getenv)
@@ -119,10 +119,10 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			}
 			cancel()
 		}()
-		ans, err = waitRewake(wctx, addr, secret, path, in)
+		ans, err = waitRewake(wctx, cl, secret, path, in)
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, hookTimeout)
-		ans, err = callHook(cctx, addr, secret, path, in)
+		ans, err = callHook(cctx, cl, secret, path, in)
 		cancel()
 	}
 	if err != nil || (ans.Exit != 0 && ans.Exit != 2) {
@@ -153,19 +153,20 @@ func codexNotifyInput(args []string) ([]byte, error) {
 // waitRewake long-polls the bridge for a message to wake the agent with.
 // A bridge that restarts meanwhile is waited for, so an idle agent stays
 // wakeable; Claude Code ends the hook at its timeout. A bridge that is not
-// running at all is not waited for.
-func waitRewake(ctx context.Context, addr, secret, path string, in []byte) (inject.Answer, error) {
+// running at all is not waited for, nor one whose socket is not safe.
+func waitRewake(ctx context.Context, cl *bridgeClient, secret, path string, in []byte) (inject.Answer, error) {
 	backoff := 500 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		ans, err := callHook(ctx, addr, secret, path, in)
+		ans, err := callHook(ctx, cl, secret, path, in)
 		if err == nil {
 			return ans, nil
 		}
-		if attempt == 0 && isRefused(err) {
+		down := errors.Is(err, localsock.ErrNotRunning)
+		if (attempt == 0 && down) || errors.Is(err, localsock.ErrUnsafe) {
 			return ans, err
 		}
 		var ne net.Error
-		if !errors.As(err, &ne) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) && !isRefused(err) {
+		if !errors.As(err, &ne) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) && !down {
 			return ans, err // an answer we do not understand: give up
 		}
 		select {
@@ -177,19 +178,15 @@ func waitRewake(ctx context.Context, addr, secret, path string, in []byte) (inje
 	}
 }
 
-func isRefused(err error) bool {
-	return strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "connection reset")
-}
-
-func callHook(ctx context.Context, addr, secret, path string, in []byte) (inject.Answer, error) {
+func callHook(ctx context.Context, cl *bridgeClient, secret, path string, in []byte) (inject.Answer, error) {
 	var ans inject.Answer
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/hook/"+path, bytes.NewReader(in))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.url("/hook/"+path), bytes.NewReader(in))
 	if err != nil {
 		return ans, err
 	}
 	req.Header.Set("Authorization", "Bearer "+secret)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := cl.http(0).Do(req)
 	if err != nil {
 		return ans, err
 	}

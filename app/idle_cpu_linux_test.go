@@ -29,7 +29,7 @@ func TestIdleBridgeReadsItsOwnCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.close()
-	if _, err := waitWorkspaces(ctx, c.base, c.token, workspaces, 30*time.Second); err != nil {
+	if _, err := waitWorkspaces(ctx, c.cl, c.token, workspaces, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	started, ok := cpuTime(c.pid())
@@ -53,7 +53,7 @@ func TestIdleBridgeReadsItsOwnCPU(t *testing.T) {
 	}
 	t.Logf("idle bridge on %d workspaces: %.3f %% of a core, %.2f wake-ups/s over %v (cold start %v of CPU)",
 		workspaces, 100*float64(cpu1-cpu0)/float64(idle), float64(sw1-sw0)/idle.Seconds(), idle, started)
-	if _, err := waitWorkspaces(ctx, c.base, c.token, workspaces, 5*time.Second); err != nil {
+	if _, err := waitWorkspaces(ctx, c.cl, c.token, workspaces, 5*time.Second); err != nil {
 		t.Fatalf("after idling: %v", err)
 	}
 }

@@ -67,7 +67,7 @@ func (e *agentEnv) post(ws, text string) string {
 
 func (e *agentEnv) messages(ws string) map[string]inject.Message {
 	var list struct{ Messages []inject.Message }
-	if err := getJSON(context.Background(), e.p.base+"/workspace/"+ws+"/session/messages", e.p.token(), &list); err != nil {
+	if err := getJSON(context.Background(), e.p.cl(), "/workspace/"+ws+"/session/messages", e.p.token(), &list); err != nil {
 		e.t.Fatal(err)
 	}
 	out := map[string]inject.Message{}

@@ -107,7 +107,7 @@ func TestNativeHostHandsOverAWorkingBrowserCredential(t *testing.T) {
 	var list struct {
 		Workspaces []apiWorkspace `json:"workspaces"`
 	}
-	if err := getJSON(context.Background(), p.base+"/api/workspaces", rep.Token, &list); err != nil || len(list.Workspaces) != 1 {
+	if err := tcpGetJSON(context.Background(), p.base+"/api/workspaces", rep.Token, &list); err != nil || len(list.Workspaces) != 1 {
 		t.Errorf("list with the host's credential: %v %+v", err, list)
 	}
 	for _, c := range []struct {

@@ -86,7 +86,7 @@ func TestRegisterWorktrees(t *testing.T) {
 	// Registrations persist across a restart.
 	p.kill(9)
 	p = startBridgeProc(t, home, port)
-	list, _ := listWorkspaces(ctx, p.base, p.token())
+	list, _ := listWorkspaces(ctx, p.cl(), p.token())
 	seen := map[string]bool{}
 	for _, w := range list {
 		seen[w.ID] = true
@@ -109,7 +109,7 @@ func TestRegisterWorktrees(t *testing.T) {
 	if _, err := os.Stat(repo); err != nil {
 		t.Error("adopted worktree removed from disk")
 	}
-	list, _ = listWorkspaces(ctx, p.base, p.token())
+	list, _ = listWorkspaces(ctx, p.cl(), p.token())
 	for _, w := range list {
 		if w.ID == ws.ID || w.ID == created.ID {
 			t.Errorf("still listed after unregister: %+v", w)

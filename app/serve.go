@@ -103,7 +103,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	} else if after > before {
 		log.Debug().Uint64("from", before).Uint64("to", after).Msg("descriptor limit raised")
 	}
-	ln, err := listen(ctx, c.Addr)
+	ln, manager, err := takeOrListen(ctx, c.Addr)
 	if err != nil {
 		if *ifNotRunning && errors.Is(err, errBridgeOnPort) {
 			// Another bridge (another state dir, or the demo) has the
@@ -158,14 +158,28 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			quit()
 		}
 	}()
+	// The CLI and the hooks come in through the socket file: it has a
+	// connection cap of its own, so no one filling the port's locks them out.
+	sock := listenLocal(c.StateDir, log)
+	if sock != nil {
+		go func() {
+			if err := srv.Serve(httplimit.Listen(sock, limits.MaxConns)); !errors.Is(err, http.ErrServerClosed) {
+				log.Error().Err(err).Msg("local socket stopped: the CLI and hooks cannot reach this bridge")
+			}
+		}()
+	}
 	mode := "headless"
 	why := trayUnavailable(*headless)
 	if why == nil {
 		mode = "menu bar"
 	}
-	log.Info().Str("addr", ln.Addr().String()).Int("max_conns", limits.MaxConns).Str("version", version()).Str("mode", mode).
+	log.Info().Str("addr", ln.Addr().String()).Str("socket_from", manager).Int("max_conns", limits.MaxConns).Str("version", version()).Str("mode", mode).
 		Str("projects", c.ClaudeProjects).Str("state", c.StateDir).Msg("Conductor Bridge listening")
-	fmt.Fprintf(stderr, "Conductor Bridge %s listening on http://%s (%s)\n", version(), ln.Addr(), mode)
+	from := ""
+	if manager != "" {
+		from = ", on the socket " + manager + " holds for it"
+	}
+	fmt.Fprintf(stderr, "Conductor Bridge %s listening on http://%s (%s%s)\n", version(), ln.Addr(), mode, from)
 
 	// The menu bar owns the main goroutine until ctx ends (macOS draws its
 	// UI on the main thread); headless, this goroutine just waits.
@@ -407,7 +421,9 @@ func (b *bridge) stop(srv *http.Server, stateDir string, log zerolog.Logger) {
 // errBridgeOnPort: the port is taken by a Conductor Bridge.
 var errBridgeOnPort = errors.New("port in use")
 
-// listen binds addr, and when the port is taken says by whom.
+// listen binds addr, and when the port is taken says by whom. Only a
+// listener of the user's own that answers as a bridge counts as "a bridge
+// already running": anyone may listen on a free port and say so.
 func listen(ctx context.Context, addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err == nil {
@@ -416,7 +432,15 @@ func listen(ctx context.Context, addr string) (net.Listener, error) {
 	if !errors.Is(err, syscall.EADDRINUSE) {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	if h, herr := probeHealth(ctx, "http://"+addr); herr == nil {
+	uid, uerr := listenerUID(ctx, addr)
+	if uerr == nil && uid != os.Getuid() {
+		return nil, fmt.Errorf("port in use: another user of this machine (uid %d) is listening on %s; pass --addr 127.0.0.1:<other port>, "+
+			"and install the login item (conductor-bridge service install) so the port is held for you", uid, addr)
+	}
+	if uerr != nil {
+		return nil, fmt.Errorf("port in use: another program is listening on %s; pass --addr 127.0.0.1:<other port>", addr)
+	}
+	if h, herr := tcpHealth(ctx, addr); herr == nil {
 		return nil, fmt.Errorf("%w: Conductor Bridge %s is already running on %s (stop it, or pass --addr 127.0.0.1:<other port>)", errBridgeOnPort, h.Version, addr)
 	}
 	return nil, fmt.Errorf("port in use: another program is listening on %s; pass --addr 127.0.0.1:<other port>", addr)

@@ -128,6 +128,9 @@ func (l loginItem) Install() error {
 	if err := svc.Install(); err != nil {
 		return explainService("install", err)
 	}
+	if err := installSocketUnit(); err != nil {
+		return explainService("install", err)
+	}
 	return nil
 }
 
@@ -144,6 +147,9 @@ func (l loginItem) Uninstall() error {
 			return explainService("uninstall", err)
 		}
 		return nil
+	}
+	if err := uninstallSocketUnit(); err != nil {
+		return explainService("uninstall", err)
 	}
 	svc, err := newService("")
 	if err != nil {

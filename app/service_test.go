@@ -1,16 +1,21 @@
 package main
 
 import (
-	"conductorbridge/packaging/units"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"howett.net/plist"
+
+	"conductorbridge/bridge/activation"
+	"conductorbridge/packaging/units"
 )
 
 // fakeSystemctl puts a systemctl on PATH that records its arguments: CI
@@ -66,6 +71,20 @@ func TestServiceInstallsAUserUnit(t *testing.T) {
 	if c := calls(); !strings.Contains(c, "enable --user conductor-bridge.service") || !strings.Contains(c, "daemon-reload --user") {
 		t.Errorf("systemctl calls: %q", c)
 	}
+	// The port is held for it from the next login on: a socket unit the
+	// service wants, enabled for the session's sockets.target.
+	for _, want := range []string{"Wants=conductor-bridge.socket", "After=graphical-session.target conductor-bridge.socket"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("unit lacks %q:\n%s", want, b)
+		}
+	}
+	socketUnit := strings.TrimSuffix(unit, ".service") + ".socket"
+	if sb, err := os.ReadFile(socketUnit); err != nil || string(sb) != units.SystemdSocket {
+		t.Errorf("socket unit: %v\n%s", err, sb)
+	}
+	if c := calls(); !strings.Contains(c, "enable --user conductor-bridge.socket") {
+		t.Errorf("socket unit not enabled: %q", c)
+	}
 	if out := run("install"); !strings.Contains(out, "already installed") {
 		t.Errorf("second install: %s", out)
 	}
@@ -75,6 +94,9 @@ func TestServiceInstallsAUserUnit(t *testing.T) {
 	run("uninstall")
 	if _, err := os.Stat(unit); !os.IsNotExist(err) {
 		t.Error("unit still there after uninstall")
+	}
+	if _, err := os.Stat(socketUnit); !os.IsNotExist(err) {
+		t.Error("socket unit still there after uninstall")
 	}
 	if c := calls(); !strings.Contains(c, "disable --user conductor-bridge.service") {
 		t.Errorf("systemctl calls: %q", c)
@@ -124,6 +146,96 @@ func TestLaunchAgentPlist(t *testing.T) {
 	}
 	if strings.Contains(out, "StandardOutPath") || strings.Contains(out, "StandardErrorPath") {
 		t.Error("launchd would duplicate the bridge's own log")
+	}
+	// launchd holds the port between runs and hands it over under the
+	// name the bridge checks in with.
+	var sockets struct {
+		Sockets map[string]map[string]string
+	}
+	plist.Unmarshal([]byte(out), &sockets)
+	l, ok := sockets.Sockets[activation.LaunchdName]
+	_, port, _ := net.SplitHostPort(DefaultAddr)
+	if len(sockets.Sockets) != 1 || !ok || l["SockNodeName"] != "127.0.0.1" || l["SockServiceName"] != port ||
+		l["SockFamily"] != "IPv4" || l["SockType"] != "stream" {
+		t.Errorf("Sockets: %v, want %s on 127.0.0.1:%s", sockets.Sockets, activation.LaunchdName, port)
+	}
+	checkLaunchdKeys(t, out)
+}
+
+// checkLaunchdKeys holds every key of a LaunchAgent to launchd.plist(5):
+// documented, of its type, with a value the page allows.
+func checkLaunchdKeys(t *testing.T, doc string) {
+	t.Helper()
+	spec, err := os.ReadFile(filepath.Join("testdata", "launchd.plist.5.keys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rule struct{ types, values []string }
+	rules := map[string]rule{}
+	for _, line := range strings.Split(string(spec), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		r := rule{types: strings.Split(f[1], "|")}
+		if len(f) > 2 {
+			r.values = strings.Split(f[2], "|")
+		}
+		rules[f[0]] = r
+	}
+	var job map[string]any
+	if _, err := plist.Unmarshal([]byte(doc), &job); err != nil {
+		t.Fatal(err)
+	}
+	typeOf := func(v any) string {
+		switch v.(type) {
+		case string:
+			return "string"
+		case bool:
+			return "boolean"
+		case uint64, int64:
+			return "integer"
+		case []any:
+			return "array"
+		case map[string]any:
+			return "dictionary"
+		}
+		return fmt.Sprintf("%T", v)
+	}
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		r, ok := rules[key]
+		if !ok {
+			t.Errorf("%s is not a key launchd.plist(5) documents", key)
+			return
+		}
+		if !slices.Contains(r.types, typeOf(v)) {
+			t.Errorf("%s is a %s, launchd.plist(5) says %v", key, typeOf(v), r.types)
+		}
+		if s, ok := v.(string); ok && r.values != nil && !slices.Contains(r.values, s) {
+			t.Errorf("%s = %q, launchd.plist(5) allows %v", key, s, r.values)
+		}
+		if m, ok := v.(map[string]any); ok {
+			for k, sub := range m {
+				if key == "Sockets" {
+					k = "*" // an entry's name is the job's own
+				}
+				walk(key+"."+k, sub)
+			}
+		}
+	}
+	for k, v := range job {
+		walk(k, v)
+	}
+}
+
+// The login item holds the port the bridge it starts listens on.
+func TestLoginItemHoldsTheDefaultPort(t *testing.T) {
+	if !strings.Contains(units.SystemdSocket, "ListenStream="+DefaultAddr+"\n") {
+		t.Errorf("socket unit does not hold %s:\n%s", DefaultAddr, units.SystemdSocket)
+	}
+	if strings.Contains(units.SystemdSocket, "Accept=yes") {
+		t.Error("the socket unit would start a bridge per connection")
 	}
 }
 

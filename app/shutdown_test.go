@@ -47,8 +47,7 @@ func TestShutdownOnExitRunsEveryStep(t *testing.T) {
 	}
 	srv := serverLimits().Server(b.api.Handler())
 	go srv.Serve(ln)
-	base := "http://" + ln.Addr().String()
-	if _, err := probeHealth(ctx, base); err != nil {
+	if _, err := tcpHealth(ctx, ln.Addr().String()); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeRunFile(c.StateDir, ln.Addr().String()); err != nil {
@@ -87,7 +86,7 @@ func TestShutdownOnExitRunsEveryStep(t *testing.T) {
 	if _, ok := <-sub.C; ok {
 		t.Error("a stream subscriber is still open: the hub was not closed")
 	}
-	if _, err := http.Get(base + "/health"); err == nil {
+	if _, err := http.Get("http://" + ln.Addr().String() + "/health"); err == nil {
 		t.Error("still serving after the shutdown")
 	}
 	stop.onExit() // a second way out finds it done

@@ -133,7 +133,7 @@ func TestSquatterAnswersLikeABridge(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := startSquatter(t, self, nil)
-	h, err := probeHealth(t.Context(), fmt.Sprintf("http://127.0.0.1:%d", s.port))
+	h, err := tcpHealth(t.Context(), fmt.Sprintf("127.0.0.1:%d", s.port))
 	if err != nil || h.Service != "conductor-bridge" {
 		t.Fatalf("squatter's /health: %+v %v", h, err)
 	}

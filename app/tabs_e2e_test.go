@@ -78,7 +78,7 @@ func (e *agentEnv) sessionsOf(ws string) map[string]map[string]any {
 	var out struct {
 		Sessions []map[string]any `json:"sessions"`
 	}
-	if err := getJSON(context.Background(), e.p.base+"/api/workspaces/"+ws, e.p.token(), &out); err != nil {
+	if err := getJSON(context.Background(), e.p.cl(), "/api/workspaces/"+ws, e.p.token(), &out); err != nil {
 		e.t.Fatal(err)
 	}
 	m := map[string]map[string]any{}

@@ -138,7 +138,7 @@ func TestNoDBusMeansHeadlessNotAPanic(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := startBridgeWith(t, t.TempDir(), 0, env)
 			time.Sleep(300 * time.Millisecond)
-			if _, err := probeHealth(context.Background(), p.base); err != nil {
+			if _, err := probeHealth(context.Background(), p.cl()); err != nil {
 				t.Fatalf("bridge not serving: %v\n%s", err, p.log)
 			}
 			p.kill(syscall.SIGTERM)
@@ -215,7 +215,7 @@ func TestFirstRunOffersHooks(t *testing.T) {
 func TestTrayHostAppearingLater(t *testing.T) {
 	bus := dbustest.Start(t)
 	p := startBridgeWith(t, t.TempDir(), 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
-	if _, err := probeHealth(context.Background(), p.base); err != nil {
+	if _, err := probeHealth(context.Background(), p.cl()); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond) // headless by now

@@ -206,7 +206,7 @@ func (e *viewerEnv) send(text string) {
 // queue is ws's messages, as the API lists them.
 func (e *viewerEnv) queue(ws string) []inject.Message {
 	var list struct{ Messages []inject.Message }
-	getJSON(context.Background(), e.p.base+"/workspace/"+ws+"/session/messages", e.p.token(), &list)
+	getJSON(context.Background(), e.p.cl(), "/workspace/"+ws+"/session/messages", e.p.token(), &list)
 	return list.Messages
 }
 
@@ -443,7 +443,7 @@ func TestHostilePageCannotReachTheBridge(t *testing.T) {
 	}
 	// Nothing reached the queue, by any route.
 	var list struct{ Messages []inject.Message }
-	getJSON(context.Background(), e.p.base+"/workspace/"+e.wsA.ID+"/session/messages", e.p.token(), &list)
+	getJSON(context.Background(), e.p.cl(), "/workspace/"+e.wsA.ID+"/session/messages", e.p.token(), &list)
 	if len(list.Messages) != 0 {
 		t.Errorf("a hostile page injected: %+v", list.Messages)
 	}

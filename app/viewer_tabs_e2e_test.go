@@ -61,7 +61,7 @@ func TestViewerShowsTabsInRealChromium(t *testing.T) {
 			SessionID string `json:"session_id"`
 		} `json:"messages"`
 	}
-	if err := getJSON(context.Background(), e.p.base+"/workspace/"+e.wsA.ID+"/session/messages", e.p.token(), &list); err != nil {
+	if err := getJSON(context.Background(), e.p.cl(), "/workspace/"+e.wsA.ID+"/session/messages", e.p.token(), &list); err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Messages) != 1 || list.Messages[0].Text != "only for the second tab" || list.Messages[0].SessionID != second {

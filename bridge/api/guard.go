@@ -8,7 +8,9 @@ import (
 	"strings"
 )
 
-// guard refuses what no legitimate client sends, before any handler runs:
+// guard refuses what no legitimate client sends, before any handler runs
+// (a request through the bridge's socket file comes from the user's own
+// program, never a browser, and needs no Host or peer check):
 //   - a connection from another user of this machine, or from one we
 //     cannot tell, unless it shows the API token or hook secret (peer.go);
 //   - a Host other than 127.0.0.1:<port> or localhost:<port>. A web page
@@ -35,7 +37,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			// /health, or its 403) and closes: it holds no slot for long.
 			h.Set("Connection", "close")
 		}
-		if !s.hostAllowed(r.Host) {
+		if !viaSocket(r) && !s.hostAllowed(r.Host) {
 			s.refuse(w, r, "forbidden host")
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"conductorbridge/bridge/event"
@@ -62,7 +63,11 @@ func (s *Server) viewerLink(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength != 0 && !decodeJSON(w, r, MaxBody, &body) {
 		return
 	}
-	link, newlyPaired, err := s.ViewerLink(r.Host, body.Workspace)
+	host := r.Host
+	if viaSocket(r) {
+		host = "127.0.0.1:" + strconv.Itoa(s.Port) // the browser's way in
+	}
+	link, newlyPaired, err := s.ViewerLink(host, body.Workspace)
 	switch {
 	case errors.Is(err, errUnknownWorkspace):
 		writeError(w, http.StatusNotFound, err.Error())

@@ -36,6 +36,10 @@ type connPeer struct {
 	// foreign: the listener found the connection is another user's (or
 	// could not tell): every answer on it closes it.
 	foreign bool
+	// socket: a connection to the bridge's socket file, which only the
+	// user can reach and whose listener accepts the user's connections
+	// only (bridge/localsock). No browser can dial it.
+	socket bool
 }
 
 // ownedConn is a connection whose peer the listener looked up.
@@ -47,7 +51,7 @@ type ownedConn interface {
 // ConnContext is the http.Server hook that remembers each connection's
 // ends, so its peer is looked up once per connection, not per request.
 func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
-	p := &connPeer{local: c.LocalAddr(), remote: c.RemoteAddr()}
+	p := &connPeer{local: c.LocalAddr(), remote: c.RemoteAddr(), socket: c.LocalAddr().Network() == "unix"}
 	if o, ok := c.(ownedConn); ok {
 		p.once.Do(func() { p.uid, p.err = o.PeerUID() })
 		p.foreign = o.Foreign()
@@ -73,6 +77,12 @@ func (s *Server) peerLookup() func(local, remote net.Addr) (int, error) {
 func foreignConn(r *http.Request) bool {
 	p, _ := r.Context().Value(peerKey{}).(*connPeer)
 	return p != nil && p.foreign
+}
+
+// viaSocket reports whether r came through the bridge's socket file.
+func viaSocket(r *http.Request) bool {
+	p, _ := r.Context().Value(peerKey{}).(*connPeer)
+	return p != nil && p.socket
 }
 
 // peerUID returns the uid at the other end of r's connection.
@@ -110,7 +120,7 @@ func (s *Server) peerAllowed(w http.ResponseWriter, r *http.Request) bool {
 	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.Path == "/health" {
 		return true
 	}
-	if s.holdsFileSecret(r) {
+	if s.holdsFileSecret(r) || viaSocket(r) {
 		return true
 	}
 	uid, err := s.peerUID(r)

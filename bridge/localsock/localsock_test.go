@@ -235,20 +235,21 @@ func TestTooDeepFallsBackToAShortPath(t *testing.T) {
 	if m := mode(t, filepath.Dir(path)); m.Perm() != 0o700 {
 		t.Errorf("per-user folder %v", m.Perm())
 	}
+	defer ln.Close()
 	serveHello(ln)
 	if err := dialHello(t, path); err != nil {
 		t.Fatal(err)
 	}
-	ln.Close()
 	if os.Getuid() != 0 {
 		return
 	}
-	// Another user made the per-user folder first: neither side uses it.
+	// Another user made the per-user folder first (and put a socket in
+	// it): neither side uses it.
 	os.Chown(filepath.Dir(path), 4242, 4242)
-	if _, err := Listen(path); !errors.Is(err, ErrUnsafe) {
-		t.Errorf("Listen in another user's folder: %v", err)
-	}
 	if err := dialHello(t, path); !errors.Is(err, ErrUnsafe) {
 		t.Errorf("Dial in another user's folder: %v", err)
+	}
+	if _, err := Listen(path); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("Listen in another user's folder: %v", err)
 	}
 }

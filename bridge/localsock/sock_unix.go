@@ -66,6 +66,9 @@ func checkSocket(path string) error {
 // and the file, and then the peer itself: a connection whose other end is
 // not the user is closed before anything is sent.
 func Dial(ctx context.Context, path string) (net.Conn, error) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w (no %s)", ErrNotRunning, path)
+	}
 	if err := checkDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}

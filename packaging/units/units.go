@@ -1,6 +1,6 @@
 // Package units holds the login item's templates, for
 // github.com/kardianos/service's template engine (its {{Key | func}}
-// syntax): the macOS LaunchAgent and the Linux systemd user unit.
+// syntax): the macOS LaunchAgent and the Linux systemd user units.
 //
 // They replace kardianos' defaults, which relaunch the app after Quit on
 // macOS (KeepAlive true) and never start on Linux (a system unit wanted by
@@ -8,12 +8,21 @@
 //   - LaunchAgent: RunAtLoad starts it at login; KeepAlive restarts it
 //     after a crash but not after Quit (a successful exit), at most every
 //     30 s; no StandardOutPath, since the bridge logs to its own rotating
-//     file.
+//     file. Its Sockets entry ("Listeners") has launchd bind
+//     127.0.0.1:34568 at login and keep it: between runs (after Quit, a
+//     crash, an update) the port is launchd's, not free for another
+//     account to listen on, and the first connection starts the bridge,
+//     which takes the socket (bridge/activation).
 //   - systemd: a user unit started with the person's session
 //     (default.target), restarted on failure only and at most 5 times in
 //     5 minutes; standard output dropped
 //     (the bridge has its own log), errors kept in the journal so a crash
-//     at start leaves a trace.
+//     at start leaves a trace. Its .socket unit (SystemdSocket, wanted by
+//     sockets.target) holds the port the same way, and systemd passes it
+//     to the service whenever it starts.
+//
+// The port is the bridge's default (app's DefaultAddr, which a test
+// compares): the login item runs the bridge on it.
 package units
 
 import _ "embed"
@@ -27,3 +36,9 @@ var Launchd string
 //
 //go:embed systemd.service.tmpl
 var Systemd string
+
+// SystemdSocket is the systemd user socket unit, written beside the
+// service as <name>.socket (no template keys).
+//
+//go:embed systemd.socket.tmpl
+var SystemdSocket string
