@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(squatterEnv) != "" {
 		os.Exit(squat()) // this binary, run as a program holding a port (nativehost_user_linux_test.go)
 	}
+	if os.Getenv("CB_TEST_IMPOSTOR") != "" {
+		os.Exit(m.Run()) // another user playing the bridge on its port (squatter_linux_test.go): it needs no binary
+	}
 	dir, err := os.MkdirTemp("", "cb-bin-")
 	if err != nil {
 		panic(err)
@@ -42,6 +45,16 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// testBinary is this test binary, to run again (as another user, say).
+func testBinary(t testing.TB) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return self
 }
 
 // bridgeProc is a conductor-bridge serve process on a fake home.
