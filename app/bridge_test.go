@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 		os.Exit(squat()) // this binary, run as a program holding a port (nativehost_user_linux_test.go)
 	}
 	if os.Getenv("CB_TEST_IMPOSTOR") != "" {
-		os.Exit(m.Run()) // another user playing the bridge on its port (squatter_linux_test.go): it needs no binary
+		os.Exit(m.Run()) // another user playing the bridge on its port (impostor_linux_test.go): it needs no binary
 	}
 	dir, err := os.MkdirTemp("", "cb-bin-")
 	if err != nil {

@@ -464,3 +464,24 @@ func TestHostilePageCannotReachTheBridge(t *testing.T) {
 		t.Errorf("the bridge refused %d hostile POSTs, want the form's and the no-cors fetch's", refused)
 	}
 }
+
+// A reloaded viewer keeps no secret to sign in again with: it says to open
+// it from the menu bar, and a new link signs it in (issue 24: whatever a
+// page of the origin could read, a page served there by someone else
+// could read too).
+func TestReloadedViewerIsSignedOut(t *testing.T) {
+	e := newViewerEnv(t)
+	if h := browsertest.Eval[string](t, e.ctx, `location.hash + JSON.stringify(sessionStorage) + JSON.stringify(localStorage)`); h != "{}{}" {
+		t.Errorf("the page kept %q", h)
+	}
+	if err := chromedp.Do(e.ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	e.poll("the signed-out notice", `!document.querySelector('#notice').hidden && document.querySelector('#notice').textContent.includes('not signed in') && document.querySelector('#composer').hidden`)
+	e.openViewer()
+	e.send("signed in again")
+	e.poll("the message sent", `document.querySelector('#sent li') !== null`)
+	if q := e.queue(e.wsA.ID); len(q) != 1 || q[0].Text != "signed in again" {
+		t.Errorf("queue: %+v", q)
+	}
+}

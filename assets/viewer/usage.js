@@ -3,10 +3,12 @@
 // 5-hour block and the plan limits an agent recorded above.
 //
 // Like the viewer it signs in with the session cookie a one-time link set
-// (the menu bar's "Today's cost" opens one with ?to=usage) and keeps the
-// page key the link hands over in this tab's session storage, where the
-// viewer (the Sessions link) finds it again. It draws with SVG and CSS of
-// its own: no library, nothing fetched from anywhere else.
+// (the menu bar's "Today's cost" opens one with ?to=usage), and holds the
+// page secret the link hands over in memory only (session.js); its
+// Sessions link carries this run's page key to the viewer. It draws with
+// SVG and CSS of its own: no library, nothing fetched from anywhere else.
+
+import { createSession, SignedOut } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
@@ -15,20 +17,10 @@ const W = 300; // the chart's viewBox
 const H = 120;
 const COLOURS = 7; // workspaces with a colour of their own; the rest are "other"
 
-// takePageKey moves the page key out of the address bar into this tab's
-// session storage, as the viewer does.
-function takePageKey() {
-  const m = /[#&]pk=([^&]+)/.exec(location.hash);
-  if (m) {
-    sessionStorage.setItem('cb.pk', m[1]);
-    history.replaceState(null, '', location.pathname + location.search);
-  }
-}
-
-class SignedOut extends Error {}
+const session = createSession();
 
 async function api(path) {
-  const resp = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
+  const resp = await session.call(path);
   if (resp.status === 401) throw new SignedOut();
   const data = await resp.json().catch(() => ({}));
   if (!resp.ok) throw new Error(data.error || resp.statusText);
@@ -215,7 +207,8 @@ async function refresh() {
   const days = lastDays(DAYS);
   const tz = Intl.DateTimeFormat().resolvedOptions().timeZone || '';
   try {
-    await api('/api/session'); // keeps the cookie fresh
+    await session.refresh(); // keeps the cookie fresh
+    document.querySelector('a.back').href = '/' + session.carry();
     const base = '/api/usage?by=day&since=' + days[0] + '&until=' + days[days.length - 1];
     // A zone the bridge's system does not know: its own zone is the next best.
     const rep = await api(base + '&tz=' + encodeURIComponent(tz)).catch((err) => {
@@ -238,6 +231,5 @@ async function refresh() {
   }
 }
 
-takePageKey();
 refresh();
 setInterval(refresh, 60_000);

@@ -3,52 +3,36 @@
 // a message.
 //
 // It signs in with the session cookie that a one-time link set (the page
-// never sees a token). The same link hands it a page key in the URL
-// fragment, which no server sees; it is kept for this tab only and lets the
-// page send messages. It reconnects by itself, resuming after the last
-// event shown, and the renderer drops anything it has already drawn.
+// never sees a token) and the page secret the same link hands over, which
+// only this page's memory keeps (session.js): a reloaded viewer is signed
+// out until opened from a new link. It reconnects by itself, across a
+// restart of the bridge too, resuming after the last event shown, and the
+// renderer drops anything it has already drawn.
 
 import { createRenderer } from './render.js';
 import { createBrowser, createComposer, createTabs, notice, setConn, showState } from './page.js';
+import { createSession, SignedOut } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 const TYPES = ['assistant', 'thinking', 'tool_use', 'tool_result', 'user', 'turn_complete',
   'status', 'session', 'pairing', 'gap', 'browse'];
 
-// takePageKey moves the page key out of the address bar (and history) into
-// this tab's session storage, where a reload finds it again.
-function takePageKey() {
-  const m = /[#&]pk=([^&]+)/.exec(location.hash);
-  if (m) {
-    sessionStorage.setItem('cb.pk', m[1]);
-    history.replaceState(null, '', location.pathname + location.search);
-    return m[1];
-  }
-  return sessionStorage.getItem('cb.pk') || '';
-}
+const session = createSession();
 
 const view = {
-  pageKey: takePageKey(),
   workspaces: [],
   current: '', // workspace id shown
   source: null, // the EventSource
   retry: 0, // consecutive failed connects
+  pending: false, // a reconnect is scheduled
 };
 
 const renderer = createRenderer($('log'));
 const tabs = createTabs(renderer);
 const browser = createBrowser(renderer);
 
-class SignedOut extends Error {}
-
-async function api(path, { method = 'GET', body } = {}) {
-  const headers = {};
-  if (method !== 'GET') headers.Authorization = 'Bearer ' + view.pageKey;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const resp = await fetch(path, {
-    method, headers, credentials: 'same-origin', cache: 'no-store',
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+async function api(path, opts) {
+  const resp = await session.call(path, opts);
   if (resp.status === 401) throw new SignedOut();
   const data = await resp.json().catch(() => ({}));
   if (!resp.ok) throw Object.assign(new Error(data.error || resp.statusText), { status: resp.status });
@@ -62,11 +46,15 @@ function signedOut() {
   $('workspace').hidden = true;
   notice({ text: 'This viewer is not signed in (or its session ended). Open it again from the menu bar, or run:',
     command: 'conductor-bridge open' });
+  // Told so while it holds its secret: the bridge may be restarting, or
+  // someone else may have held its port meanwhile. Keep trying.
+  if (session.resumable()) reconnectLater();
 }
 
-// refreshSession keeps the cookie fresh (and says whether it still works).
+// refreshSession keeps the cookie fresh (and says whether it still works),
+// and the page key current.
 async function refreshSession() {
-  await api('/api/session');
+  await session.refresh();
 }
 
 // refreshList reloads the paired workspaces and keeps the choice valid.
@@ -133,7 +121,9 @@ function connect() {
   closeStream();
   const id = view.current;
   if (!id) return;
-  const url = '/workspace/' + encodeURIComponent(id) + '/session/stream?after=' + renderer.lastId;
+  // EventSource sends no header: the page key goes in the query.
+  const url = '/workspace/' + encodeURIComponent(id) + '/session/stream?after=' + renderer.lastId +
+    '&pk=' + encodeURIComponent(session.key());
   const es = new EventSource(url, { withCredentials: true });
   view.source = es;
   const onEvent = (m) => {
@@ -166,8 +156,11 @@ function connect() {
 }
 
 function reconnectLater() {
+  if (view.pending) return;
+  view.pending = true;
   const delay = Math.min(5000, 500 * 2 ** view.retry++);
   setTimeout(async () => {
+    view.pending = false;
     if (view.source) return;
     try {
       await refreshSession();

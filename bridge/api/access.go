@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"conductorbridge/bridge/auth"
@@ -11,8 +12,15 @@ import (
 // Who may do what (DESIGN.md, "Security"):
 //
 //   - Reads (workspace list, streams, message lists) need a credential:
-//     the API token, the extension token, the browser session cookie, or a
-//     page key. Other users on this Mac can reach 127.0.0.1 too.
+//     the API token, the extension token, a page key (with its cookie), or
+//     the browser session cookie on an allow-listed extension's request.
+//     Other users on this Mac can reach 127.0.0.1 too.
+//   - The cookie alone opens nothing to a page of the bridge's own origin:
+//     a browser attaches it by itself to every page of that origin, and a
+//     page served there while the bridge was down (by whoever took the
+//     port) is still open when the bridge comes back. The bridge's own
+//     pages send their page key on every request, which only a page opened
+//     by a one-time link holds (auth.Sessions says how).
 //   - State changes need the API token, the extension token or a page key,
 //     never the cookie alone: a browser attaches cookies by itself (to every
 //     port of 127.0.0.1), so a cookie proves nothing about who asked.
@@ -29,7 +37,7 @@ type credential int
 
 const (
 	credNone      credential = iota
-	credCookie               // the HttpOnly session cookie: reads only
+	credCookie               // the HttpOnly session cookie, on an extension's request: reads only
 	credPage                 // the viewer's page key, bound to its cookie
 	credExtension            // the token an allow-listed extension gets
 	credToken                // the API token
@@ -38,6 +46,13 @@ const (
 // credential returns the strongest credential r carries.
 func (s *Server) credential(r *http.Request) credential {
 	bearer := auth.Bearer(r)
+	if bearer == "" && r.Method == http.MethodGet {
+		// EventSource cannot send a header: the viewer's streams carry
+		// their page key in the query (only the path is ever logged).
+		if pk := r.URL.Query().Get("pk"); strings.HasPrefix(pk, "pk.") {
+			bearer = pk
+		}
+	}
 	if bearer != "" && s.Token != nil && s.Token.Equal(bearer) {
 		return credToken
 	}
@@ -54,10 +69,24 @@ func (s *Server) credential(r *http.Request) credential {
 	if strings.HasPrefix(bearer, "pk.") && s.Sessions.ValidPageKey(cookie, bearer) && s.sameOrigin(r) {
 		return credPage
 	}
-	if _, ok := s.Sessions.Valid(cookie); ok {
+	if _, ok := s.Sessions.Valid(cookie); ok && s.fromExtension(r) {
 		return credCookie
 	}
 	return credNone
+}
+
+// fromExtension reports whether r was sent by an extension (or the person
+// at the address bar), never by a web page. Chrome labels an extension's
+// GET with host permission Sec-Fetch-Site "none", with no Origin; its
+// other requests carry its Origin, allow-listed. A page's requests are
+// labelled same-origin (or same-site, cross-site), and no page can set
+// either header. A navigation is refused too: a service worker a page
+// left behind could pass the person's typed address on with its label.
+func (s *Server) fromExtension(r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" {
+		return strings.HasPrefix(o, "chrome-extension://") && slices.Contains(s.Origins, o)
+	}
+	return r.Header.Get("Sec-Fetch-Site") == "none" && r.Header.Get("Sec-Fetch-Mode") != "navigate"
 }
 
 func sessionCookie(r *http.Request) string {

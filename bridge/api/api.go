@@ -96,7 +96,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/workspaces", s.read(s.workspaces))
 	mux.HandleFunc("GET /api/workspaces/{id}", s.read(s.workspace))
 	mux.HandleFunc("GET /api/settings", s.read(s.settings))
-	mux.HandleFunc("GET /api/session", s.read(s.pageSession))
+	mux.HandleFunc("GET /api/session", s.pageSession) // its own checks: it answers the page signed out too
 	mux.HandleFunc("GET /workspace/{id}/session/stream", s.read(s.stream))
 	mux.HandleFunc("GET /workspace/{id}/session/messages", s.read(s.listMessages))
 	mux.HandleFunc("GET /session/stream", s.read(s.followStream))
@@ -105,6 +105,7 @@ func (s *Server) Handler() http.Handler {
 
 	// State changes: the token or a page key, JSON bodies only.
 	mux.HandleFunc("POST /sse-session", s.sseSession)
+	mux.HandleFunc("POST /api/session", s.resumeSession)
 	mux.HandleFunc("POST /workspace/{id}/session/messages", s.write(s.postMessage))
 	mux.HandleFunc("DELETE /workspace/{id}/session/messages/{mid}", s.write(s.deleteMessage))
 	if s.Pairing != nil {

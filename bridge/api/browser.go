@@ -19,8 +19,11 @@ import (
 //     (POST /sse-session) so EventSource can authenticate;
 //   - the built-in viewer is opened through a one-time link
 //     (GET /open/{code}) that sets the cookie and hands the page its page
-//     key in the URL fragment, which no server sees. It never sees a token,
-//     and GET /api/session only keeps its cookie fresh.
+//     secret in the URL fragment, which no server sees. The page keeps it
+//     in memory only and derives this run's page key from it (auth says
+//     how). It never sees a token. GET /api/session keeps its cookie
+//     fresh and names the run; POST /api/session resumes it after the
+//     bridge restarted.
 
 // viewerCSP keeps the viewer to its own files: no inline script, nothing
 // fetched from anywhere else, no framing.
@@ -88,7 +91,12 @@ func (s *Server) openLink(w http.ResponseWriter, r *http.Request) {
 	case ws != "":
 		to += "?ws=" + url.QueryEscape(ws)
 	}
-	to += "#pk=" + s.Sessions.PageKey(cookie)
+	to += "#ps=" + s.Sessions.PageSecret(cookie)
+	// Whatever a page of this origin left behind while the bridge was
+	// down — a squatter's pages cached for later, a service worker of its
+	// own, anything in storage — must not serve the page the secret goes
+	// to. The viewer keeps nothing in storage, so this costs nothing.
+	w.Header().Set("Clear-Site-Data", `"cache", "storage"`)
 	s.Log.Info().Str("workspace", ws).Msg("viewer link opened")
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
@@ -123,15 +131,29 @@ func (s *Server) sseSession(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"expires": exp.UTC(), "cookie": auth.CookieName})
 }
 
+// fromOwnPage reports whether r is a same-origin request of a page of the
+// bridge's origin.
+func (s *Server) fromOwnPage(r *http.Request) bool {
+	return r.Header.Get("Sec-Fetch-Site") == "same-origin" && s.sameOrigin(r)
+}
+
 // pageSession keeps an open viewer signed in: it renews the cookie once
 // half its life is gone, up to auth.MaxSession. Only the bridge's own page
-// gets here (a same-origin request with the cookie); it hands out nothing
-// but a fresher cookie.
+// gets here (a same-origin request with its cookie and page key); it hands
+// out nothing but a fresher cookie. A page without them is told this
+// run's name (401), from which a page that holds its page secret derives
+// its page key, to resume with.
 func (s *Server) pageSession(w http.ResponseWriter, r *http.Request) {
+	if s.Sessions == nil || !s.fromOwnPage(r) {
+		unauthorized(w, "open the viewer with: conductor-bridge open")
+		return
+	}
 	cookie := sessionCookie(r)
 	exp, ok := s.Sessions.Valid(cookie)
-	if !ok || r.Header.Get("Sec-Fetch-Site") != "same-origin" || !s.sameOrigin(r) {
-		unauthorized(w, "open the viewer with: conductor-bridge open")
+	if !ok || s.credential(r) != credPage {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="conductor-bridge"`)
+		writeJSON(w, http.StatusUnauthorized, map[string]string{
+			"error": "open the viewer with: conductor-bridge open", "run": s.Sessions.Run()})
 		return
 	}
 	if time.Until(exp) < auth.SessionTTL/2 {
@@ -144,5 +166,35 @@ func (s *Server) pageSession(w http.ResponseWriter, r *http.Request) {
 			exp = rexp
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"expires": exp.UTC(), "exposure": s.Pairing.Exposure()})
+	writeJSON(w, http.StatusOK, map[string]any{"expires": exp.UTC(), "exposure": s.Pairing.Exposure(), "run": s.Sessions.Run()})
+}
+
+// resumeSession signs an open viewer in again after the bridge restarted:
+// {"session": "<start>.<nonce>" of its page secret, "key": this run's
+// page key} gets a cookie of this run. Only a page holding the page
+// secret its link handed over can make the key.
+func (s *Server) resumeSession(w http.ResponseWriter, r *http.Request) {
+	if s.Sessions == nil || !s.fromOwnPage(r) {
+		unauthorized(w, "open the viewer with: conductor-bridge open")
+		return
+	}
+	var body struct {
+		Session string `json:"session"`
+		Key     string `json:"key"`
+	}
+	if !decodeJSON(w, r, 4<<10, &body) {
+		return
+	}
+	cookie, exp, ok := s.Sessions.Resume(body.Session, body.Key)
+	if !ok {
+		unauthorized(w, "this page's session cannot be resumed; open the viewer with: conductor-bridge open")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: auth.CookieName, Value: cookie, Path: "/",
+		Expires: exp, MaxAge: int(time.Until(exp) / time.Second),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	})
+	s.Log.Info().Msg("viewer resumed after a restart")
+	writeJSON(w, http.StatusOK, map[string]any{"expires": exp.UTC(), "exposure": s.Pairing.Exposure(), "run": s.Sessions.Run()})
 }

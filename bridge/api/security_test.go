@@ -77,9 +77,8 @@ func TestBrowserSeesOnlyPairedWorkspaces(t *testing.T) {
 		// headers: a local program that forged the Origin to get it is no
 		// better off than the extension.
 		"extension token, no headers": {bearer: ext},
-		"cookie, no headers":          {cookie: cookie},
 		"extension with cookie":       {cookie: cookie, origin: extOrigin},
-		"viewer with cookie":          {cookie: cookie, hdr: map[string]string{"Sec-Fetch-Site": "same-origin"}},
+		"viewer with cookie and key":  {cookie: cookie, bearer: e.srv.Sessions.PageKey(cookie), hdr: map[string]string{"Sec-Fetch-Site": "same-origin"}},
 	}
 	for name, b := range browsers {
 		b.path = "/api/workspaces"
@@ -229,10 +228,57 @@ func TestRequestsMadeByOtherSitesAreRefused(t *testing.T) {
 			t.Errorf("%s navigation to the viewer: %d", site, code)
 		}
 	}
-	// The viewer's own requests are same-origin.
+	// The viewer's own requests are same-origin, with its page key.
 	same := map[string]string{"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}
-	if code, _ := e.do(t, req{path: "/api/workspaces", cookie: cookie, hdr: same}); code != 200 {
+	if code, _ := e.do(t, req{path: "/api/workspaces", cookie: cookie, bearer: e.srv.Sessions.PageKey(cookie), hdr: same}); code != 200 {
 		t.Errorf("same-origin read: %d", code)
+	}
+}
+
+// The cookie alone opens nothing but to an allow-listed extension's
+// request: a page of the bridge's own origin (the viewer reloaded while
+// someone else held the port, and still open) gets it attached by the
+// browser, and must show its page key too (issue 24).
+func TestCookieAloneOpensNothingToAPageOfTheOrigin(t *testing.T) {
+	e := newEnv(t)
+	cookie := e.browserCookie(t)
+	key := e.srv.Sessions.PageKey(cookie)
+	page := map[string]string{"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}
+	for _, p := range []string{"/api/workspaces", "/api/workspaces/ws1", "/workspace/ws1/session/stream",
+		"/workspace/ws1/session/messages", "/session/stream", "/api/settings", "/api/usage", "/api/session"} {
+		for name, r := range map[string]req{
+			"a page, cookie only":                 {path: p, cookie: cookie, hdr: page},
+			"no headers, cookie only":             {path: p, cookie: cookie},
+			"a page, key in the query, no cookie": {path: p + "?pk=" + key, hdr: page},
+		} {
+			if code, _ := e.do(t, r); code != 401 {
+				t.Errorf("%s: %s = %d, want 401", name, p, code)
+			}
+		}
+	}
+	// An extension's reads, as Chrome sends them (a GET with host
+	// permission: Sec-Fetch-Site none, no Origin; else its Origin), open
+	// with the cookie; the person's own address bar, or a service worker
+	// passing it on, does not.
+	for name, r := range map[string]req{
+		"an extension's GET":       {path: "/api/workspaces", cookie: cookie, hdr: map[string]string{"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "cors"}},
+		"an extension's Origin":    {path: "/api/workspaces", cookie: cookie, origin: extOrigin},
+		"a navigation to the list": {path: "/api/workspaces", cookie: cookie, hdr: map[string]string{"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate"}},
+	} {
+		want := 200
+		if strings.HasPrefix(name, "a navigation") {
+			want = 401
+		}
+		if code, _ := e.do(t, r); code != want {
+			t.Errorf("%s with the cookie: %d, want %d", name, code, want)
+		}
+	}
+	// The viewer's stream carries its key in the query (EventSource sends
+	// no header).
+	resp := e.send(t, req{path: "/workspace/ws1/session/stream?pk=" + key, cookie: cookie, hdr: page})
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("the viewer's stream with its key in the query: %d", resp.StatusCode)
 	}
 }
 
@@ -258,11 +304,21 @@ func TestViewerLinkIsOneTimeAndPageKeyWrites(t *testing.T) {
 	resp := e.send(t, req{path: link, hdr: nav})
 	resp.Body.Close()
 	loc := resp.Header.Get("Location")
-	to, key, _ := strings.Cut(loc, "#pk=")
-	if resp.StatusCode != 303 || to != "/?ws=ws2" || !strings.HasPrefix(key, "pk.") {
+	to, secret, _ := strings.Cut(loc, "#ps=")
+	if resp.StatusCode != 303 || to != "/?ws=ws2" || !strings.HasPrefix(secret, "ps.") {
 		t.Fatalf("open: %d %s", resp.StatusCode, loc)
 	}
+	// What a squatter's page left in this origin is cleared before the
+	// secret reaches a page.
+	if csd := resp.Header.Get("Clear-Site-Data"); csd != `"cache", "storage"` {
+		t.Errorf("Clear-Site-Data: %q", csd)
+	}
 	cookie := cookieFrom(t, resp).Value
+	// The page derives this run's key from the secret and the run's name.
+	key := e.srv.Sessions.PageKey(cookie)
+	if e.srv.Sessions.PageSecret(cookie) != secret {
+		t.Fatalf("the link's secret is not its session's")
+	}
 	again := e.send(t, req{path: link, hdr: nav})
 	again.Body.Close()
 	if again.StatusCode != 403 || len(again.Cookies()) != 0 {
@@ -270,9 +326,9 @@ func TestViewerLinkIsOneTimeAndPageKeyWrites(t *testing.T) {
 	}
 
 	// The page keeps its cookie fresh; that call never hands out a key,
-	// so whoever gets hold of the cookie alone can only read.
+	// and needs the page's own.
 	same := map[string]string{"Sec-Fetch-Site": "same-origin"}
-	code, sess := e.do(t, req{path: "/api/session", cookie: cookie, hdr: same})
+	code, sess := e.do(t, req{path: "/api/session", cookie: cookie, bearer: key, hdr: same})
 	if code != 200 || sess["page_key"] != nil || sess["expires"] == nil {
 		t.Fatalf("page session: %d %v", code, sess)
 	}

@@ -79,7 +79,8 @@ func TestUsageBrowserSeesPairedWorkspacesOnly(t *testing.T) {
 	if got := workspacesOf(body); code != 200 || !slices.Equal(got, all) || body["total"].(map[string]any)["cost_usd"] != 15.0 {
 		t.Errorf("CLI: %d %v", code, body)
 	}
-	viewer := req{path: "/api/usage?by=workspace", cookie: cookie, hdr: map[string]string{"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}}
+	viewer := req{path: "/api/usage?by=workspace", cookie: cookie, bearer: e.srv.Sessions.PageKey(cookie),
+		hdr: map[string]string{"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}}
 	code, body = e.do(t, viewer)
 	if got := workspacesOf(body); code != 200 || !slices.Equal(got, []string{"/w/tokyo", "/w/tokyo/web"}) ||
 		body["scope"] != "paired" || body["total"].(map[string]any)["cost_usd"] != 3.0 || body["errors"] != nil || body["files"] != 0.0 {

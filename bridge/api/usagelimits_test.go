@@ -92,13 +92,13 @@ func TestBrowserSeesPlanLimitsOfVisibleWorkspacesOnly(t *testing.T) {
 	if l := limits(req{bearer: e.token.Value()}); len(l) != 1 {
 		t.Errorf("CLI limits: %v", l)
 	}
-	if l := limits(req{cookie: e.browserCookie(t)}); len(l) != 0 {
+	if l := limits(req{cookie: e.browserCookie(t), origin: extOrigin}); len(l) != 0 {
 		t.Errorf("a browser that sees tokyo only got osaka's plan limits: %v", l)
 	}
 	// Recorded in tokyo (paired), the browser sees them.
 	rollout(t, h, "t-tokyo", "/w/tokyo/web", "2026-12-03T11:00:00Z",
 		`{"primary":{"used_percent":80,"window_minutes":300},"plan_type":"pro"}`)
-	if l := limits(req{cookie: e.browserCookie(t)}); len(l) != 1 || l[0].(map[string]any)["used_percent"] != 80.0 {
+	if l := limits(req{cookie: e.browserCookie(t), origin: extOrigin}); len(l) != 1 || l[0].(map[string]any)["used_percent"] != 80.0 {
 		t.Errorf("a browser that sees tokyo: limits %v", l)
 	}
 }

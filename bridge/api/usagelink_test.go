@@ -22,8 +22,8 @@ func TestViewerLinkCanLandOnTheUsagePage(t *testing.T) {
 		}
 		resp := e.send(t, req{path: strings.TrimPrefix(link, "http://127.0.0.1:"+e.port) + tt.query, hdr: nav})
 		resp.Body.Close()
-		to, key, _ := strings.Cut(resp.Header.Get("Location"), "#pk=")
-		if resp.StatusCode != 303 || to != tt.want || !strings.HasPrefix(key, "pk.") || len(resp.Cookies()) == 0 {
+		to, secret, _ := strings.Cut(resp.Header.Get("Location"), "#ps=")
+		if resp.StatusCode != 303 || to != tt.want || !strings.HasPrefix(secret, "ps.") || len(resp.Cookies()) == 0 {
 			t.Errorf("%q: %d %q, want a signed-in redirect to %s", tt.query, resp.StatusCode, resp.Header.Get("Location"), tt.want)
 		}
 	}

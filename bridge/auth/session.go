@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -21,25 +22,42 @@ const SessionTTL = 30 * time.Minute
 // MaxSession bounds renewals: a viewer left open signs in again after this.
 const MaxSession = 12 * time.Hour
 
-// Sessions mints and checks the browser's credentials, all derived from the
-// API token so that nothing needs storing: they survive a bridge restart (a
-// viewer open across one reconnects by itself), and rotating the token
-// voids every one at once.
+// Sessions mints and checks the browser's credentials. None is stored:
+// each is derived from the API token (rotating it voids them all) and,
+// but for the extension token, from a secret of this bridge run that
+// exists only in its memory.
 //
 //   - The session cookie (start.expiry.nonce.mac) is for reads only. Like
-//     every cookie it is sent to every port of 127.0.0.1, so it must not be
-//     worth more than a read.
-//   - A page key lets the built-in viewer change state. It is handed out
-//     only when a one-time link is redeemed, in the URL fragment (which no
-//     server ever sees), and it is bound to that link's session: renewing
-//     the cookie keeps it valid, another cookie does not.
+//     every cookie it is sent to every port of 127.0.0.1, and to whoever
+//     listens on the bridge's own port while the bridge is down, so it
+//     must not be worth more than a read, and it is worth nothing to
+//     another run of the bridge.
+//   - The page secret ("ps.start.nonce.mac") names a viewer's session. It
+//     reaches the page once, in the URL fragment of a one-time link's
+//     redirect (no server sees a fragment), and the page keeps it in
+//     memory only: no storage, no request carries it.
+//   - The page key ("pk.…") is what the page sends to change state: an
+//     HMAC of this run's public name (Run) keyed with the page secret, so
+//     the page works it out for itself, a key sent to a squatter on the
+//     port is useless to the real bridge's next run, and the page secret
+//     never travels. Renewing the cookie keeps it valid; another cookie
+//     does not.
+//   - Resume: an open page whose bridge restarted proves it holds its
+//     page secret with the new run's page key and gets a cookie of the
+//     new run (at most MaxSession after its link was opened). A page that
+//     did not come from the bridge's link (a squatter's, loaded while the
+//     bridge was down) never had a page secret, so it cannot.
 //   - The extension token is what an allow-listed extension gets: a
 //     browser-scoped credential (paired workspaces only, no local control),
-//     never the API token itself.
+//     never the API token itself. It outlives restarts (the extension asks
+//     for it again only on a 401).
 type Sessions struct {
 	Token *Secret
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	runOnce sync.Once
+	run     [32]byte // this run's secret, in memory only
 }
 
 func (s *Sessions) now() time.Time {
@@ -56,11 +74,27 @@ func (s *Sessions) key() []byte {
 	return m.Sum(nil)
 }
 
-func (s *Sessions) sign(parts ...string) string {
+// runKey derives this run's signing key from the token's and the run's
+// secret.
+func (s *Sessions) runKey() []byte {
+	s.runOnce.Do(func() { rand.Read(s.run[:]) })
 	m := hmac.New(sha256.New, s.key())
+	m.Write([]byte("run|"))
+	m.Write(s.run[:])
+	return m.Sum(nil)
+}
+
+func mac(key []byte, parts ...string) string {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte(strings.Join(parts, "|")))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
+
+func (s *Sessions) sign(parts ...string) string { return mac(s.key(), parts...) }
+
+// Run is this bridge run's public name, which pages derive their page key
+// from. A restart (or a token rotation) changes it.
+func (s *Sessions) Run() string { return "r." + mac(s.runKey(), "run name")[:22] }
 
 // session is a parsed cookie.
 type session struct {
@@ -70,7 +104,7 @@ type session struct {
 
 func (s *Sessions) cookie(sess session) string {
 	st, e := strconv.FormatInt(sess.start.Unix(), 10), strconv.FormatInt(sess.exp.Unix(), 10)
-	return st + "." + e + "." + sess.nonce + "." + s.sign("session", st, e, sess.nonce)
+	return st + "." + e + "." + sess.nonce + "." + mac(s.runKey(), "session", st, e, sess.nonce)
 }
 
 func (s *Sessions) parse(cookie string) (session, bool) {
@@ -78,7 +112,7 @@ func (s *Sessions) parse(cookie string) (session, bool) {
 	if len(parts) != 4 {
 		return session{}, false
 	}
-	if subtle.ConstantTimeCompare([]byte(parts[3]), []byte(s.sign("session", parts[0], parts[1], parts[2]))) != 1 {
+	if subtle.ConstantTimeCompare([]byte(parts[3]), []byte(mac(s.runKey(), "session", parts[0], parts[1], parts[2]))) != 1 {
 		return session{}, false
 	}
 	st, err1 := strconv.ParseInt(parts[0], 10, 64)
@@ -127,19 +161,71 @@ func (s *Sessions) Renew(cookie string) (string, time.Time, bool) {
 	return s.cookie(sess), exp, true
 }
 
-// PageKey returns the page key of a cookie's session.
-func (s *Sessions) PageKey(cookie string) string {
+// pageSecret is the page secret of the session that began at start with
+// nonce.
+func (s *Sessions) pageSecret(start, nonce string) string {
+	return "ps." + start + "." + nonce + "." + s.sign("page secret", start, nonce)
+}
+
+// PageSecret returns the page secret of a cookie's session: what a
+// one-time link hands the page, in its fragment.
+func (s *Sessions) PageSecret(cookie string) string {
 	sess, ok := s.parse(cookie)
 	if !ok {
 		return ""
 	}
-	return "pk." + s.sign("page", strconv.FormatInt(sess.start.Unix(), 10), sess.nonce)
+	return s.pageSecret(strconv.FormatInt(sess.start.Unix(), 10), sess.nonce)
 }
 
-// ValidPageKey reports whether key is the page key of a valid cookie.
+// pageKey is the page key of a page secret in this run: what the page
+// computes with WebCrypto (HMAC-SHA-256 keyed with the secret's text, of
+// Run's text, base64url without padding).
+func (s *Sessions) pageKey(secret string) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(s.Run()))
+	return "pk." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// PageKey returns this run's page key of a cookie's session.
+func (s *Sessions) PageKey(cookie string) string {
+	ps := s.PageSecret(cookie)
+	if ps == "" {
+		return ""
+	}
+	return s.pageKey(ps)
+}
+
+// ValidPageKey reports whether key is this run's page key of a valid cookie.
 func (s *Sessions) ValidPageKey(cookie, key string) bool {
 	want := s.PageKey(cookie)
 	return want != "" && subtle.ConstantTimeCompare([]byte(key), []byte(want)) == 1
+}
+
+// Resume starts this run's cookie for a page whose bridge restarted: the
+// page names its session (start.nonce, the middle of its page secret) and
+// proves it holds the page secret with this run's page key. The session
+// keeps its start, so MaxSession still counts from the link's opening.
+func (s *Sessions) Resume(sid, key string) (cookie string, exp time.Time, ok bool) {
+	start, nonce, ok := strings.Cut(sid, ".")
+	st, err := strconv.ParseInt(start, 10, 64)
+	if !ok || err != nil || nonce == "" || strings.Contains(nonce, ".") {
+		return "", time.Time{}, false
+	}
+	want := s.pageKey(s.pageSecret(start, nonce))
+	if subtle.ConstantTimeCompare([]byte(key), []byte(want)) != 1 {
+		return "", time.Time{}, false
+	}
+	now := s.now().Truncate(time.Second)
+	limit := time.Unix(st, 0).Add(MaxSession)
+	if !now.Before(limit) || time.Unix(st, 0).After(now) {
+		return "", time.Time{}, false
+	}
+	exp = now.Add(SessionTTL)
+	if exp.After(limit) {
+		exp = limit
+	}
+	sess := session{start: time.Unix(st, 0), exp: exp, nonce: nonce}
+	return s.cookie(sess), exp, true
 }
 
 // ExtensionToken is the credential an allow-listed extension receives.

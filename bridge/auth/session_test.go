@@ -1,6 +1,9 @@
 package auth
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,5 +124,81 @@ func TestLinksAreOneTime(t *testing.T) {
 	now = now.Add(LinkTTL)
 	if _, ok := l.Redeem(late); ok {
 		t.Error("expired code redeemed")
+	}
+}
+
+// A bridge run's browser credentials are worthless to the next run: a
+// squatter that held the port in between saw only those. The extension
+// token, which no page and no squatter is given, outlives the restart.
+func TestCredentialsDieWithTheRun(t *testing.T) {
+	tok, _ := LoadOrCreate(filepath.Join(t.TempDir(), "token"))
+	first, second := &Sessions{Token: tok}, &Sessions{Token: tok}
+	if first.Run() == second.Run() || first.Run() != first.Run() {
+		t.Fatalf("runs %q and %q", first.Run(), second.Run())
+	}
+	c, _ := first.Mint()
+	ps, pk := first.PageSecret(c), first.PageKey(c)
+	if !strings.HasPrefix(ps, "ps.") || !strings.HasPrefix(pk, "pk.") || !first.ValidPageKey(c, pk) {
+		t.Fatalf("first run: secret %q key %q", ps, pk)
+	}
+	if _, ok := second.Valid(c); ok {
+		t.Error("a cookie of the first run is valid in the second")
+	}
+	c2, _ := second.Mint()
+	if second.ValidPageKey(c, pk) || second.ValidPageKey(c2, pk) {
+		t.Error("a page key of the first run works in the second")
+	}
+	if _, _, ok := second.Resume(strings.Join(strings.Split(ps, ".")[1:3], "."), pk); ok {
+		t.Error("the first run's page key resumes a session in the second")
+	}
+	if first.ExtensionToken() != second.ExtensionToken() {
+		t.Error("the extension token changed with the run")
+	}
+}
+
+// An open viewer whose bridge restarted resumes with the page secret it
+// holds; nothing else resumes.
+func TestResume(t *testing.T) {
+	tok, _ := LoadOrCreate(filepath.Join(t.TempDir(), "token"))
+	now := time.Unix(1_800_000_000, 0)
+	clock := func() time.Time { return now }
+	first, second := &Sessions{Token: tok, Now: clock}, &Sessions{Token: tok, Now: clock}
+	c, _ := first.Mint()
+	ps := first.PageSecret(c)
+	sid := strings.Join(strings.Split(ps, ".")[1:3], ".")
+	// The page's own computation: HMAC-SHA-256 keyed with the secret's
+	// text, of the run's name, base64url without padding (viewer/session.js).
+	key := func(secret, run string) string {
+		m := hmac.New(sha256.New, []byte(secret))
+		m.Write([]byte(run))
+		return "pk." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	}
+	now = now.Add(time.Hour)
+	resumed, exp, ok := second.Resume(sid, key(ps, second.Run()))
+	if !ok || !exp.Equal(now.Add(SessionTTL)) {
+		t.Fatalf("resume: %v %v", ok, exp)
+	}
+	if _, ok := second.Valid(resumed); !ok || second.PageSecret(resumed) != ps || !second.ValidPageKey(resumed, key(ps, second.Run())) {
+		t.Error("the resumed session is not the page's own")
+	}
+	other, _ := first.Mint()
+	for name, try := range map[string][2]string{
+		"another session's secret": {sid, key(first.PageSecret(other), second.Run())},
+		"the old run's key":        {sid, key(ps, first.Run())},
+		"a made-up session":        {"1800000000.AAAA", key(ps, second.Run())},
+		"no key":                   {sid, ""},
+		"garbage":                  {"x", "pk.x"},
+	} {
+		if _, _, ok := second.Resume(try[0], try[1]); ok {
+			t.Errorf("%s: resumed", name)
+		}
+	}
+	now = time.Unix(1_800_000_000, 0).Add(MaxSession)
+	if _, _, ok := second.Resume(sid, key(ps, second.Run())); ok {
+		t.Error("resumed past MaxSession")
+	}
+	now = time.Unix(1_800_000_000, 0).Add(MaxSession - time.Minute)
+	if _, exp, ok := second.Resume(sid, key(ps, second.Run())); !ok || !exp.Equal(time.Unix(1_800_000_000, 0).Add(MaxSession)) {
+		t.Errorf("near MaxSession: %v, expires %v", ok, exp)
 	}
 }
