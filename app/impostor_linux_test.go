@@ -121,7 +121,8 @@ func TestImpostorProcess(t *testing.T) {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		t.Fatal(err)
+		fmt.Println(impostorPrefix + "CANNOT " + err.Error())
+		return
 	}
 	collect, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -225,6 +226,28 @@ func startImpostor(t *testing.T, addr string) *impostor {
 		t.Fatalf("squatter: %q", l)
 	}
 	return s
+}
+
+// tryImpostor has another OS user try to listen on addr, and returns what it
+// said: "LISTENING" when it could.
+func tryImpostor(t *testing.T, addr string) string {
+	t.Helper()
+	other := usertest.Second(t)
+	cmd := exec.Command(usertest.Runnable(t, testBinary(t)), "-test.run=^TestImpostorProcess$")
+	cmd.Env = []string{"CB_TEST_IMPOSTOR=" + addr}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: other}
+	cmd.Stdin = strings.NewReader("") // a squatter that could listen ends at once
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("squatter: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if l, ok := strings.CutPrefix(line, impostorPrefix); ok {
+			return l
+		}
+	}
+	t.Fatalf("squatter said nothing:\n%s", out)
+	return ""
 }
 
 // next returns the squatter's next line, keeping the requests it reports.
