@@ -206,6 +206,7 @@ func TestDoctorAllWell(t *testing.T) {
 	unit := filepath.Join(home, ".config", "systemd", "user", "conductor-bridge.service")
 	os.MkdirAll(filepath.Dir(unit), 0o755)
 	os.WriteFile(unit, []byte("[Service]\nExecStart="+binary+" \"serve\" \"--if-not-running\"\n"), 0o644)
+	os.WriteFile(strings.TrimSuffix(unit, ".service")+".socket", []byte("[Socket]\n"), 0o644) // it holds the port
 	// Chromium ran here, and the side panel is installed for it.
 	os.MkdirAll(filepath.Join(home, ".config", "chromium"), 0o700)
 	if out, err := runCLIEnv(t, browserEnv(home), "extension", "install", "--home", home); err != nil {

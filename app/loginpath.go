@@ -98,8 +98,20 @@ func (d *doctorRun) loginItem() finding {
 	} else if err := checkLoginPath(prog); err != nil {
 		problem = "it starts " + prog + ", which will not be there after a restart"
 	}
-	if problem == "" {
+	if problem == "" && holdsItsPort(file) {
 		f.Status, f.Detail = statusOK, "starts "+prog+" at login ("+file+")"
+		return f
+	}
+	if problem == "" {
+		// Installed by a version before the login item held the port.
+		if d.fix {
+			if _, err := repointLoginItem(); err == nil {
+				f.Status, f.Detail = statusOK, "installed again: it now holds the bridge's port while the bridge is not running"
+				return f
+			}
+		}
+		f.Status, f.Detail = statusWarn, "starts "+prog+" at login ("+file+"), but an older version installed it: it does not hold the bridge's port while the bridge is not running"
+		f.Fix = "conductor-bridge doctor --fix (installs it again), or: conductor-bridge service uninstall, then install"
 		return f
 	}
 	if d.fix {

@@ -28,6 +28,23 @@ func socketUnitFile() (string, error) {
 	return strings.TrimSuffix(f, ".service") + ".socket", nil
 }
 
+// holdsItsPort reports whether the installed login item (its file is
+// service) holds the bridge's port: a LaunchAgent with a Sockets entry, or
+// a systemd unit with its socket unit beside it. One installed by an
+// earlier version does not.
+func holdsItsPort(service string) bool {
+	if runtime.GOOS == "darwin" {
+		b, err := os.ReadFile(service)
+		return err == nil && strings.Contains(string(b), "<key>Sockets</key>")
+	}
+	f, err := socketUnitFile()
+	if err != nil || f == "" {
+		return false
+	}
+	_, err = os.Stat(f)
+	return err == nil
+}
+
 // installSocketUnit writes the socket unit and enables it, so that from
 // the next login on systemd holds the port. It is not started now: the
 // bridge that asked for the login item holds the port itself.

@@ -264,3 +264,30 @@ func TestStartAtLoginWithAnotherBridgeOnThePort(t *testing.T) {
 		t.Error("a second bridge on a taken port exited 0 without --if-not-running")
 	}
 }
+
+// A login item an earlier version installed does not hold the port:
+// doctor says so, and --fix installs it again, after which it does.
+func TestDoctorFlagsALoginItemThatDoesNotHoldThePort(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the systemd units are Linux's login item")
+	}
+	home := t.TempDir()
+	env, _ := fakeSystemctl(t)
+	unit := filepath.Join(home, ".config", "systemd", "user", "conductor-bridge.service")
+	os.MkdirAll(filepath.Dir(unit), 0o755)
+	os.WriteFile(unit, []byte("[Service]\nExecStart="+binary+" serve --if-not-running\n"), 0o644)
+	got, _, _ := runDoctor(t, home, env)
+	if f := got["login-item"]; f.Status != statusWarn || !strings.Contains(f.Detail, "does not hold the bridge's port") || !strings.Contains(f.Fix, "doctor --fix") {
+		t.Errorf("an old login item: %+v", f)
+	}
+	got, _, _ = runDoctor(t, home, env, "--fix")
+	if f := got["login-item"]; f.Status != statusOK || !strings.Contains(f.Detail, "now holds the bridge's port") {
+		t.Errorf("doctor --fix: %+v", f)
+	}
+	if _, err := os.Stat(strings.TrimSuffix(unit, ".service") + ".socket"); err != nil {
+		t.Errorf("no socket unit after doctor --fix: %v", err)
+	}
+	if got, _, _ := runDoctor(t, home, env); got["login-item"].Status != statusOK {
+		t.Errorf("after the fix: %+v", got["login-item"])
+	}
+}
