@@ -44,7 +44,7 @@ func (o *originList) Set(v string) error {
 
 // register adds the shared flags to fs; call resolve after fs.Parse.
 func (c *config) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.Addr, "addr", DefaultAddr, "listen address (loopback only)")
+	fs.StringVar(&c.Addr, "addr", DefaultAddr, "where serve listens for browsers (loopback only); the other commands find the bridge by its socket in the state dir")
 	fs.StringVar(&c.Home, "home", "", "home directory (default $HOME)")
 	fs.StringVar(&c.ClaudeProjects, "claude-projects", "", "Claude Code transcripts (default ~/.claude/projects or $CLAUDE_CONFIG_DIR/projects)")
 	fs.StringVar(&c.CodexHome, "codex-home", "", "Codex's home: rollouts and config.toml (default $CODEX_HOME or ~/.codex)")

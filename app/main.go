@@ -142,13 +142,17 @@ commands:
   native-host <origin>     the Chrome native messaging host (Chrome starts it; not for a terminal)
   token [--rotate]         print the API token (--rotate: replace it, cut off the old)
   service install|uninstall|start|stop|status
-                           the login item (LaunchAgent on macOS, systemd --user unit on Linux)
+                           the login item (LaunchAgent on macOS, systemd --user units on Linux);
+                           it also holds the bridge's port while the bridge is not running
   doctor [--json] [--fix]  check the setup and say how to fix what is wrong (--fix: point hooks and
-                           the login item at this binary when theirs is gone)
+                           the login item at this binary when theirs is gone, reinstall an old login item)
   usage [--by day|week|month|session|workspace|model|block] [--since D] [--until D] [--json]
                            what every turn cost, from the transcripts (Claude, Codex)
   bench        measure idle cost, stream latency, fan-out, cold start, memory and descriptors
   version      print the version
+
+Every command but serve reaches the bridge through its socket file in the state
+dir (--state-dir), never its port: --addr is where serve listens.
 
 Run 'conductor-bridge <command> -h' for a command's flags.
 `)
