@@ -46,7 +46,7 @@ func listenerUID(ctx context.Context, addr string) (int, error) {
 		return -1, err
 	}
 	defer c.Close()
-	return peer.UID(c.LocalAddr(), c.RemoteAddr())
+	return peer.ListenerUID(ctx, c, nil)
 }
 
 // tcpHealth asks what answers on addr, with no credential: only to name

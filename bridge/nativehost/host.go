@@ -178,37 +178,10 @@ func (h *Host) connect(ctx context.Context) Reply {
 	return Reply{Port: int(ap.Port()), Token: token}
 }
 
-// owner looks up who holds the far end of conn. Linux keeps the server's
-// end as a request socket (inode 0, which the look-up does not trust)
-// until it has processed the client's last handshake ACK, which on
-// loopback can come a moment after connect returned: a socket not found
-// yet is looked for again,
-// briefly (23 of 5,000 connects in BenchmarkConnect, on a shared 2-core
-// machine, looked once more, 1 ms later, and found it).
+// owner looks up who holds the far end of conn (h.Owner, else the
+// kernel's socket table; a socket not listed yet is looked for again).
 func (h *Host) owner(ctx context.Context, conn net.Conn) (int, error) {
-	lookup := h.Owner
-	if lookup == nil {
-		lookup = listenerUID
-	}
-	for wait := time.Millisecond; ; wait *= 2 {
-		uid, err := lookup(conn)
-		if err == nil || !errors.Is(err, peer.ErrUnknown) || wait > 128*time.Millisecond {
-			return uid, err
-		}
-		select {
-		case <-ctx.Done():
-			return uid, err
-		case <-time.After(wait):
-		}
-	}
-}
-
-// listenerUID is the uid owning the server's end of c, looked up from the
-// client's side: the row of the kernel's socket table whose local end is
-// c's remote. An accepted socket carries its listener's owner (Linux's
-// sk_clone_lock copies sk_uid; xnu's sonewconn copies so_cred).
-func listenerUID(c net.Conn) (int, error) {
-	return peer.UID(c.LocalAddr(), c.RemoteAddr())
+	return peer.ListenerUID(ctx, conn, h.Owner)
 }
 
 // isBridge asks the listener, over the connection already checked, whether
