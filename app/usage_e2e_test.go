@@ -15,7 +15,6 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"conductorbridge/assets"
 	"conductorbridge/bridge/browsertest"
 )
 
@@ -113,7 +112,7 @@ func TestUsagePageInRealChromium(t *testing.T) {
 		} `json:"total"`
 	}
 	// (The page's key is in its memory alone: ask as a browser would, with
-	// the extension token, which also sees paired workspaces only.)
+	// an extension token, which also sees paired workspaces only.)
 	days := browsertest.Eval[[]string](t, ctx, `[...document.querySelectorAll('#chart g')].map(g => g.dataset.day)`)
 	js := browserGet(t, p, "/api/usage?by=day&since="+days[0]+"&until="+days[len(days)-1]+"&tz=UTC")
 	if err := json.Unmarshal([]byte(js), &rep); err != nil {
@@ -184,11 +183,11 @@ func TestUsagePageInRealChromium(t *testing.T) {
 	}
 }
 
-// browserGet reads path from p as the bridge's own extension does: its
-// token, its Origin.
+// browserGet reads path from p as an allow-listed extension (gstack's)
+// does: the extension token it is handed for its Origin.
 func browserGet(t *testing.T, p *bridgeProc, path string) string {
 	t.Helper()
-	origin := "chrome-extension://" + assets.ExtensionID
+	origin := gstackOrigin
 	r, _ := http.NewRequest(http.MethodPost, p.base+"/extension-token", nil)
 	r.Header.Set("Origin", origin)
 	resp, err := http.DefaultClient.Do(r)
