@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -13,21 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// systemdActivate finds systemd's own socket-activation tool (Debian's
-// systemd package), or skips; under CI=true it must be there.
-func systemdActivate(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("systemd-socket-activate")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("systemd-socket-activate is missing under CI: %v", err)
-		}
-		t.Skip("no systemd-socket-activate")
-	}
-	return p
-}
+	"conductorbridge/bridge/activationtest"
+)
 
 // activated starts `serve` the way the login item's socket unit does:
 // systemd's implementation holds listen (a TCP address or a socket path)
@@ -36,7 +23,7 @@ func systemdActivate(t *testing.T) string {
 // must not use: the handed socket wins.
 func activated(t *testing.T, home, listen string) (cmd *exec.Cmd, exited <-chan error, stderr *strings.Builder) {
 	t.Helper()
-	cmd = exec.Command(systemdActivate(t), "-l", listen, "--fdname=conductor-bridge.socket",
+	cmd = exec.Command(activationtest.Tool(t), "-l", listen, "--fdname=conductor-bridge.socket",
 		"-E", "HOME="+home, "-E", "PATH", "-E", "CLAUDE_CONFIG_DIR=", "-E", "XDG_STATE_HOME=",
 		"-E", "DBUS_SESSION_BUS_ADDRESS=disabled:",
 		binary, "serve", "--headless", "--if-not-running", "--home", home, "--addr", "127.0.0.1:1")

@@ -9,21 +9,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-)
 
-// systemdSocketActivate finds systemd's own tool for socket activation
-// (systemd's package ships it), or skips; under CI=true it must be there.
-func systemdSocketActivate(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("systemd-socket-activate")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("systemd-socket-activate is missing under CI: %v", err)
-		}
-		t.Skip("no systemd-socket-activate")
-	}
-	return p
-}
+	"conductorbridge/bridge/activationtest"
+)
 
 // TestHandedOverChild is what systemd starts in the test below: it takes
 // the socket and answers the connection that started it.
@@ -48,7 +36,7 @@ func TestHandedOverChild(t *testing.T) {
 // to a child it execs on the first connection; the child takes it, and
 // leaves nothing of the protocol in its environment.
 func TestSystemdHandsOverItsSocket(t *testing.T) {
-	tool := systemdSocketActivate(t)
+	tool := activationtest.Tool(t)
 	port := freePort(t)
 	self, _ := os.Executable()
 	cmd := exec.Command(tool, "-l", "127.0.0.1:"+port, "--fdname=conductor-bridge.socket",

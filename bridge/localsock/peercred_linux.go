@@ -1,27 +1,13 @@
 package localsock
 
-import (
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// PeerUID returns the uid of the process at the other end of c, as the
-// kernel recorded it when the connection was made (SO_PEERCRED, unix(7)).
-func PeerUID(c *net.UnixConn) (int, error) {
-	raw, err := c.SyscallConn()
+// peerCred reads the uid the kernel recorded for the other end of the
+// socket fd when the connection was made (SO_PEERCRED, unix(7)).
+func peerCred(fd int) (int, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return -1, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return -1, err
-	}
-	if credErr != nil {
-		return -1, credErr
 	}
 	return int(cred.Uid), nil
 }

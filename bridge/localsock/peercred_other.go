@@ -4,11 +4,10 @@ package localsock
 
 import (
 	"fmt"
-	"net"
 	"runtime"
 )
 
-// PeerUID cannot tell here: callers fail closed.
-func PeerUID(*net.UnixConn) (int, error) {
+// peerCred cannot tell here: callers fail closed.
+func peerCred(int) (int, error) {
 	return -1, fmt.Errorf("peer credentials are not read on %s", runtime.GOOS)
 }

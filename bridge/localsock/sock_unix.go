@@ -62,6 +62,20 @@ func checkSocket(path string) error {
 	return nil
 }
 
+// PeerUID returns the uid of the process at the other end of c, as the
+// kernel recorded it when the connection was made.
+func PeerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	uid, credErr := -1, error(nil)
+	if err := raw.Control(func(fd uintptr) { uid, credErr = peerCred(int(fd)) }); err != nil {
+		return -1, err
+	}
+	return uid, credErr
+}
+
 // Dial connects to the bridge's socket at path after checking the folder
 // and the file, and then the peer itself: a connection whose other end is
 // not the user is closed before anything is sent.
