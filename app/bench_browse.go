@@ -34,7 +34,7 @@ func runBenchBrowse(ctx context.Context, r *benchReport, exe, root string, entri
 		return err
 	}
 	defer c.close()
-	ids, err := waitWorkspaces(ctx, c.base, c.token, 1, 60*time.Second)
+	ids, err := waitWorkspaces(ctx, c.cl, c.token, 1, 60*time.Second)
 	if err != nil {
 		return err
 	}
@@ -44,9 +44,9 @@ func runBenchBrowse(ctx context.Context, r *benchReport, exe, root string, entri
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, streamURL(c.base, ids[0], 1<<62), nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.cl.url(streamPath(ids[0], 1<<62)), nil)
 	req.Header.Set("Authorization", "Bearer "+c.token())
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.cl.http(0).Do(req)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func runBenchBrowse(ctx context.Context, r *benchReport, exe, root string, entri
 func waitBrowser(ctx context.Context, c *benchChild, id string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
-		list, err := listWorkspaces(ctx, c.base, c.token())
+		list, err := listWorkspaces(ctx, c.cl, c.token())
 		if err == nil {
 			for _, w := range list {
 				if w.ID == id && w.Browser {
