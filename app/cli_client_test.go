@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/localsock"
 )
 
 func TestHelpListsCommands(t *testing.T) {
@@ -182,5 +183,31 @@ func TestUnknownModelIsLoggedOnce(t *testing.T) {
 	}
 	if n := strings.Count(all.String(), "no price for this model"); n != 1 || !strings.Contains(all.String(), "kimi-k2-turbo") {
 		t.Errorf("%d log lines about the unpriced model, want 1:\n%s", n, all.String())
+	}
+}
+
+// A state folder too deep for a socket path: the bridge listens on a short
+// one in a per-user folder, says so, and the CLI finds it there.
+func TestDeepStateFolderGetsAShortSocket(t *testing.T) {
+	home := t.TempDir()
+	dir, _ := plainProject(t, home, "shop")
+	state := filepath.Join(home, strings.Repeat("deep", 20), "state")
+	if sock, short := localsock.Path(state); !short || len(filepath.Join(state, localsock.Name)) <= localsock.MaxPath() {
+		t.Fatalf("not too deep: %s", sock)
+	}
+	p := startBridgeWith(t, home, 0, nil, "--headless", "--state-dir", state)
+	p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir })
+	out, err := runCLI(t, "workspaces", "--home", home, "--state-dir", state)
+	if err != nil || !strings.Contains(out, dir) || strings.Contains(out, "scanning directly") {
+		t.Errorf("workspaces: %v\n%s", err, out)
+	}
+	logs, _ := filepath.Glob(filepath.Join(home, ".local", "state", "conductor-bridge", "logs", "*.log"))
+	var said bool
+	for _, f := range logs {
+		b, _ := os.ReadFile(f)
+		said = said || strings.Contains(string(b), "too long for a socket")
+	}
+	if !said {
+		t.Error("the bridge did not say where its socket went")
 	}
 }
