@@ -146,8 +146,9 @@ commands:
                            it also holds the bridge's port while the bridge is not running
   doctor [--json] [--fix]  check the setup and say how to fix what is wrong (--fix: point hooks and
                            the login item at this binary when theirs is gone, reinstall an old login item)
-  usage [--by day|week|month|session|workspace|model|block] [--since D] [--until D] [--json]
-                           what every turn cost, from the transcripts (Claude, Codex)
+  usage [--by day|week|month|session|workspace|model|block] [--since D] [--until D] [--tz Z] [--json]
+        [--no-cache]       what every turn cost, from the transcripts (Claude, Codex); what each
+                           file gave is kept in usage.cache in the state dir (--no-cache: read all)
   bench        measure idle cost, stream latency, fan-out, cold start, memory and descriptors
   version      print the version
 

@@ -309,8 +309,10 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Pairing:   pairs, Sessions: &auth.Sessions{Token: token}, Links: &auth.Links{},
 		Viewer: assets.Viewer, Log: log,
 		// The usage page reads the same files the streams do, with the
-		// same prices; the cache parses only what changed between views.
-		Usage: usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices, Cache: &usagerep.Cache{}},
+		// same prices; the cache (the usage command's, in the state
+		// folder) parses only what changed between views.
+		Usage: usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices,
+			Cache: usageCache(c.StateDir, func(msg string) { log.Warn().Msg(msg) })},
 	}
 	pairs.Announce = b.api.AnnouncePairing
 	lift := limitCatchUpMemory()

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,6 +28,7 @@ func usageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	until := fs.String("until", "", "last day counted (YYYY-MM-DD)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	tz := fs.String("tz", "", "time zone days are counted in (default the local one)")
+	noCache := fs.Bool("no-cache", false, "read every file again, neither using nor updating the cache in the state folder")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -41,6 +44,9 @@ func usageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "your prices.json is unreadable (%v); pricing with the built-in table\n", err)
 	}
 	src := usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices}
+	if !*noCache {
+		src.Cache = usageCache(c.StateDir, func(msg string) { fmt.Fprintln(stderr, msg) })
+	}
 	h, err := src.Read(ctx)
 	if err != nil {
 		return err
@@ -59,6 +65,15 @@ func usageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "skipped:", e)
 	}
 	return nil
+}
+
+// usageCache is the usage cache in the state folder (nil while there is
+// no state folder: the report reads everything, and makes none).
+func usageCache(stateDir string, log func(string)) *usagerep.Cache {
+	if info, err := os.Stat(stateDir); err != nil || !info.IsDir() {
+		return nil
+	}
+	return &usagerep.Cache{Path: filepath.Join(stateDir, usagerep.CacheFile), Log: log}
 }
 
 func printUsage(w io.Writer, rep *usagerep.Report) {

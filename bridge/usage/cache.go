@@ -1,53 +1,187 @@
 package usage
 
 import (
-	"strconv"
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
+
+	"conductorbridge/bridge/regular"
 )
 
-// Cache keeps what each session's files gave, keyed by their sizes and
-// modification times, so that reading the history again (the usage page
-// refreshing) parses only the files that changed. It is safe for
-// concurrent use; its memory is the turns it holds, not the files.
+// Cache keeps what each session's files gave, so that reading the
+// history again parses only what changed: a file that only grew is read
+// on from where the last read stopped, with the parsers' state there; one
+// that shrank, was replaced or changed in place is read again; a session
+// whose files are gone drops out.
+//
+// With a Path it lives in that file between runs (the usage command, the
+// bridge's usage page): see cachefile.go. It is safe for concurrent use.
 type Cache struct {
-	mu sync.Mutex
-	m  map[string]cached
+	// Path is the cache file ("": kept in memory only).
+	Path string
+	// Log hears, in one line, why a cache file was ignored (nil: nobody).
+	Log func(msg string)
+
+	mu     sync.Mutex
+	m      map[string]*entry // by the group's first file
+	loaded bool              // Path was read (or tried)
+	prices uint64            // the price table the entries' costs are of
+	roots  [2]string         // the folders the entries were read from
+	dirty  bool              // differs from the file
+	// What the reads did with each group: for the tests that prove each
+	// way is taken.
+	reused, resumed, reread atomic.Int64
 }
 
-type cached struct {
-	sig    string
-	turns  []Turn
-	limits []Limit
+// entry is what one group (a Claude session with its subagents' files, a
+// Codex rollout) gave when last read.
+type entry struct {
+	agent  string
+	files  []fileID
 	bytes  int64
-	err    error
+	done   []Turn  // complete before the files' end: final
+	tail   []Turn  // what the files' end completed: read again if they grow
+	limits []Limit // Codex: the newest plan limits, with their workspace
+	snap   *resume // where a later read may go on (nil: from the start)
 }
 
-// sigOf is what a group's files look like on disk now.
-func sigOf(g group) string {
-	return strconv.FormatInt(g.size, 10) + "/" + strconv.FormatInt(g.mod.UnixNano(), 10) + "/" + strconv.Itoa(len(g.files))
+// fileID is what one file was when read: a later listing that finds the
+// same device, inode, size and time, and the same bytes at its start and
+// at the end of what was read, takes it as unchanged; the same but longer
+// (its old end still there), as grown.
+type fileID struct {
+	path       string
+	dev, ino   uint64
+	size       int64 // what was read
+	mtime      int64 // UnixNano
+	head, tail []byte
 }
 
-func (c *Cache) get(g group) (cached, bool) {
+// resume is where a read stopped and what it knew there.
+type resume struct {
+	Main   []byte // a Claude session's parser's state
+	Cwd    string
+	Files  []mark
+	Limits []Limit // Codex: the newest plan limits so far
+}
+
+// mark is where one file was read to.
+type mark struct {
+	Path   string
+	Off    int64  // read to here, just after a newline
+	Parser []byte // its own parser's state (a Codex rollout's, a subagent file's)
+	// Last is the time of its last line with one, Max the latest any of
+	// its lines said: a merged read goes on only when the new lines come
+	// after them. Not known after a read that did not look at every line.
+	Last, Max           time.Time
+	LastKnown, MaxKnown bool
+}
+
+func (r *resume) byPath() map[string]*mark {
+	m := make(map[string]*mark, len(r.Files))
+	for i := range r.Files {
+		m[r.Files[i].Path] = &r.Files[i]
+	}
+	return m
+}
+
+// sampleLen is how many bytes at a file's start and at the end of what
+// was read identify its content.
+const sampleLen = 32
+
+// change is what became of a group's files since its entry was made.
+type change int
+
+const (
+	changed   change = iota // read it all again
+	unchanged               // take the entry as it is
+	grown                   // read on from the entry's marks
+)
+
+// compare tells what became of g's files since e was made. A file that is
+// new to the group counts as grown from nothing.
+func compare(g group, e *entry) change {
+	if e == nil || e.agent != g.agent || len(e.files) > len(g.files) {
+		return changed
+	}
+	old := make(map[string]*fileID, len(e.files))
+	for i := range e.files {
+		old[e.files[i].path] = &e.files[i]
+	}
+	if len(old) != len(e.files) {
+		return changed
+	}
+	res := unchanged
+	seen := 0
+	for i, path := range g.files {
+		id := old[path]
+		if id == nil {
+			if i == 0 {
+				return changed
+			}
+			res = grown // a new subagent file
+			continue
+		}
+		seen++
+		st := g.stats[i]
+		if st.dev != id.dev || st.ino != id.ino || st.size < id.size {
+			return changed
+		}
+		if st.size == id.size && st.mtime != id.mtime {
+			return changed // written in place (or only touched: read it anyway)
+		}
+		head, tail, err := sample(path, id.size)
+		if err != nil || !bytes.Equal(head, id.head) || !bytes.Equal(tail, id.tail) {
+			return changed
+		}
+		if st.size > id.size {
+			res = grown
+		}
+	}
+	if seen != len(e.files) {
+		return changed // a file of it is gone
+	}
+	return res
+}
+
+// get returns g's entry, nil when there is none.
+func (c *Cache) get(g group) *entry {
 	if c == nil {
-		return cached{}, false
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	v, ok := c.m[g.files[0]]
-	return v, ok && v.sig == sigOf(g)
+	return c.m[g.files[0]]
 }
 
-func (c *Cache) put(g group, v cached) {
+func (c *Cache) put(g group, e *entry) {
 	if c == nil {
 		return
 	}
-	v.sig = sigOf(g)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[string]cached{}
+		c.m = map[string]*entry{}
 	}
-	c.m[g.files[0]] = v
+	c.m[g.files[0]] = e
+	c.dirty = true
+}
+
+// drop forgets g's entry (its read failed: it is tried again next time).
+func (c *Cache) drop(g group) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[g.files[0]]; ok {
+		delete(c.m, g.files[0])
+		c.dirty = true
+	}
 }
 
 // keep drops what no longer is on disk.
@@ -64,6 +198,60 @@ func (c *Cache) keep(groups []group) {
 	for k := range c.m {
 		if !seen[k] {
 			delete(c.m, k)
+			c.dirty = true
 		}
 	}
+}
+
+// turns is every turn of the entry, oldest first as read.
+func (e *entry) turns() []Turn {
+	return slices.Concat(e.done, e.tail)
+}
+
+// fileStat is a listed file's identity.
+type fileStat struct {
+	dev, ino uint64
+	size     int64
+	mtime    int64 // UnixNano
+}
+
+// identify says what the open file f (at path) is, read to size.
+func identify(f *os.File, path string, size int64) (fileID, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return fileID{}, err
+	}
+	st := statOf(info)
+	if st.size < size {
+		return fileID{}, fmt.Errorf("%s shrank while read", path)
+	}
+	head, tail, err := sampleAt(f, size)
+	if err != nil {
+		return fileID{}, err
+	}
+	return fileID{path: path, dev: st.dev, ino: st.ino, size: size, mtime: st.mtime, head: head, tail: tail}, nil
+}
+
+// sample reads the bytes identifying the first size bytes of path.
+func sample(path string, size int64) (head, tail []byte, err error) {
+	f, err := regular.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return sampleAt(f, size)
+}
+
+// sampleAt reads up to sampleLen bytes at f's start and before size.
+func sampleAt(f *os.File, size int64) (head, tail []byte, err error) {
+	head = make([]byte, min(size, sampleLen))
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return nil, nil, fmt.Errorf("sample %s: %w", f.Name(), err)
+	}
+	n := min(size, sampleLen)
+	tail = make([]byte, n)
+	if _, err := f.ReadAt(tail, size-n); err != nil {
+		return nil, nil, fmt.Errorf("sample %s: %w", f.Name(), err)
+	}
+	return head, tail, nil
 }

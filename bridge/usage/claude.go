@@ -27,44 +27,133 @@ func readClaude(g group, prices *price.Table, bufs *buffers, fn func(Turn)) (int
 // and lazy line times (lean) or without: the tests prove both give the
 // same turns.
 func readClaudeParsed(g group, prices *price.Table, lean bool, bufs *buffers, fn func(Turn)) (int64, error) {
-	main, err := transcript.NewParser(nil)
+	out, err := readClaudeFrom(g, prices, lean, bufs, nil, false, fn)
+	return out.bytes, err
+}
+
+// readOut is what one read of a group gave besides its turns.
+type readOut struct {
+	bytes int64
+	done  int      // the turns before this many were complete before the files' end
+	snap  *resume  // where a later read may go on (nil: from the start only)
+	whole bool     // every file listed was read
+	ids   []fileID // with keep: what each file was when read
+}
+
+// errNoResume: the files changed in a way a read from the saved state
+// cannot follow exactly; they are read from the start.
+var errNoResume = errors.New("cannot resume")
+
+// readClaudeFrom reads a Claude group from its start (from nil) or on
+// from where an earlier read stopped (from, the files having only grown
+// since). With keep it says where it stopped (readOut.snap).
+//
+// Lines of several files are merged by time, so going on is exact only
+// when every new line comes after every line already read: the first new
+// line of each file must say a time later than any line before it said.
+// Otherwise errNoResume.
+func readClaudeFrom(g group, prices *price.Table, lean bool, bufs *buffers, from *resume, keep bool, fn func(Turn)) (readOut, error) {
+	out := readOut{whole: true}
+	newParser := func(saved []byte) (*transcript.Parser, error) {
+		p, err := transcript.NewParser(saved)
+		if err != nil {
+			return nil, err
+		}
+		p.SetPrices(prices)
+		if lean {
+			// The report reads turn_complete events only: no content is copied.
+			p.CountOnly()
+		}
+		return p, nil
+	}
+	var marks map[string]*mark
+	var saved []byte
+	if from != nil {
+		marks = from.byPath()
+		saved = from.Main
+	}
+	main, err := newParser(saved)
 	if err != nil {
-		return 0, err
+		return out, err
 	}
-	main.SetPrices(prices)
-	if lean {
-		// The report reads turn_complete events only: no content is copied.
-		main.CountOnly()
-	}
-	m := merged{eager: !lean}
+	multi := len(g.files) > 1
+	// A resumed read, and one kept for resuming a session of several
+	// files, reads every line's time: the next read needs the latest.
+	m := merged{eager: !lean || from != nil || (keep && multi)}
 	parsers := make([]*transcript.Parser, 0, len(g.files))
 	var readers []*lineReader
+	var srcs []*source
+	var offs []int64
+	var paths []string
+	var olds []*mark
+	var before time.Time // the latest time a line read before said
 	defer func() {
 		for _, r := range readers {
 			r.Close()
 		}
 	}()
 	for i, path := range g.files {
+		var mk *mark
+		if from != nil {
+			if mk = marks[path]; mk == nil && i == 0 {
+				return out, errNoResume
+			}
+			if mk != nil {
+				if !mk.MaxKnown && multi {
+					return out, errNoResume
+				}
+				if mk.Max.After(before) {
+					before = mk.Max
+				}
+			}
+		}
 		r, err := bufs.open(path)
 		if err != nil {
 			if i == 0 {
-				return 0, err
+				return out, err
 			}
+			out.whole = false
 			continue // a subagent file gone since it was listed
 		}
 		readers = append(readers, r)
 		p := main
 		if i > 0 || g.orphan {
-			p = &transcript.Parser{}
-			p.SetPrices(prices)
-			p.CountInto(main)
-			if lean {
-				p.CountOnly()
+			var state []byte
+			if mk != nil {
+				state = mk.Parser
 			}
+			if p, err = newParser(state); err != nil {
+				return out, err
+			}
+			p.CountInto(main)
 		}
 		parsers = append(parsers, p)
-		if err := m.add(r); err != nil {
-			return 0, err
+		var s *source
+		off := int64(0)
+		if mk != nil {
+			off = mk.Off
+			if err := r.seek(off); err != nil {
+				return out, err
+			}
+			s, err = m.addFrom(r, mk.Last, mk.Max, mk.LastKnown)
+		} else {
+			s, err = m.addFrom(r, time.Time{}, time.Time{}, true)
+		}
+		if err != nil {
+			return out, err
+		}
+		srcs, offs, paths, olds = append(srcs, s), append(offs, off), append(paths, path), append(olds, mk)
+	}
+	if from != nil {
+		if multi {
+			for _, s := range srcs {
+				if s.done {
+					continue
+				}
+				if ts, ok := s.ownTime(); !ok || !ts.After(before) {
+					return out, errNoResume
+				}
+			}
 		}
 	}
 	var (
@@ -72,11 +161,16 @@ func readClaudeParsed(g group, prices *price.Table, lean bool, bufs *buffers, fn
 		cwd  string
 		last time.Time
 		sid  = g.session
+		n    int
 	)
+	if from != nil {
+		cwd = from.Cwd
+	}
 	emit := func() {
 		for _, e := range evs {
 			if e.Type == event.TurnComplete {
 				fn(fromEvent(e, AgentClaude, cwd, sid))
+				n++
 			}
 		}
 		evs = evs[:0]
@@ -100,10 +194,24 @@ func readClaudeParsed(g group, prices *price.Table, lean bool, bufs *buffers, fn
 			}
 		})
 		if err != nil {
-			return bytesOf(readers), err
+			out.bytes = bytesOf(readers) + sum(offs)
+			return out, err
 		}
 		if !ok {
 			break
+		}
+	}
+	out.bytes = bytesOf(readers) + sum(offs)
+	out.done = n
+	if keep && out.whole {
+		out.snap = claudeResume(main, parsers, srcs, readers, olds, paths, cwd, m.eager)
+		for i, r := range readers {
+			id, err := identify(r.f, paths[i], offs[i]+r.bytes)
+			if err != nil {
+				out.ids = nil
+				break
+			}
+			out.ids = append(out.ids, id)
 		}
 	}
 	evs = main.Flush(evs)
@@ -116,8 +224,15 @@ func readClaudeParsed(g group, prices *price.Table, lean bool, bufs *buffers, fn
 	}
 	emit()
 	if c := main.State.Carry; c != nil && c.Usage != (event.Usage{}) {
+		if from != nil {
+			for _, s := range srcs {
+				if !s.known {
+					return out, errNoResume // the time of the last line is not known
+				}
+			}
+		}
 		if last, err = m.latest(); err != nil {
-			return bytesOf(readers), err
+			return out, err
 		}
 		// Usage read after the last turn (a background subagent, a
 		// subagent file whose session is gone): it was spent, so it counts.
@@ -134,7 +249,49 @@ func readClaudeParsed(g group, prices *price.Table, lean bool, bufs *buffers, fn
 		}
 		fn(t)
 	}
-	return bytesOf(readers), nil
+	return out, nil
+}
+
+// claudeResume saves where a Claude read stopped: each parser's state,
+// and each file's offset and times. Nothing is saved when a file ends
+// mid-line (the rest of that line may come), or when a parser's state
+// cannot be saved.
+func claudeResume(main *transcript.Parser, parsers []*transcript.Parser, srcs []*source, readers []*lineReader,
+	olds []*mark, paths []string, cwd string, eager bool) *resume {
+	st, err := main.Save()
+	if err != nil {
+		return nil
+	}
+	res := &resume{Main: st, Cwd: cwd}
+	for i, s := range srcs {
+		r, old := readers[i], olds[i]
+		mk := mark{Path: paths[i], Off: r.bytes}
+		if old != nil {
+			mk.Off += old.Off
+		}
+		if mk.Off > 0 && !r.nl {
+			return nil
+		}
+		if parsers[i] != main {
+			if mk.Parser, err = parsers[i].Save(); err != nil {
+				return nil
+			}
+		}
+		if eager && !s.lazy {
+			mk.Last, mk.LastKnown = s.ts, s.known
+			mk.Max, mk.MaxKnown = s.max, old == nil || old.MaxKnown
+		}
+		res.Files = append(res.Files, mk)
+	}
+	return res
+}
+
+func sum(ns []int64) int64 {
+	var t int64
+	for _, n := range ns {
+		t += n
+	}
+	return t
 }
 
 func bytesOf(rs []*lineReader) int64 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -41,21 +42,46 @@ var rateKey = []byte(`"rate_limits"`)
 // readCodex reads one rollout with the streams' parser and calls fn with
 // each completed turn; limits gets the newest rate limits it records.
 func readCodex(path string, prices *price.Table, fn func(Turn), limits func([]Limit)) (int64, error) {
-	r, err := openLines(path)
+	out, err := readCodexFrom(path, prices, nil, nil, false, fn, limits)
+	return out.bytes, err
+}
+
+// readCodexFrom reads a rollout from its start (from nil) or on from
+// where an earlier read stopped; with keep it says where it stopped.
+func readCodexFrom(path string, prices *price.Table, bufs *buffers, from *resume, keep bool, fn func(Turn), limits func([]Limit)) (readOut, error) {
+	out := readOut{whole: true}
+	r, err := bufs.open(path)
 	if err != nil {
-		return 0, err
+		return out, err
 	}
 	defer r.Close()
-	p := &codex.Parser{Price: codexPrice(prices)}
+	var saved []byte
+	var off int64
+	var latest []Limit
+	if from != nil {
+		if len(from.Files) != 1 || from.Files[0].Path != path {
+			return out, errNoResume
+		}
+		saved, off, latest = from.Files[0].Parser, from.Files[0].Off, slices.Clone(from.Limits)
+		if err := r.seek(off); err != nil {
+			return out, err
+		}
+	}
+	p, err := codex.NewParser(saved)
+	if err != nil {
+		return out, errNoResume
+	}
+	p.Price = codexPrice(prices)
 	var (
-		evs    []event.Event
-		jp     fastjson.Parser
-		latest []Limit
+		evs []event.Event
+		jp  fastjson.Parser
+		n   int
 	)
 	emit := func() {
 		for _, e := range evs {
 			if e.Type == event.TurnComplete {
 				fn(fromEvent(e, AgentCodex, p.Cwd(), p.ThreadID()))
+				n++
 			}
 		}
 		evs = evs[:0]
@@ -66,7 +92,8 @@ func readCodex(path string, prices *price.Table, fn func(Turn), limits func([]Li
 			break
 		}
 		if err != nil {
-			return r.bytes, err
+			out.bytes = off + r.bytes
+			return out, err
 		}
 		evs, _ = p.Line(line, evs) // a line that is not JSON is skipped, as the streams skip it
 		if len(evs) > 0 {
@@ -76,6 +103,15 @@ func readCodex(path string, prices *price.Table, fn func(Turn), limits func([]Li
 			if l := rateLimits(&jp, line); len(l) > 0 {
 				latest = l
 			}
+		}
+	}
+	out.bytes, out.done = off+r.bytes, n
+	if keep {
+		if st, err := p.Save(); err == nil && (out.bytes == 0 || r.nl) {
+			out.snap = &resume{Files: []mark{{Path: path, Off: out.bytes, Parser: st}}, Limits: slices.Clone(latest)}
+		}
+		if id, err := identify(r.f, path, out.bytes); err == nil {
+			out.ids = []fileID{id}
 		}
 	}
 	evs = p.Flush(evs)
@@ -90,7 +126,7 @@ func readCodex(path string, prices *price.Table, fn func(Turn), limits func([]Li
 		}
 		limits(latest)
 	}
-	return r.bytes, nil
+	return out, nil
 }
 
 // maxResetIn bounds resets_in_seconds (a weekly window resets within

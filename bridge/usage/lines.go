@@ -23,6 +23,7 @@ type lineReader struct {
 	br    *bufio.Reader
 	long  []byte // a line longer than the read buffer, gathered
 	bytes int64
+	nl    bool     // the last byte read was a newline: a later read may start here
 	home  *buffers // where its buffers go back on Close (nil: nowhere)
 }
 
@@ -52,7 +53,7 @@ func (b *buffers) open(path string) (*lineReader, error) {
 	if b != nil && len(b.free) > 0 {
 		r := b.free[len(b.free)-1]
 		b.free = b.free[:len(b.free)-1]
-		r.f, r.bytes = f, 0
+		r.f, r.bytes, r.nl = f, 0, false
 		r.br.Reset(f)
 		return r, nil
 	}
@@ -75,18 +76,37 @@ func (r *lineReader) Close() error {
 	return err
 }
 
+// seek starts the reader at off, where an earlier read stopped after a
+// newline.
+func (r *lineReader) seek(off int64) error {
+	if _, err := r.f.Seek(off, io.SeekStart); err != nil {
+		return fmt.Errorf("seek %s: %w", r.f.Name(), err)
+	}
+	r.br.Reset(r.f)
+	r.nl = off > 0
+	return nil
+}
+
+// took counts bytes read.
+func (r *lineReader) took(b []byte) {
+	if len(b) > 0 {
+		r.bytes += int64(len(b))
+		r.nl = b[len(b)-1] == '\n'
+	}
+}
+
 // next returns the next complete, non-empty line (valid until the next
 // call), or io.EOF. A last line without its newline counts: the file is
 // read as history, not followed.
 func (r *lineReader) next() ([]byte, error) {
 	for {
 		line, err := r.br.ReadSlice('\n')
-		r.bytes += int64(len(line))
+		r.took(line)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			r.long = append(r.long[:0], line...)
 			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = r.br.ReadSlice('\n')
-				r.bytes += int64(len(line))
+				r.took(line)
 				if len(r.long) <= maxLine {
 					r.long = append(r.long, line...)
 				}
@@ -140,12 +160,23 @@ type source struct {
 	lazy bool // a line was taken without reading its time: ts is stale
 	done bool
 	idx  int // which file: 0 is the session's own
+	// max is the latest time a line of it said (lines read eagerly);
+	// known is false while ts is a resumed file's time not yet known.
+	max   time.Time
+	known bool
 }
 
 func (m *merged) add(r *lineReader) error {
-	s := &source{r: r, idx: len(m.srcs)}
+	_, err := m.addFrom(r, time.Time{}, time.Time{}, true)
+	return err
+}
+
+// addFrom adds a file read on from where an earlier read left it, whose
+// last line's time was ts (known: ts is that time) and latest max.
+func (m *merged) addFrom(r *lineReader, ts, max time.Time, known bool) (*source, error) {
+	s := &source{r: r, idx: len(m.srcs), ts: ts, max: max, known: known}
 	m.srcs = append(m.srcs, s)
-	return m.advance(s)
+	return s, m.advance(s)
 }
 
 func (m *merged) advance(s *source) error {
@@ -174,8 +205,20 @@ func (s *source) timeOf() {
 	}
 	s.seen = true
 	if ts, err := time.Parse(time.RFC3339Nano, string(timestampOf(s.line))); err == nil {
-		s.ts = ts
+		s.ts, s.known = ts, true
+		if ts.After(s.max) {
+			s.max = ts
+		}
 	}
+}
+
+// ownTime is the current line's own time, if it says one.
+func (s *source) ownTime() (time.Time, bool) {
+	if s.done {
+		return time.Time{}, false
+	}
+	ts, err := time.Parse(time.RFC3339Nano, string(timestampOf(s.line)))
+	return ts, err == nil
 }
 
 // latest is the time of the newest line read from any of the files: the

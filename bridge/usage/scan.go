@@ -44,64 +44,40 @@ type group struct {
 	orphan  bool   // subagent files whose session file is gone
 	size    int64
 	mod     time.Time
+	stats   []fileStat // each file's, as listed
 }
 
 // Read reads the whole history, files in parallel (at most Workers at
-// once, each streamed line by line).
+// once, each streamed line by line). With a Cache it reads only what
+// changed since the cache was made, and gives the same history.
 func (s Source) Read(ctx context.Context) (*History, error) {
 	prices := s.Prices
 	if prices == nil {
 		prices = price.Default()
 	}
+	s.Cache.begin(priceKey(prices), [2]string{s.ClaudeProjects, s.CodexHome})
 	groups, err := s.groups()
 	if err != nil {
 		return nil, err
 	}
 	// Largest first, so one big session does not finish last alone.
-	slices.SortFunc(groups, func(a, b group) int { return cmp.Compare(b.size, a.size) })
+	slices.SortFunc(groups, func(a, b group) int { return cmp.Or(cmp.Compare(b.size, a.size), cmp.Compare(a.files[0], b.files[0])) })
 	workers := cmp.Or(s.Workers, runtime.GOMAXPROCS(0))
-	h := &History{}
-	var mu sync.Mutex // guards h, parts and limits
-	var parts [][]Turn
-	limits := map[string]Limit{}
-	work := make(chan group)
+	results := make([]cached, len(groups))
+	work := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			var turns [][]Turn // by group: joined once at the end
-			var bufs buffers   // this worker's, lent to each file it reads
-			for g := range work {
-				c, ok := s.Cache.get(g)
-				if !ok {
-					c = readGroup(g, prices, &bufs)
-					if c.err == nil { // a file that failed is tried again next time
-						s.Cache.put(g, c)
-					}
-				}
-				turns = append(turns, c.turns)
-				mu.Lock()
-				for _, l := range c.limits {
-					k := l.Agent + "/" + l.Name
-					if old, ok := limits[k]; !ok || l.Seen.After(old.Seen) {
-						limits[k] = l
-					}
-				}
-				h.Files += len(g.files)
-				h.Bytes += c.bytes
-				if c.err != nil {
-					h.Errors = append(h.Errors, c.err.Error())
-				}
-				mu.Unlock()
+			var bufs buffers // this worker's, lent to each file it reads
+			for i := range work {
+				results[i] = s.readGroup(groups[i], prices, &bufs)
 			}
-			mu.Lock()
-			parts = append(parts, turns...)
-			mu.Unlock()
 		})
 	}
 feed:
-	for _, g := range groups {
+	for i := range groups {
 		select {
-		case work <- g:
+		case work <- i:
 		case <-ctx.Done():
 			break feed
 		}
@@ -112,13 +88,34 @@ feed:
 		return nil, fmt.Errorf("read usage history: %w", err)
 	}
 	s.Cache.keep(groups)
+	s.Cache.finish()
+	// The same history whatever order the workers took: by session file.
+	order := make([]int, len(groups))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(groups[a].files[0], groups[b].files[0]) })
+	h := &History{}
+	limits := map[string]Limit{}
 	n := 0
-	for _, p := range parts {
-		n += len(p)
+	for _, i := range order {
+		c := results[i]
+		n += len(c.turns)
+		for _, l := range c.limits {
+			k := l.Agent + "/" + l.Name
+			if old, ok := limits[k]; !ok || l.Seen.After(old.Seen) {
+				limits[k] = l
+			}
+		}
+		h.Files += len(groups[i].files)
+		h.Bytes += c.bytes
+		if c.err != nil {
+			h.Errors = append(h.Errors, c.err.Error())
+		}
 	}
 	h.Turns = make([]Turn, 0, n)
-	for _, p := range parts {
-		h.Turns = append(h.Turns, p...)
+	for _, i := range order {
+		h.Turns = append(h.Turns, results[i].turns...)
 	}
 	slices.SortStableFunc(h.Turns, func(a, b Turn) int { return a.End.Compare(b.End) })
 	for _, l := range limits {
@@ -128,16 +125,74 @@ feed:
 	return h, nil
 }
 
-// readGroup reads one unit of work.
-func readGroup(g group, prices *price.Table, bufs *buffers) cached {
+// cached is what one group gave.
+type cached struct {
+	turns  []Turn
+	limits []Limit
+	bytes  int64
+	err    error
+}
+
+// readGroup reads one unit of work: from the cache when its files are as
+// they were, on from the cache's marks when they only grew, else whole.
+func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
+	keep := s.Cache != nil
+	e := s.Cache.get(g)
+	switch compare(g, e) {
+	case unchanged:
+		s.Cache.reused.Add(1)
+		return cached{turns: e.turns(), limits: e.limits, bytes: e.bytes}
+	case grown:
+		if e.snap != nil {
+			c, ne, err := readGroupFrom(g, prices, bufs, e, keep)
+			if !errors.Is(err, errNoResume) {
+				s.Cache.resumed.Add(1)
+				s.Cache.store(g, ne, err)
+				return c
+			}
+		}
+	}
+	c, ne, err := readGroupFrom(g, prices, bufs, nil, keep)
+	if keep {
+		s.Cache.reread.Add(1)
+	}
+	s.Cache.store(g, ne, err)
+	return c
+}
+
+// readGroupFrom reads one group from its start (prev nil) or on from
+// prev's marks, and with keep makes its new entry (nil when it cannot be
+// kept).
+func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *entry, keep bool) (cached, *entry, error) {
 	var c cached
 	collect := func(t Turn) { c.turns = append(c.turns, t) }
-	if g.agent == AgentCodex {
-		c.bytes, c.err = readCodex(g.files[0], prices, collect, func(ls []Limit) { c.limits = ls })
-	} else {
-		c.bytes, c.err = readClaude(g, prices, bufs, collect)
+	var from *resume
+	if prev != nil {
+		from = prev.snap
 	}
-	return c
+	var out readOut
+	if g.agent == AgentCodex {
+		out, c.err = readCodexFrom(g.files[0], prices, bufs, from, keep, collect, func(ls []Limit) { c.limits = ls })
+	} else {
+		out, c.err = readClaudeFrom(g, prices, true, bufs, from, keep, collect)
+	}
+	c.bytes = out.bytes
+	if errors.Is(c.err, errNoResume) {
+		return c, nil, c.err
+	}
+	if c.err != nil || !keep || !out.whole || out.ids == nil {
+		return c, nil, c.err
+	}
+	e := &entry{agent: g.agent, files: out.ids, bytes: out.bytes, limits: c.limits, snap: out.snap}
+	if prev != nil {
+		e.done = slices.Concat(prev.done, c.turns[:out.done])
+		c.turns = slices.Concat(prev.done, c.turns)
+		c.bytes = out.bytes
+	} else {
+		e.done = c.turns[:out.done:out.done]
+	}
+	e.tail = c.turns[len(e.done):]
+	return c, e, nil
 }
 
 // groups lists the work: every Claude session with its subagents' files,
@@ -161,7 +216,8 @@ func (s Source) groups() ([]group, error) {
 			if err != nil || !info.Mode().IsRegular() {
 				return nil
 			}
-			out = append(out, group{agent: AgentCodex, files: []string{path}, size: info.Size(), mod: info.ModTime()})
+			out = append(out, group{agent: AgentCodex, files: []string{path}, size: info.Size(), mod: info.ModTime(),
+				stats: []fileStat{statOf(info)}})
 			return nil
 		})
 		if err != nil {
@@ -241,5 +297,13 @@ func claudeGroups(root string) ([]group, error) {
 		slices.Sort(g.files[1:])
 		out = append(out, *g)
 	}
-	return append(out, orphans...), nil
+	out = append(out, orphans...)
+	for i := range out {
+		g := &out[i]
+		g.stats = make([]fileStat, len(g.files))
+		for j, f := range g.files {
+			g.stats[j] = statOf(sizes[f])
+		}
+	}
+	return out, nil
 }

@@ -1,0 +1,138 @@
+package usage
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"conductorbridge/bridge/price"
+)
+
+// CacheFile is the usage cache's name in the state folder.
+const CacheFile = "usage.cache"
+
+// cacheVersion names the cache file's format and the way turns are
+// counted: a file of another version is rebuilt. Bump it whenever either
+// changes (the parsers counting a turn differently, say an interrupted
+// one): what the cache keeps are the turns as they were counted.
+const cacheVersion = 1
+
+// priceKey identifies a price table: costs in the cache are of it.
+func priceKey(t *price.Table) uint64 {
+	b, err := json.Marshal(struct {
+		Unit                 string
+		LongContextThreshold int64
+		ServerTools          map[string]float64
+		Models               map[string]price.Model
+		Aliases              map[string]string
+	}{t.Unit, t.LongContextThreshold, t.ServerTools, t.Models, t.Aliases})
+	if err != nil {
+		return 0 // never: the table came from JSON
+	}
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}
+
+// begin readies the cache for a read with these prices of these folders:
+// the file is read the first time, and entries of other prices or folders
+// are let go.
+func (c *Cache) begin(prices uint64, roots [2]string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.loaded {
+		c.loaded = true
+		if c.Path != "" {
+			c.load()
+		}
+	}
+	if c.prices != prices || c.roots != roots {
+		if len(c.m) > 0 {
+			c.dirty = true
+		}
+		c.m, c.prices, c.roots = nil, prices, roots
+	}
+}
+
+// load reads the cache file; one that cannot be read or decoded is
+// ignored (and said so once), to be written anew.
+func (c *Cache) load() {
+	b, err := os.ReadFile(c.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err == nil {
+		var f cacheContent
+		if err = decodeCache(b, &f); err == nil {
+			c.m, c.prices, c.roots = f.entries, f.prices, f.roots
+			return
+		}
+		if errors.Is(err, errOldCache) {
+			c.dirty = true // another version's: rebuilt, nothing to say
+			return
+		}
+	}
+	c.complain(fmt.Sprintf("usage cache %s ignored, reading the history again: %v", c.Path, err))
+	c.dirty = true
+}
+
+func (c *Cache) complain(msg string) {
+	if c.Log != nil {
+		c.Log(msg)
+	}
+}
+
+// finish writes the cache file if it changed: to a new file (0600) put in
+// place at once, so a reader beside (another usage run) reads the old or
+// the new, never half of one.
+func (c *Cache) finish() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.dirty || c.Path == "" {
+		return
+	}
+	c.dirty = false
+	b := encodeCache(&cacheContent{entries: c.m, prices: c.prices, roots: c.roots})
+	if err := writeFile(c.Path, b); err != nil {
+		c.complain(fmt.Sprintf("usage cache %s not written: %v", c.Path, err))
+	}
+}
+
+func writeFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".usage-cache-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// store keeps what a read of g made (nil: nothing to keep, the entry goes).
+func (c *Cache) store(g group, e *entry, err error) {
+	if e != nil && err == nil {
+		c.put(g, e)
+		return
+	}
+	c.drop(g)
+}

@@ -1,0 +1,386 @@
+package usage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"slices"
+	"time"
+
+	"conductorbridge/bridge/event"
+)
+
+// The cache file: a magic word, the version, the price table's key and the
+// folders read; a table of the strings turns repeat (workspaces, sessions,
+// models); the entries; a CRC-32 of all that. Numbers are varints.
+
+const cacheMagic = "CBUSAGE\n"
+
+// errOldCache: a cache file of another version, rebuilt without a word.
+var errOldCache = errors.New("usage cache of another version")
+
+type cacheContent struct {
+	entries map[string]*entry
+	prices  uint64
+	roots   [2]string
+}
+
+type encoder struct {
+	b    []byte
+	strs map[string]uint64
+	list []string
+}
+
+func (e *encoder) uint(n uint64)  { e.b = binary.AppendUvarint(e.b, n) }
+func (e *encoder) int(n int64)    { e.b = binary.AppendVarint(e.b, n) }
+func (e *encoder) bytes(b []byte) { e.uint(uint64(len(b))); e.b = append(e.b, b...) }
+func (e *encoder) str(s string)   { e.uint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *encoder) float(f float64) {
+	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(f))
+}
+
+func (e *encoder) bool(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+
+// ref writes a repeated string as its place in the string table.
+func (e *encoder) ref(s string) {
+	i, ok := e.strs[s]
+	if !ok {
+		i = uint64(len(e.list))
+		e.strs[s] = i
+		e.list = append(e.list, s)
+	}
+	e.uint(i)
+}
+
+// time keeps the instant and the zone's offset: what a report prints.
+func (e *encoder) time(t time.Time) {
+	if t.IsZero() {
+		e.uint(0)
+		return
+	}
+	_, off := t.Zone()
+	e.uint(1)
+	e.int(t.Unix())
+	e.uint(uint64(t.Nanosecond()))
+	e.int(int64(off))
+}
+
+func encodeCache(c *cacheContent) []byte {
+	body := &encoder{strs: map[string]uint64{}}
+	keys := make([]string, 0, len(c.entries))
+	for k := range c.entries {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	body.uint(uint64(len(keys)))
+	for _, k := range keys {
+		body.entry(c.entries[k])
+	}
+	out := &encoder{b: make([]byte, 0, len(body.b)+64+16*len(body.list))}
+	out.b = append(out.b, cacheMagic...)
+	out.uint(cacheVersion)
+	out.b = binary.LittleEndian.AppendUint64(out.b, c.prices)
+	out.str(c.roots[0])
+	out.str(c.roots[1])
+	out.uint(uint64(len(body.list)))
+	for _, s := range body.list {
+		out.str(s)
+	}
+	out.b = append(out.b, body.b...)
+	return binary.LittleEndian.AppendUint32(out.b, crc32.ChecksumIEEE(out.b))
+}
+
+func (e *encoder) entry(en *entry) {
+	e.ref(en.agent)
+	e.int(en.bytes)
+	e.uint(uint64(len(en.files)))
+	for _, f := range en.files {
+		e.str(f.path)
+		e.uint(f.dev)
+		e.uint(f.ino)
+		e.int(f.size)
+		e.int(f.mtime)
+		e.bytes(f.head)
+		e.bytes(f.tail)
+	}
+	e.turns(en.done)
+	e.turns(en.tail)
+	e.limits(en.limits)
+	e.bool(en.snap != nil)
+	if r := en.snap; r != nil {
+		e.bytes(r.Main)
+		e.ref(r.Cwd)
+		e.uint(uint64(len(r.Files)))
+		for _, m := range r.Files {
+			e.str(m.Path)
+			e.int(m.Off)
+			e.bytes(m.Parser)
+			e.time(m.Last)
+			e.time(m.Max)
+			e.bool(m.LastKnown)
+			e.bool(m.MaxKnown)
+		}
+		e.limits(r.Limits)
+	}
+}
+
+func (e *encoder) turns(ts []Turn) {
+	e.uint(uint64(len(ts)))
+	for i := range ts {
+		t := &ts[i]
+		e.time(t.Start)
+		e.time(t.End)
+		e.ref(t.Agent)
+		e.ref(t.Workspace)
+		e.ref(t.Session)
+		e.ref(t.Model)
+		e.usage(t.Usage)
+		e.float(t.CostUSD)
+		e.bool(t.CostKnown)
+		e.usage(t.SubUsage)
+		e.float(t.SubCost)
+	}
+}
+
+func (e *encoder) usage(u eventUsage) {
+	e.int(u.InputTokens)
+	e.int(u.OutputTokens)
+	e.int(u.CacheCreationTokens)
+	e.int(u.CacheReadTokens)
+	e.int(u.Cache1hTokens)
+	e.int(u.ReasoningOutputTokens)
+}
+
+func (e *encoder) limits(ls []Limit) {
+	e.uint(uint64(len(ls)))
+	for _, l := range ls {
+		e.ref(l.Agent)
+		e.ref(l.Name)
+		e.float(l.UsedPercent)
+		e.int(l.WindowMinutes)
+		e.time(l.ResetsAt)
+		e.ref(l.Plan)
+		e.time(l.Seen)
+		e.ref(l.Workspace)
+	}
+}
+
+// decoder reads what encoder wrote; the first error sticks.
+type decoder struct {
+	b    []byte
+	err  error
+	strs []string
+}
+
+var errCorrupt = errors.New("damaged")
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = errCorrupt
+	}
+}
+
+func (d *decoder) uint() uint64 {
+	n, k := binary.Uvarint(d.b)
+	if k <= 0 {
+		d.fail()
+		d.b = nil
+		return 0
+	}
+	d.b = d.b[k:]
+	return n
+}
+
+func (d *decoder) int() int64 {
+	n, k := binary.Varint(d.b)
+	if k <= 0 {
+		d.fail()
+		d.b = nil
+		return 0
+	}
+	d.b = d.b[k:]
+	return n
+}
+
+// count reads a length, no more than the bytes left could hold.
+func (d *decoder) count() int {
+	n := d.uint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		d.b = nil
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) raw(n int) []byte {
+	if n > len(d.b) {
+		d.fail()
+		d.b = nil
+		return nil
+	}
+	b := d.b[:n:n]
+	d.b = d.b[n:]
+	return b
+}
+
+func (d *decoder) bytes() []byte { return d.raw(d.count()) }
+func (d *decoder) str() string   { return string(d.bytes()) }
+func (d *decoder) bool() bool    { b := d.raw(1); return len(b) == 1 && b[0] == 1 }
+func (d *decoder) float() float64 {
+	b := d.raw(8)
+	if len(b) < 8 {
+		return 0
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(b))
+}
+
+func (d *decoder) ref() string {
+	i := d.uint()
+	if i >= uint64(len(d.strs)) {
+		d.fail()
+		return ""
+	}
+	return d.strs[i]
+}
+
+// zones are the fixed zones decoded, one per offset.
+var utc = time.UTC
+
+type eventUsage = event.Usage
+
+func (d *decoder) time(zones map[int64]*time.Location) time.Time {
+	if d.uint() == 0 {
+		return time.Time{}
+	}
+	sec, ns, off := d.int(), d.uint(), d.int()
+	if ns >= 1e9 {
+		d.fail()
+		return time.Time{}
+	}
+	t := time.Unix(sec, int64(ns))
+	if off == 0 {
+		return t.In(utc)
+	}
+	loc := zones[off]
+	if loc == nil {
+		loc = time.FixedZone("", int(off))
+		zones[off] = loc
+	}
+	return t.In(loc)
+}
+
+func decodeCache(b []byte, c *cacheContent) error {
+	if len(b) < len(cacheMagic)+4 || string(b[:len(cacheMagic)]) != cacheMagic {
+		return fmt.Errorf("not a usage cache")
+	}
+	d := &decoder{b: b[len(cacheMagic):]}
+	if v := d.uint(); d.err == nil && v != cacheVersion {
+		return errOldCache
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return fmt.Errorf("usage cache: checksum: %w", errCorrupt)
+	}
+	d.b = d.b[:len(d.b)-4]
+	if p := d.raw(8); len(p) == 8 {
+		c.prices = binary.LittleEndian.Uint64(p)
+	}
+	c.roots = [2]string{d.str(), d.str()}
+	d.strs = make([]string, d.count())
+	for i := range d.strs {
+		d.strs[i] = d.str()
+	}
+	zones := map[int64]*time.Location{}
+	n := d.count()
+	c.entries = make(map[string]*entry, n)
+	for range n {
+		e := d.entry(zones)
+		if d.err != nil {
+			break
+		}
+		if len(e.files) == 0 {
+			d.fail()
+			break
+		}
+		c.entries[e.files[0].path] = e
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail()
+	}
+	if d.err != nil {
+		return fmt.Errorf("usage cache: %w", d.err)
+	}
+	return nil
+}
+
+func (d *decoder) entry(zones map[int64]*time.Location) *entry {
+	e := &entry{agent: d.ref(), bytes: d.int()}
+	e.files = make([]fileID, d.count())
+	for i := range e.files {
+		e.files[i] = fileID{path: d.str(), dev: d.uint(), ino: d.uint(), size: d.int(), mtime: d.int(), head: d.bytes(), tail: d.bytes()}
+	}
+	e.done = d.turns(zones)
+	e.tail = d.turns(zones)
+	e.limits = d.limits(zones)
+	if d.bool() {
+		r := &resume{Main: d.bytes(), Cwd: d.ref()}
+		r.Files = make([]mark, d.count())
+		for i := range r.Files {
+			m := &r.Files[i]
+			m.Path, m.Off, m.Parser = d.str(), d.int(), d.bytes()
+			m.Last, m.Max = d.time(zones), d.time(zones)
+			m.LastKnown, m.MaxKnown = d.bool(), d.bool()
+		}
+		r.Limits = d.limits(zones)
+		e.snap = r
+	}
+	return e
+}
+
+func (d *decoder) turns(zones map[int64]*time.Location) []Turn {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	ts := make([]Turn, n)
+	for i := range ts {
+		t := &ts[i]
+		t.Start, t.End = d.time(zones), d.time(zones)
+		t.Agent, t.Workspace, t.Session, t.Model = d.ref(), d.ref(), d.ref(), d.ref()
+		t.Usage = d.usage()
+		t.CostUSD, t.CostKnown = d.float(), d.bool()
+		t.SubUsage, t.SubCost = d.usage(), d.float()
+		if d.err != nil {
+			return nil
+		}
+	}
+	return ts
+}
+
+func (d *decoder) usage() eventUsage {
+	return eventUsage{InputTokens: d.int(), OutputTokens: d.int(), CacheCreationTokens: d.int(),
+		CacheReadTokens: d.int(), Cache1hTokens: d.int(), ReasoningOutputTokens: d.int()}
+}
+
+func (d *decoder) limits(zones map[int64]*time.Location) []Limit {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	ls := make([]Limit, n)
+	for i := range ls {
+		l := &ls[i]
+		l.Agent, l.Name, l.UsedPercent, l.WindowMinutes = d.ref(), d.ref(), d.float(), d.int()
+		l.ResetsAt, l.Plan, l.Seen, l.Workspace = d.time(zones), d.ref(), d.time(zones), d.ref()
+	}
+	return ls
+}
