@@ -35,17 +35,38 @@ func startNamed(t *testing.T, name, dir string, args ...string) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	// Wait for the exec: until then the process is the outer shell.
-	deadline := time.Now().Add(5 * time.Second)
+	// Wait for the exec, and for the shell's child to become sleep: until
+	// then the process is the outer shell, and its forked child is a
+	// second process with the same name, arguments and folder, which a
+	// busy machine leaves unexeced long enough for a scan to place it.
+	pid := cmd.Process.Pid
+	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if a, err := proc.Args(cmd.Process.Pid); err == nil && len(a) > 0 && a[0] == name {
-			return cmd.Process.Pid
+		if a, err := proc.Args(pid); err == nil && len(a) > 0 && a[0] == name && childRuns(pid, "sleep") {
+			return pid
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("process %d never became %s", cmd.Process.Pid, name)
+			t.Fatalf("process %d never became %s with its sleep child", pid, name)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // polling the process table for the condition, not waiting out a race
 	}
+}
+
+// childRuns reports whether pid has a child process that has exec'd prog.
+func childRuns(pid int, prog string) bool {
+	ps, err := proc.List()
+	if err != nil {
+		return false
+	}
+	for _, p := range ps {
+		if len(p.Args) == 0 || filepath.Base(p.Args[0]) != prog {
+			continue
+		}
+		if _, ppid, err := proc.Parent(p.PID); err == nil && ppid == pid {
+			return true
+		}
+	}
+	return false
 }
 
 // TestAgentPIDsFromTheProcessTable places real processes: a session by
