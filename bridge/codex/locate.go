@@ -233,3 +233,10 @@ func validThreadID(id string) bool {
 	}
 	return true
 }
+
+// MetaReady reports whether a rollout's first line, its session_meta, is
+// written whole: before that no scan can place the rollout.
+func MetaReady(path string) bool {
+	_, err := readMeta(path)
+	return err == nil
+}

@@ -260,3 +260,14 @@ func (c *transcriptCache) fileCwd(f transcriptFile) (cwd string, settled bool) {
 func (e *cachedFile) settled() bool {
 	return e.cwd != "" || e.size >= cwdScanLimit
 }
+
+// RecordCwd is the working directory a Claude Code transcript records, ""
+// while it records none yet (just created) or cannot be read: the engine
+// asks for a scan of a new record until it can be placed.
+func RecordCwd(path string) string {
+	cwd, err := readCwd(path)
+	if err != nil {
+		return ""
+	}
+	return cwd
+}

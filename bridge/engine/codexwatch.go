@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -138,27 +137,8 @@ func (e *Engine) routeCodex(ev fsnotify.Event) bool {
 		}
 	}
 	e.mu.RUnlock()
-	if !poked && e.askForRollout(ev.Name, ev.Has(fsnotify.Create)) {
+	if !poked && e.askForRecord(ev.Name, ev.Has(fsnotify.Create)) {
 		e.askRescan() // a session starting, or an old one resumed
 	}
-	return true
-}
-
-// codexAskEvery is how often writes to one rollout that no workspace
-// follows may ask for a scan.
-const codexAskEvery = 10 * time.Second
-
-// askForRollout reports whether an event on a rollout no workspace
-// follows should ask for a scan: its creation always, its writes once per
-// codexAskEvery. Called from the watch loop only.
-func (e *Engine) askForRollout(path string, created bool) bool {
-	now := time.Now()
-	if last, ok := e.codexAsked[path]; ok && !created && now.Sub(last) < codexAskEvery {
-		return false
-	}
-	if e.codexAsked == nil || len(e.codexAsked) > 256 {
-		e.codexAsked = make(map[string]time.Time) // old entries only ever delay an ask
-	}
-	e.codexAsked[path] = now
 	return true
 }

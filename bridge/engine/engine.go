@@ -139,10 +139,10 @@ type Engine struct {
 	scanDone  chan struct{} // a scan just ran: a backed-off sweep runs with it
 	rootWatch string        // where the projects folder is watched from while it does not exist
 	codexUp   string        // Codex's home, watched only until its sessions folder exists
-	// codexAsked is when a write to a rollout no workspace follows last
-	// asked for a scan (the watch loop's own): a Codex run outside every
-	// workspace writes many lines a second, and one scan finds it.
-	codexAsked map[string]time.Time
+	// newRecords are the records no workspace follows that file events
+	// named (the watch loop's own; see newrecords.go).
+	newRecords map[string]*newRecord
+	scanBegan  atomic.Int64  // when the last scan began (unix ns)
 	scanned    chan struct{} // closed after the first scan
 	firstScan  sync.Once
 	initial    sync.WaitGroup // the first scan's workspaces, until each has read its sessions once
@@ -359,6 +359,7 @@ func (e *Engine) changed() {
 func (e *Engine) scan(ctx context.Context) bool {
 	e.scanMu.Lock()
 	defer e.scanMu.Unlock()
+	e.scanBegan.Store(time.Now().UnixNano())
 	sctx, cancel := context.WithTimeout(ctx, e.cfg.ScanTimeout)
 	list, err := e.cfg.Scanner.Scan(sctx)
 	cancel()

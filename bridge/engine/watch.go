@@ -22,6 +22,9 @@ func (e *Engine) route(ev fsnotify.Event) {
 	if ev.Op != fsnotify.Write {
 		e.folders.Add(1)
 	}
+	if ev.Has(fsnotify.Remove) {
+		e.forgetWatch(ev.Name)
+	}
 	if e.routeCodex(ev) {
 		return
 	}
@@ -31,10 +34,12 @@ func (e *Engine) route(ev fsnotify.Event) {
 		return
 	}
 	if filepath.Clean(dir) == filepath.Clean(e.cfg.ClaudeProjects) {
-		e.askRescan() // a new project folder may be a new workspace
 		if ev.Has(fsnotify.Create) {
+			// Watched before the scan is asked for: the transcript made
+			// in it next must be an event, not wait for the scan timer.
 			e.projectDirAppeared(ev.Name)
 		}
+		e.askRescan() // a new project folder may be a new workspace
 		return
 	}
 	if e.rescanOn[filepath.Clean(ev.Name)] || e.rescanOn[dir] {
@@ -56,6 +61,14 @@ func (e *Engine) route(ev fsnotify.Event) {
 		}
 		return
 	}
+	if e.claudeRecord(ev.Name) {
+		// A transcript in a folder no workspace has yet: a session
+		// starting in a new folder.
+		if e.askForRecord(ev.Name, ev.Has(fsnotify.Create)) {
+			e.askRescan()
+		}
+		return
+	}
 	// A subagent transcript: <project>/<session>/subagents/agent-*.jsonl.
 	for d := dir; len(d) > len(e.cfg.ClaudeProjects); d = filepath.Dir(d) {
 		for _, id := range e.byProject[d] {
@@ -66,21 +79,21 @@ func (e *Engine) route(ev fsnotify.Event) {
 	}
 }
 
-// projectDirAppeared watches a transcript folder created after its
-// workspace was followed: a hook names a session before Claude Code makes
-// its folder, and the scan that follows finds nothing new, so without this
-// the folder would wait for a sweep. The workspaces list it again, which
-// reads whatever was written before the watch took.
+// projectDirAppeared watches a new transcript folder. Its workspace may be
+// followed already (a hook names a session before Claude Code makes its
+// folder, and the scan that follows finds nothing new), or not yet (a
+// session in a folder the bridge does not know: the scan its creation asks
+// for may run before the transcript says where it runs); either way its
+// transcript must be a file event, not wait for a sweep or the scan timer.
+// The workspaces that have it list it again, which reads whatever was
+// written before the watch took.
 func (e *Engine) projectDirAppeared(dir string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if *e.cfg.WatchDirs && isDir(dir) {
+		e.watchLocked(dir) // a workspace's, or one a scan will find once its transcript says where it runs
+	}
 	ids := e.byProject[dir]
-	if len(ids) == 0 {
-		return
-	}
-	if *e.cfg.WatchDirs {
-		e.watchLocked(dir)
-	}
 	for _, id := range ids {
 		if w := e.workspaces[id]; w != nil {
 			w.poke(true)
@@ -211,6 +224,20 @@ func (e *Engine) unindexLocked(id, projectDir string) {
 func (e *Engine) watchSubagents(dir string) {
 	if *e.cfg.WatchDirs {
 		e.watch(dir)
+	}
+}
+
+// forgetWatch forgets the watch of a path that was removed: the system
+// dropped it with the folder, and one made again under the name needs a
+// watch of its own.
+func (e *Engine) forgetWatch(path string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.watched[path] {
+		delete(e.watched, path)
+		if e.watcher != nil {
+			e.watcher.Remove(path) // already gone in fsnotify; harmless
+		}
 	}
 }
 

@@ -139,19 +139,3 @@ func TestPermissionPromptSurvivesARestart(t *testing.T) {
 		return s.Status == event.StateWorking
 	})
 }
-
-// A rollout no workspace follows asks for a scan when it appears, and its
-// writes at most once per codexAskEvery: a busy Codex run outside every
-// workspace must not rescan four times a second.
-func TestUnfollowedRolloutAsksForScansSparingly(t *testing.T) {
-	var e Engine
-	const p = "/codex/sessions/2026/12/03/rollout-x.jsonl"
-	got := []bool{e.askForRollout(p, true), e.askForRollout(p, false), e.askForRollout(p, false), e.askForRollout(p+"2", false)}
-	if want := []bool{true, false, false, true}; !slices.Equal(got, want) {
-		t.Errorf("asks %v, want %v", got, want)
-	}
-	e.codexAsked[p] = time.Now().Add(-codexAskEvery)
-	if !e.askForRollout(p, false) {
-		t.Error("a write past the interval did not ask")
-	}
-}
