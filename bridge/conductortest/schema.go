@@ -44,6 +44,11 @@ type Shape struct {
 // Shapes returns both shapes, oldest first, for table-driven tests.
 func Shapes(t testing.TB) []Shape {
 	t.Helper()
+	return AllShapes()
+}
+
+// AllShapes is Shapes for code with no test at hand (the bench).
+func AllShapes() []Shape {
 	return []Shape{
 		{Name: "0.72-0.84", Schema: schema},
 		{Name: "0.87-0.90", Schema: schemaNewer, LocalID: true},

@@ -1,0 +1,357 @@
+package conductor
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Follower follows chat tabs' rows in Conductor's database and hands each
+// tab's new rows, in order, to Deliver. It wakes when the database's WAL
+// file (or the file itself) is written, asks PRAGMA data_version whether
+// a commit landed, and reads only rows after the last one it read: one
+// indexed range of new rows however long the tabs' histories. It opens
+// the database read-only and reads in short statements, so Conductor's
+// writes never wait for it.
+type Follower struct {
+	db      db
+	deliver func(tab string, rows []Row)
+	logf    func(format string, args ...any)
+	poll    time.Duration
+	wake    chan struct{}
+
+	mu      sync.Mutex
+	tabs    map[string]Cursor // followed tabs: the last row handed over
+	pending map[string]bool   // followed since the last read: caught up first
+
+	head   Cursor   // the table's last row at the last read; Run's alone
+	primed bool     // head is set
+	batch  []Row    // reused between reads
+	args   []any    // the followed tabs as query arguments
+	in     string   // "?, ?, …" for them
+	order  []string // the followed tabs, as in args
+}
+
+// Options configure a Follower.
+type Options struct {
+	// Deliver receives a tab's new rows, in order, on Run's goroutine; it
+	// must not keep rows' slice past its return.
+	Deliver func(tab string, rows []Row)
+	// Poll is how often data_version is asked with no file event, a net
+	// for a lost event and a database that appears later (default 2 s).
+	Poll time.Duration
+	// Logf logs what the follower could not read (default: nothing).
+	Logf func(format string, args ...any)
+}
+
+// NewFollower follows tabs in the database at path once Run runs.
+func NewFollower(path string, opt Options) *Follower {
+	if opt.Poll <= 0 {
+		opt.Poll = 2 * time.Second
+	}
+	if opt.Logf == nil {
+		opt.Logf = func(string, ...any) {}
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return &Follower{db: db{path: path}, deliver: opt.Deliver, logf: opt.Logf, poll: opt.Poll,
+		wake: make(chan struct{}, 1), tabs: map[string]Cursor{}, pending: map[string]bool{}}
+}
+
+// Follow starts handing over tab's rows after the row at: the Parser's
+// Cursor when it resumes, the zero Cursor for the whole record. Following
+// a tab already followed starts it again from at.
+func (f *Follower) Follow(tab string, at Cursor) {
+	f.mu.Lock()
+	f.tabs[tab], f.pending[tab] = at, true
+	f.mu.Unlock()
+	f.Check()
+}
+
+// Unfollow stops handing over tab's rows.
+func (f *Follower) Unfollow(tab string) {
+	f.mu.Lock()
+	delete(f.tabs, tab)
+	delete(f.pending, tab)
+	f.mu.Unlock()
+}
+
+// Check makes Run look at the database now, as a file event does.
+func (f *Follower) Check() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// settle is how long after a file event with no new commit Run looks
+// again: SQLite writes the WAL before it publishes the commit in its
+// shared memory, which no file event announces.
+var settle = []time.Duration{time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond, 8 * time.Millisecond, 16 * time.Millisecond, 32 * time.Millisecond}
+
+// Run follows until ctx ends. A database that is missing or cannot be
+// read is logged and tried again at the next event or poll.
+func (f *Follower) Run(ctx context.Context) error {
+	defer f.db.close()
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		f.logf("conductor record: no file events, polling every %v: %v", f.poll, err)
+		w = nil
+	} else {
+		defer w.Close()
+	}
+	dir, base := filepath.Dir(f.db.path), filepath.Base(f.db.path)
+	watching := false
+	watch := func() {
+		if w != nil && !watching {
+			watching = w.Add(dir) == nil
+		}
+	}
+	watch()
+	tick := time.NewTicker(f.poll)
+	defer tick.Stop()
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	tries := len(settle)
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w != nil {
+		events, errs = w.Events, w.Errors
+	}
+	f.read(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev := <-events:
+			if name := filepath.Base(ev.Name); name != base && name != base+"-wal" {
+				continue
+			}
+			if f.read(ctx) {
+				tries = len(settle)
+			} else {
+				tries = 0
+				retry.Reset(settle[0])
+			}
+		case err := <-errs:
+			f.logf("conductor record: file events: %v", err)
+		case <-retry.C:
+			if f.read(ctx) {
+				tries = len(settle)
+			} else if tries++; tries < len(settle) {
+				retry.Reset(settle[tries])
+			}
+		case <-f.wake:
+			f.read(ctx)
+		case <-tick.C:
+			watch()
+			f.read(ctx)
+		}
+	}
+}
+
+// read hands over what was committed since the last read, and reports
+// whether anything was.
+func (f *Follower) read(ctx context.Context) bool {
+	if err := f.db.open(ctx); err != nil {
+		f.logf("conductor record: %v", err)
+		return false
+	}
+	changed, err := f.db.changed(ctx)
+	if err != nil {
+		f.fail(err)
+		return false
+	}
+	f.mu.Lock()
+	pending := make([]string, 0, len(f.pending))
+	for tab := range f.pending {
+		pending = append(pending, tab)
+	}
+	clear(f.pending)
+	f.mu.Unlock()
+	if !changed && len(pending) == 0 {
+		return false
+	}
+	if err := f.scan(ctx, pending); err != nil {
+		f.fail(err)
+		return false
+	}
+	return changed
+}
+
+// fail drops the connection after an error (the next read opens a new
+// one) and reads every followed tab again from its last row then.
+func (f *Follower) fail(err error) {
+	f.logf("conductor record: %v", err)
+	f.db.close()
+	f.mu.Lock()
+	for tab := range f.tabs {
+		f.pending[tab] = true
+	}
+	f.mu.Unlock()
+}
+
+// scan catches up the tabs followed since the last read, then reads the
+// rows committed after the last read's last row, for every followed tab.
+func (f *Follower) scan(ctx context.Context, pending []string) error {
+	last, err := f.db.last(ctx)
+	if err != nil {
+		return err
+	}
+	moved, err := f.moved(ctx, last)
+	if err != nil {
+		return err
+	}
+	if moved {
+		// Conductor's rowids moved (a VACUUM renumbers them) or its last
+		// rows went: every tab is found again by its last row's id.
+		f.primed = false
+		pending = f.followed()
+	}
+	for _, tab := range pending {
+		if err := f.catchUp(ctx, tab, last); err != nil {
+			return err
+		}
+	}
+	if f.primed && last.Row > f.head.Row {
+		f.queryTabs()
+		if len(f.args) > 0 {
+			args := append([]any{f.head.Row, last.Row}, f.args...)
+			rows, err := f.db.rows(ctx, f.db.conn, "rowid > ? AND rowid <= ? AND +session_id IN ("+f.in+")", 1<<30, f.batch[:0], args...)
+			if err != nil {
+				return err
+			}
+			f.batch = rows
+			f.hand(rows)
+		}
+	}
+	f.head, f.primed = last, true
+	return nil
+}
+
+// moved reports whether the row the last read ended at is no longer
+// where it was.
+func (f *Follower) moved(ctx context.Context, last Cursor) (bool, error) {
+	if !f.primed || f.head.Row == 0 {
+		return false, nil
+	}
+	if last.Row < f.head.Row {
+		return true, nil
+	}
+	key, err := f.db.keyAt(ctx, f.head.Row)
+	return key != f.head.Key, err
+}
+
+// followed lists the followed tabs.
+func (f *Follower) followed() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]string, 0, len(f.tabs))
+	for tab := range f.tabs {
+		out = append(out, tab)
+	}
+	return out
+}
+
+// catchUp hands over a newly followed tab's rows after its cursor, up to
+// last, a page at a time.
+func (f *Follower) catchUp(ctx context.Context, tab string, last Cursor) error {
+	f.mu.Lock()
+	at, ok := f.tabs[tab]
+	f.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	if at.Key != "" {
+		n, err := f.db.locate(ctx, at.Key)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			at.Row = n
+			f.setCursor(tab, at)
+		}
+	}
+	for at.Row < last.Row {
+		rows, err := f.db.rows(ctx, f.db.conn, "session_id = ? AND rowid > ? AND rowid <= ?", 512, f.batch[:0], tab, at.Row, last.Row)
+		if err != nil {
+			return err
+		}
+		f.batch = rows
+		if len(rows) == 0 {
+			break
+		}
+		f.hand(rows)
+		at = Cursor{Row: rows[len(rows)-1].RowID, Key: rows[len(rows)-1].ID}
+		if len(rows) < 512 {
+			break
+		}
+	}
+	return nil
+}
+
+// hand delivers rows, grouped by tab in order, each after its tab's
+// cursor, and moves the cursors.
+func (f *Follower) hand(rows []Row) {
+	for len(rows) > 0 {
+		tab := rows[0].Session
+		n := 1
+		for n < len(rows) && rows[n].Session == tab {
+			n++
+		}
+		run := rows[:n]
+		rows = rows[n:]
+		f.mu.Lock()
+		at, ok := f.tabs[tab]
+		f.mu.Unlock()
+		if !ok {
+			continue
+		}
+		for len(run) > 0 && run[0].RowID <= at.Row {
+			run = run[1:]
+		}
+		if len(run) == 0 {
+			continue
+		}
+		if f.deliver != nil {
+			f.deliver(tab, run)
+		}
+		f.setCursor(tab, Cursor{Row: run[len(run)-1].RowID, Key: run[len(run)-1].ID})
+	}
+}
+
+// setCursor moves a followed tab's cursor (an unfollowed tab stays so).
+func (f *Follower) setCursor(tab string, at Cursor) {
+	f.mu.Lock()
+	if _, ok := f.tabs[tab]; ok {
+		f.tabs[tab] = at
+	}
+	f.mu.Unlock()
+}
+
+// queryTabs refreshes the followed tabs' query arguments.
+func (f *Follower) queryTabs() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	same := len(f.order) == len(f.tabs)
+	for _, tab := range f.order {
+		if _, ok := f.tabs[tab]; !ok {
+			same = false
+			break
+		}
+	}
+	if same {
+		return
+	}
+	f.order, f.args = f.order[:0], f.args[:0]
+	for tab := range f.tabs {
+		f.order = append(f.order, tab)
+		f.args = append(f.args, tab)
+	}
+	f.in = strings.TrimSuffix(strings.Repeat("?, ", len(f.order)), ", ")
+}

@@ -1,0 +1,273 @@
+package conductor
+
+import (
+	"strings"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"conductorbridge/bridge/event"
+)
+
+// raw reads an agent's own frame (content.rawPayload). Told apart by
+// shape: Codex's exec events (thread./turn./item.), the Cursor SDK's run
+// messages (tool_call, thinking, status, usage, its run stream's
+// sdk_message and result), ACP session updates (OpenCode), and
+// Claude-style frames, which Claude Code's and the Cursor SDK's
+// assistant and user messages are.
+func (p *Parser) raw(v *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
+	typ := string(v.GetStringBytes("type"))
+	if typ == "sdk_message" && v.Get("message") != nil {
+		v = v.Get("message")
+		typ = string(v.GetStringBytes("type"))
+	}
+	if u := acpUpdate(v); u != nil {
+		return p.acp(u, ts, out)
+	}
+	switch {
+	case typ == "thread.started":
+		if id := v.GetStringBytes("thread_id"); len(id) > 0 {
+			p.State.SessionID = string(id)
+		}
+		return out
+	case strings.HasPrefix(typ, "turn.") || strings.HasPrefix(typ, "item."):
+		return p.codex(v, typ, ts, out)
+	case typ == "tool_call":
+		return p.cursorTool(v, ts, out)
+	case typ == "thinking":
+		return p.text(event.Event{TS: ts, SessionID: p.State.SessionID}, event.Thinking, v.GetStringBytes("text"), out)
+	case typ == "status" || (typ == "result" && v.Get("status") != nil):
+		return p.runStatus(string(v.GetStringBytes("status")), ts, out)
+	case typ == "usage":
+		u := v.Get("usage")
+		p.usage("", "", event.Usage{
+			InputTokens:         event.Tokens(u.GetInt64("inputTokens")),
+			OutputTokens:        event.Tokens(u.GetInt64("outputTokens")),
+			CacheReadTokens:     event.Tokens(u.GetInt64("cacheReadTokens")),
+			CacheCreationTokens: event.Tokens(u.GetInt64("cacheWriteTokens")),
+		}, ts)
+		return out
+	}
+	return p.envelope(v, ts, out)
+}
+
+// runStatus ends the turn when a Cursor run ends: FINISHED, ERROR,
+// EXPIRED, CANCELLED (the person stopped it); the SDK's run stream says
+// them in lower case.
+func (p *Parser) runStatus(status string, ts time.Time, out []event.Event) []event.Event {
+	switch strings.ToUpper(status) {
+	case "FINISHED", "ERROR", "EXPIRED":
+		return p.endTurn(out, ts, ending{})
+	case "CANCELLED":
+		return p.endTurn(out, ts, ending{stopped: true})
+	case "RUNNING", "CREATING":
+		p.touch(ts)
+	}
+	return out
+}
+
+// cursorTool reads a Cursor tool call: the SDK's {call_id, name, status,
+// args, result}, or the CLI's {subtype, call_id, tool_call: {readToolCall:
+// {args, result}}}. Its call is emitted once, its result when it is done.
+func (p *Parser) cursorTool(v *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
+	base := event.Event{TS: ts, SessionID: p.State.SessionID}
+	id := string(v.GetStringBytes("call_id"))
+	name := string(v.GetStringBytes("name"))
+	args, result := v.Get("args"), v.Get("result")
+	status := string(v.GetStringBytes("status"))
+	if tc := v.GetObject("tool_call"); tc != nil {
+		tc.Visit(func(k []byte, call *fastjson.Value) {
+			name, args, result = cursorToolName(string(k)), call.Get("args"), call.Get("result")
+		})
+		if status = "running"; string(v.GetStringBytes("subtype")) == "completed" {
+			status = "completed"
+		}
+	}
+	if _, asked := p.State.Tools[id]; !asked || id == "" {
+		in, trunc := toolInput(args)
+		out = p.toolUse(base, id, name, in, trunc, out)
+	}
+	if status != "completed" && status != "error" {
+		return out
+	}
+	isError := status == "error"
+	if result != nil {
+		if e := result.Get("error"); e != nil {
+			result, isError = e, true
+		} else if s := result.Get("success"); s != nil {
+			result = s
+		}
+	}
+	o, trunc := cursorOutput(result)
+	return p.toolResult(base, id, o, trunc, isError, out)
+}
+
+// cursorToolName names a CLI tool call by its key: shellToolCall is Bash,
+// as the viewer badges it; readToolCall is Read.
+func cursorToolName(key string) string {
+	key = strings.TrimSuffix(key, "ToolCall")
+	switch key {
+	case "shell":
+		return "Bash"
+	case "":
+		return "tool"
+	}
+	return strings.ToUpper(key[:1]) + key[1:]
+}
+
+// cursorOutput is a Cursor tool result as text: its content, output or
+// stdout when it has one, else the JSON.
+func cursorOutput(r *fastjson.Value) (string, bool) {
+	if r != nil && r.Type() == fastjson.TypeObject {
+		for _, k := range []string{"content", "output", "stdout", "message", "text"} {
+			if s := r.Get(k); s != nil && s.Type() == fastjson.TypeString {
+				return cut(s.GetStringBytes())
+			}
+		}
+	}
+	return resultText(r)
+}
+
+// codex reads Codex's exec events: items as they start and complete, and
+// the turn's end with its usage.
+func (p *Parser) codex(v *fastjson.Value, typ string, ts time.Time, out []event.Event) []event.Event {
+	base := event.Event{TS: ts, SessionID: p.State.SessionID}
+	switch typ {
+	case "turn.started":
+		p.touch(ts)
+		return out
+	case "turn.completed":
+		u := v.Get("usage")
+		cached := u.GetInt64("cached_input_tokens")
+		usage := event.Usage{InputTokens: event.Tokens(u.GetInt64("input_tokens") - cached), CacheReadTokens: event.Tokens(cached),
+			OutputTokens: event.Tokens(u.GetInt64("output_tokens")), ReasoningOutputTokens: event.Tokens(u.GetInt64("reasoning_output_tokens"))}
+		return p.endTurn(out, ts, ending{usage: &usage})
+	case "turn.failed":
+		return p.endTurn(out, ts, ending{})
+	}
+	item := v.Get("item")
+	if item == nil {
+		return out
+	}
+	id := string(item.GetStringBytes("id"))
+	done := typ == "item.completed"
+	switch string(item.GetStringBytes("type")) {
+	case "agent_message":
+		if done {
+			return p.text(base, event.Assistant, item.GetStringBytes("text"), out)
+		}
+	case "reasoning":
+		if done {
+			return p.text(base, event.Thinking, item.GetStringBytes("text"), out)
+		}
+	case "command_execution":
+		out = p.codexCall(base, id, "Bash", item.Get("command"), out)
+		if done {
+			o, trunc := cut(item.GetStringBytes("aggregated_output"))
+			failed := string(item.GetStringBytes("status")) == "failed" || item.GetInt("exit_code") != 0
+			return p.toolResult(base, id, o, trunc, failed, out)
+		}
+	case "file_change":
+		var paths []byte
+		for i, c := range item.GetArray("changes") {
+			if i > 0 {
+				paths = append(paths, ' ')
+			}
+			paths = append(paths, c.GetStringBytes("path")...)
+		}
+		if _, seen := p.State.Tools[id]; !seen || id == "" {
+			in, trunc := cut(paths)
+			out = p.toolUse(base, id, "Edit", in, trunc, out)
+		}
+		if done {
+			return p.toolResult(base, id, string(item.GetStringBytes("status")), false, string(item.GetStringBytes("status")) == "failed", out)
+		}
+	case "mcp_tool_call":
+		name := "mcp__" + string(item.GetStringBytes("server")) + "__" + string(item.GetStringBytes("tool"))
+		out = p.codexCall(base, id, name, item.Get("arguments"), out)
+		if done {
+			if e := item.Get("error"); e != nil && e.Type() != fastjson.TypeNull {
+				o, trunc := resultText(e.Get("message"))
+				return p.toolResult(base, id, o, trunc, true, out)
+			}
+			o, trunc := resultText(item.Get("result", "content"))
+			return p.toolResult(base, id, o, trunc, false, out)
+		}
+	case "web_search":
+		out = p.codexCall(base, id, "WebSearch", item.Get("query"), out)
+		if done {
+			return p.toolResult(base, id, "", false, false, out)
+		}
+	}
+	return out
+}
+
+// codexCall emits a Codex item's tool call the first time it is seen.
+func (p *Parser) codexCall(base event.Event, id, name string, input *fastjson.Value, out []event.Event) []event.Event {
+	if _, seen := p.State.Tools[id]; seen && id != "" {
+		return out
+	}
+	in, trunc := toolInput(input)
+	return p.toolUse(base, id, name, in, trunc, out)
+}
+
+// acpUpdate is an ACP session update (what `opencode acp` and other ACP
+// agents send), bare or in its notification.
+func acpUpdate(v *fastjson.Value) *fastjson.Value {
+	for _, u := range []*fastjson.Value{v, v.Get("update"), v.Get("params", "update")} {
+		if u != nil && len(u.GetStringBytes("sessionUpdate")) > 0 {
+			return u
+		}
+	}
+	return nil
+}
+
+// acp reads one ACP session update: message and thought chunks, tool
+// calls and their updates.
+func (p *Parser) acp(u *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
+	base := event.Event{TS: ts, SessionID: p.State.SessionID}
+	id := string(u.GetStringBytes("toolCallId"))
+	switch string(u.GetStringBytes("sessionUpdate")) {
+	case "agent_message_chunk":
+		return p.text(base, event.Assistant, u.GetStringBytes("content", "text"), out)
+	case "agent_thought_chunk":
+		return p.text(base, event.Thinking, u.GetStringBytes("content", "text"), out)
+	case "user_message_chunk":
+		return p.echo(base, u.GetStringBytes("content", "text"), out)
+	case "tool_call":
+		name := string(u.GetStringBytes("title"))
+		if name == "" {
+			name = string(u.GetStringBytes("kind"))
+		}
+		if _, seen := p.State.Tools[id]; !seen || id == "" {
+			in, trunc := toolInput(u.Get("rawInput"))
+			out = p.toolUse(base, id, name, in, trunc, out)
+		}
+		return p.acpDone(base, u, out)
+	case "tool_call_update":
+		return p.acpDone(base, u, out)
+	}
+	return out
+}
+
+// acpDone emits a tool call's result once its status says it finished.
+func (p *Parser) acpDone(base event.Event, u *fastjson.Value, out []event.Event) []event.Event {
+	status := string(u.GetStringBytes("status"))
+	if status != "completed" && status != "failed" {
+		return out
+	}
+	var text []byte
+	for _, c := range u.GetArray("content") {
+		if t := c.GetStringBytes("content", "text"); len(t) > 0 {
+			if len(text) > 0 {
+				text = append(text, '\n')
+			}
+			text = append(text, t...)
+		}
+	}
+	o, trunc := cut(text)
+	if len(text) == 0 {
+		o, trunc = resultText(u.Get("rawOutput"))
+	}
+	return p.toolResult(base, string(u.GetStringBytes("toolCallId")), o, trunc, status == "failed", out)
+}
