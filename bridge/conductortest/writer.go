@@ -136,3 +136,14 @@ func uuid() string {
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
+
+// Query returns the one integer q selects.
+func (w *Writer) Query(q string, args ...any) (int64, error) {
+	w.Lock.Lock()
+	defer w.Lock.Unlock()
+	var n int64
+	if err := w.db.QueryRow(q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("conductor db %s: %s: %w", w.Path, q, err)
+	}
+	return n, nil
+}

@@ -159,12 +159,14 @@ func (f *Follower) Run(ctx context.Context) error {
 // whether anything was.
 func (f *Follower) read(ctx context.Context) bool {
 	if err := f.db.open(ctx); err != nil {
-		f.logf("conductor record: %v", err)
+		if ctx.Err() == nil {
+			f.logf("conductor record: %v", err)
+		}
 		return false
 	}
 	changed, err := f.db.changed(ctx)
 	if err != nil {
-		f.fail(err)
+		f.fail(ctx, err)
 		return false
 	}
 	f.mu.Lock()
@@ -178,7 +180,7 @@ func (f *Follower) read(ctx context.Context) bool {
 		return false
 	}
 	if err := f.scan(ctx, pending); err != nil {
-		f.fail(err)
+		f.fail(ctx, err)
 		return false
 	}
 	return changed
@@ -186,8 +188,10 @@ func (f *Follower) read(ctx context.Context) bool {
 
 // fail drops the connection after an error (the next read opens a new
 // one) and reads every followed tab again from its last row then.
-func (f *Follower) fail(err error) {
-	f.logf("conductor record: %v", err)
+func (f *Follower) fail(ctx context.Context, err error) {
+	if ctx.Err() == nil {
+		f.logf("conductor record: %v", err)
+	}
 	f.db.close()
 	f.mu.Lock()
 	for tab := range f.tabs {

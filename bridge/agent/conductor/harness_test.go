@@ -184,8 +184,8 @@ func brief(e event.Event) string {
 			cost = fmt.Sprintf("$%.4f", e.CostUSD)
 		}
 		took := ""
-		if e.DurationMS != 0 && e.CostKnown {
-			took = fmt.Sprintf(" %dms", e.DurationMS) // a result frame's duration_ms, not a clock's
+		if e.DurationMS != 0 {
+			took = fmt.Sprintf(" %dms", e.DurationMS)
 		}
 		return fmt.Sprintf("turn_complete %s%s in=%d out=%d model=%s", cost, took, e.Usage.InputTokens, e.Usage.OutputTokens, e.Model)
 	}
