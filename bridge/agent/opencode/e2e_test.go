@@ -1,0 +1,142 @@
+package opencode_test
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/agent/opencode"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/bridge/opencodetest"
+)
+
+// script is the session every end-to-end test plays: a step that thinks,
+// says something and runs a shell command, then a step that answers,
+// reporting cached and reasoning tokens.
+func script() []fakeopenai.Turn {
+	return []fakeopenai.Turn{
+		{Items: []fakeopenai.Item{fakeopenai.Reasoning("I should list the folder."), fakeopenai.Message("Let me look."),
+			fakeopenai.FunctionCall("bash", map[string]any{"command": "echo hi; ls", "description": "List files"})},
+			Usage: fakeopenai.Usage{InputTokens: 1200, CachedTokens: 0, OutputTokens: 40, ReasoningTokens: 12}},
+		{Items: []fakeopenai.Item{fakeopenai.Message("The folder holds README.md.")},
+			Usage: fakeopenai.Usage{InputTokens: 1500, CachedTokens: 1100, OutputTokens: 25, ReasoningTokens: 0}},
+	}
+}
+
+const prompt = "What is in this folder?"
+
+// readAll parses every row of session from the start.
+func readAll(t *testing.T, st *opencode.Store, session string) ([]event.Event, *opencode.Parser, []opencode.Row) {
+	t.Helper()
+	p, _ := opencode.NewParser(nil)
+	var evs []event.Event
+	var all []opencode.Row
+	for {
+		rows, err := st.Rows(context.Background(), session, p.Next()-1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			all = append(all, r)
+			if evs, err = p.Line(r.Line(), evs); err != nil {
+				t.Fatalf("row %d: %v", r.Seq, err)
+			}
+		}
+		if len(rows) < 512 {
+			return evs, p, all
+		}
+	}
+}
+
+// TestRealSessionStreams runs the real OpenCode against the fake model and
+// reads what it wrote: every expected value comes from what the model
+// served and what OpenCode itself stored (the session row's tokens and
+// cost), never from the parser.
+func TestRealSessionStreams(t *testing.T) {
+	bin := opencodetest.Find(t)
+	srv := opencodetest.Server(t, script()...)
+	home := opencodetest.NewHome(t, srv.URL())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	run, err := home.Run(ctx, bin, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := opencode.NewStore(home.DB())
+	defer st.Close()
+	evs, p, rows := readAll(t, st, run.Session)
+
+	main := srv.MainRequests()
+	if len(main) != 2 {
+		t.Fatalf("%d model calls, want 2", len(main))
+	}
+	// What the model served and was sent, and OpenCode's own totals
+	// from its session row: the oracle.
+	w := want{Thinking: []string{"I should list the folder."}, Assistant: []string{"Let me look.", "The folder holds README.md."},
+		Tool: "Bash", ToolInput: "echo hi; ls", Model: opencodetest.Model}
+	users := main[0].UserTexts()
+	w.User = users[len(users)-1]
+	for _, out := range main[1].Outputs() {
+		w.ToolOutput = out
+	}
+	var in, out, reasoning, cacheRead int64
+	row := sqlRow(t, home.DB(), "SELECT cost, tokens_input, tokens_output, tokens_reasoning, tokens_cache_read FROM session WHERE id = ?", run.Session)
+	if err := row(&w.Cost, &in, &out, &reasoning, &cacheRead); err != nil {
+		t.Fatal(err)
+	}
+	w.Usage = event.Usage{InputTokens: in, OutputTokens: out + reasoning, ReasoningOutputTokens: reasoning, CacheReadTokens: cacheRead}
+	// The served usage is in OpenAI's convention (input with the cache).
+	if in+cacheRead != 1200+1500 || cacheRead != 1100 || out+reasoning != 40+25 {
+		t.Errorf("OpenCode stored in=%d cache=%d out=%d reasoning=%d for the served usage", in, cacheRead, out, reasoning)
+	}
+	pr := opencodetest.Prices
+	if byHand := (float64(in)*pr.Input + float64(out+reasoning)*pr.Output + float64(cacheRead)*pr.CacheRead) / 1e6; math.Abs(byHand-w.Cost) > 1e-9 {
+		t.Errorf("OpenCode's cost %v, the configured prices make %v", w.Cost, byHand)
+	}
+	w.check(t, evs)
+	// The tool's id is the model's call id, and its output what the
+	// model got back for that id.
+	for _, e := range evs {
+		if e.Type == event.ToolResult {
+			if got := main[1].Outputs()[e.ToolUseID]; got != e.Output {
+				t.Errorf("tool result %q for %s, the model got %q", e.Output, e.ToolUseID, got)
+			}
+		}
+	}
+	if p.InTurn() || p.Version() != opencodetest.Version || p.SessionID() != run.Session || p.Dir() != home.Work {
+		t.Errorf("parser after the run: in turn %v, version %q, session %q, dir %q", p.InTurn(), p.Version(), p.SessionID(), p.Dir())
+	}
+	if last, err := st.LastSeq(ctx, run.Session); err != nil || last != rows[len(rows)-1].Seq || p.Next() != last+1 {
+		t.Errorf("last seq %d (%v), rows end at %d, parser next %d", last, err, rows[len(rows)-1].Seq, p.Next())
+	}
+	record(t, "run", rows, w)
+}
+
+// record writes the rows as the corpus testdata/<name>.jsonl when
+// OPENCODE_RECORD=1: what the real binary wrote, for the corpus tests.
+func record(t *testing.T, name string, rows []opencode.Row, w want) {
+	if os.Getenv("OPENCODE_RECORD") != "1" {
+		return
+	}
+	var b []byte
+	for _, r := range rows {
+		b = append(append(b, r.Line()...), '\n')
+	}
+	if err := os.WriteFile(filepath.Join("testdata", name+".jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.MarshalIndent(w, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", name+".want.json"), append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %d rows in testdata/%s.jsonl", len(rows), name)
+}
+

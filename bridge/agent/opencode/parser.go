@@ -1,0 +1,212 @@
+package opencode
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/event"
+)
+
+// Agent is the value of event.Event.Agent for OpenCode sessions: the name
+// Conductor's sessions.agent_type gives its OpenCode tabs.
+const Agent = "acp"
+
+// ErrNotJSON marks a line that is not an event row Row.Line made: not a
+// JSON object, or one without its seq, type or data object. The caller
+// counts and skips it; nothing else is lost.
+var ErrNotJSON = errors.New("opencode event line is not a JSON event object")
+
+// PriceFunc prices usage for model; known is false when the model has no
+// price. It prices a turn only when OpenCode itself put no cost on it.
+type PriceFunc func(model string, u event.Usage) (usd float64, known bool)
+
+var (
+	_ agent.Parser = (*Parser)(nil)
+)
+
+var parsers fastjson.ParserPool
+
+// Parser turns a session's event rows (Row.Line) into events, in seq
+// order. Rows at or below the last seq it parsed are skipped, so feeding
+// a row twice (a restart reading again from its journaled cursor) emits
+// nothing twice. It is not safe for concurrent use.
+type Parser struct {
+	// Price prices a turn OpenCode put no cost on (a model with no price
+	// in OpenCode's configuration); nil knows no model.
+	Price PriceFunc
+	state State
+}
+
+// State is everything a Parser keeps between rows; O(1) in the length of
+// a turn (only the parts of the message being written are remembered).
+type State struct {
+	// Next is the seq of the next row to parse: the session's cursor.
+	Next    int64  `json:"next"`
+	Session string `json:"session,omitempty"`
+	Dir     string `json:"dir,omitempty"`
+	Version string `json:"version,omitempty"`
+	Title   string `json:"title,omitempty"`
+	Parent  string `json:"parent,omitempty"` // a subagent's session: its parent's id
+	// User is the newest user message; its text parts are the person's
+	// prompt.
+	User string `json:"user,omitempty"`
+	// Said lists the parts of the message being written already
+	// emitted (a part is written again as it changes).
+	Said    []string `json:"said,omitempty"`
+	SaidMsg string   `json:"said_msg,omitempty"`
+	// Tools are the tool calls announced and not answered: part id →
+	// tool.
+	Tools map[string]string `json:"tools,omitempty"`
+	Turn  *Turn             `json:"turn,omitempty"`
+	// Ended is the last assistant message that ended a turn: OpenCode
+	// writes a message again after it completed.
+	Ended    string `json:"ended,omitempty"`
+	LastText string `json:"last_text,omitempty"`
+	// Error is why the last turn failed ("" if it did not).
+	Error string `json:"error,omitempty"`
+}
+
+// Turn accumulates one turn, from the person's prompt to the assistant
+// message that ends it.
+type Turn struct {
+	Start time.Time   `json:"start"`
+	Last  time.Time   `json:"last"`
+	Model string      `json:"model,omitempty"`
+	Usage event.Usage `json:"usage"`
+	Cost  float64     `json:"cost,omitempty"`
+	Steps int         `json:"steps,omitempty"`
+	Step  string      `json:"step,omitempty"` // the last step-finish part counted
+}
+
+// NewParser returns a parser resuming from saved (a Save result), or a
+// fresh one when saved is empty.
+func NewParser(saved json.RawMessage) (*Parser, error) {
+	p := &Parser{}
+	if len(saved) == 0 || string(saved) == "null" {
+		return p, nil
+	}
+	if err := json.Unmarshal(saved, &p.state); err != nil {
+		return nil, fmt.Errorf("opencode parser state: %w", err)
+	}
+	return p, nil
+}
+
+// Save returns the parser's state as JSON.
+func (p *Parser) Save() (json.RawMessage, error) {
+	data, err := json.Marshal(&p.state)
+	if err != nil {
+		return nil, fmt.Errorf("opencode parser state: %w", err)
+	}
+	return data, nil
+}
+
+// State returns a copy of the parser's state.
+func (p *Parser) State() State { return p.state }
+
+// Next is the seq of the next row to read: pass Next()-1 to Store.Rows.
+func (p *Parser) Next() int64 { return p.state.Next }
+
+// SessionID is the session's id (ses_…), "" before its first row.
+func (p *Parser) SessionID() string { return p.state.Session }
+
+// Dir is the session's working directory.
+func (p *Parser) Dir() string { return p.state.Dir }
+
+// Title is the session's title as OpenCode last wrote it.
+func (p *Parser) Title() string { return p.state.Title }
+
+// Version is the OpenCode release that created the session.
+func (p *Parser) Version() string { return p.state.Version }
+
+// InTurn reports whether a turn is open (OpenCode is working).
+func (p *Parser) InTurn() bool { return p.state.Turn != nil }
+
+// Unsure is false: OpenCode writes every turn's end (the last assistant
+// message's completion).
+func (p *Parser) Unsure() bool { return false }
+
+// Failed is why the last turn ended in an error, "" if it did not.
+func (p *Parser) Failed() string { return p.state.Error }
+
+// LastText is the start of the last assistant text, for notifications.
+func (p *Parser) LastText() string { return p.state.LastText }
+
+// Flush does nothing: turn ends are written, never inferred.
+func (p *Parser) Flush(out []event.Event) []event.Event { return out }
+
+// Quiet does nothing, for the same reason.
+func (p *Parser) Quiet(out []event.Event) []event.Event { return out }
+
+// EndTurn ends the open turn now: the process running it is gone.
+func (p *Parser) EndTurn(out []event.Event) []event.Event {
+	if p.state.Turn == nil {
+		return out
+	}
+	return p.endTurn(out, p.state.Turn.Last, time.Time{})
+}
+
+// Line parses one event row (Row.Line) and appends its events to out.
+func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
+	jp := parsers.Get()
+	defer parsers.Put(jp)
+	v, err := jp.ParseBytes(line)
+	if err != nil {
+		return out, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	seq := v.Get("seq")
+	data := v.Get("data")
+	if v.Type() != fastjson.TypeObject || seq == nil || seq.Type() != fastjson.TypeNumber ||
+		data == nil || data.Type() != fastjson.TypeObject {
+		return out, ErrNotJSON
+	}
+	n, err := seq.Int64()
+	if err != nil || n < 0 {
+		return out, ErrNotJSON
+	}
+	if n < p.state.Next {
+		return out, nil // seen before we restarted
+	}
+	p.state.Next = n + 1
+	switch string(v.GetStringBytes("type")) {
+	case "session.created.1", "session.updated.1":
+		p.session(data.Get("info"))
+	case "message.updated.1":
+		out = p.message(data.Get("info"), out)
+	case "message.part.updated.1":
+		out = p.part(data.Get("part"), millis(data.Get("time")), out)
+	}
+	return out, nil
+}
+
+func (p *Parser) session(info *fastjson.Value) {
+	if info == nil || info.Type() != fastjson.TypeObject {
+		return
+	}
+	set := func(dst *string, key string) {
+		if s := info.GetStringBytes(key); len(s) > 0 {
+			*dst, _ = cut(s)
+		}
+	}
+	set(&p.state.Session, "id")
+	set(&p.state.Dir, "directory")
+	set(&p.state.Version, "version")
+	set(&p.state.Title, "title")
+	set(&p.state.Parent, "parentID")
+}
+
+// millis reads a time OpenCode writes in Unix milliseconds.
+func millis(v *fastjson.Value) time.Time {
+	if v == nil || v.Type() != fastjson.TypeNumber {
+		return time.Time{}
+	}
+	ms, err := v.Int64()
+	if err != nil || ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
