@@ -139,4 +139,3 @@ func record(t *testing.T, name string, rows []opencode.Row, w want) {
 	}
 	t.Logf("recorded %d rows in testdata/%s.jsonl", len(rows), name)
 }
-
