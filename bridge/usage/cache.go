@@ -1,8 +1,8 @@
 package usage
 
 import (
-	"bytes"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"slices"
 	"sync"
@@ -32,9 +32,18 @@ type Cache struct {
 	prices uint64            // the price table the entries' costs are of
 	roots  [2]string         // the folders the entries were read from
 	dirty  bool              // differs from the file
+	said   bool              // a complaint was logged
 	// What the reads did with each group: for the tests that prove each
 	// way is taken.
 	reused, resumed, reread atomic.Int64
+	share                   int64 // snapShare, unless a test says otherwise
+}
+
+func (c *Cache) snapShare() int64 {
+	if c == nil || c.share == 0 {
+		return snapShare
+	}
+	return c.share
 }
 
 // entry is what one group (a Claude session with its subagents' files, a
@@ -54,11 +63,11 @@ type entry struct {
 // at the end of what was read, takes it as unchanged; the same but longer
 // (its old end still there), as grown.
 type fileID struct {
-	path       string
-	dev, ino   uint64
-	size       int64 // what was read
-	mtime      int64 // UnixNano
-	head, tail []byte
+	path     string
+	dev, ino uint64
+	size     int64  // what was read
+	mtime    int64  // UnixNano
+	sample   uint64 // a hash of the bytes at its start and before size
 }
 
 // resume is where a read stopped and what it knew there.
@@ -79,6 +88,19 @@ type mark struct {
 	// after them. Not known after a read that did not look at every line.
 	Last, Max           time.Time
 	LastKnown, MaxKnown bool
+}
+
+// snapShare bounds a saved state: it is kept only for files this many
+// times its size, so the cache stays a small part of the history.
+const snapShare = 50
+
+// size is about what r takes in the cache file.
+func (r *resume) size() int64 {
+	n := len(r.Main) + len(r.Cwd)
+	for _, m := range r.Files {
+		n += len(m.Path) + len(m.Parser) + 40
+	}
+	return int64(n) + 100*int64(len(r.Limits))
 }
 
 func (r *resume) byPath() map[string]*mark {
@@ -134,8 +156,7 @@ func compare(g group, e *entry) change {
 		if st.size == id.size && st.mtime != id.mtime {
 			return changed // written in place (or only touched: read it anyway)
 		}
-		head, tail, err := sample(path, id.size)
-		if err != nil || !bytes.Equal(head, id.head) || !bytes.Equal(tail, id.tail) {
+		if sum, err := sample(path, id.size); err != nil || sum != id.sample {
 			return changed
 		}
 		if st.size > id.size {
@@ -225,33 +246,34 @@ func identify(f *os.File, path string, size int64) (fileID, error) {
 	if st.size < size {
 		return fileID{}, fmt.Errorf("%s shrank while read", path)
 	}
-	head, tail, err := sampleAt(f, size)
+	sum, err := sampleAt(f, size)
 	if err != nil {
 		return fileID{}, err
 	}
-	return fileID{path: path, dev: st.dev, ino: st.ino, size: size, mtime: st.mtime, head: head, tail: tail}, nil
+	return fileID{path: path, dev: st.dev, ino: st.ino, size: size, mtime: st.mtime, sample: sum}, nil
 }
 
-// sample reads the bytes identifying the first size bytes of path.
-func sample(path string, size int64) (head, tail []byte, err error) {
+// sample hashes the bytes identifying the first size bytes of path.
+func sample(path string, size int64) (uint64, error) {
 	f, err := regular.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return 0, err
 	}
 	defer f.Close()
 	return sampleAt(f, size)
 }
 
-// sampleAt reads up to sampleLen bytes at f's start and before size.
-func sampleAt(f *os.File, size int64) (head, tail []byte, err error) {
-	head = make([]byte, min(size, sampleLen))
-	if _, err := f.ReadAt(head, 0); err != nil {
-		return nil, nil, fmt.Errorf("sample %s: %w", f.Name(), err)
-	}
+// sampleAt hashes up to sampleLen bytes at f's start and before size.
+func sampleAt(f *os.File, size int64) (uint64, error) {
+	var b [2 * sampleLen]byte
 	n := min(size, sampleLen)
-	tail = make([]byte, n)
-	if _, err := f.ReadAt(tail, size-n); err != nil {
-		return nil, nil, fmt.Errorf("sample %s: %w", f.Name(), err)
+	if _, err := f.ReadAt(b[:n], 0); err != nil {
+		return 0, fmt.Errorf("sample %s: %w", f.Name(), err)
 	}
-	return head, tail, nil
+	if _, err := f.ReadAt(b[n:2*n], size-n); err != nil {
+		return 0, fmt.Errorf("sample %s: %w", f.Name(), err)
+	}
+	h := fnv.New64a()
+	h.Write(b[:2*n])
+	return h.Sum64(), nil
 }

@@ -265,7 +265,8 @@ func TestCachedReportsEqualUncached(t *testing.T) {
 			h := newHistory(t, tt.lay, 7)
 			projects, codexHome := filepath.Join(h.root, "projects"), filepath.Join(h.root, "codex")
 			file := filepath.Join(t.TempDir(), CacheFile)
-			memory := &Cache{}
+			// Every state is kept, however small the files (the corpus's are).
+			memory := &Cache{share: 1}
 			var logged []string
 			logf := func(msg string) { logged = append(logged, msg) }
 			var stats [3]int64
@@ -291,7 +292,7 @@ func TestCachedReportsEqualUncached(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				onFile := &Cache{Path: file, Log: logf}
+				onFile := &Cache{Path: file, Log: logf, share: 1}
 				for _, c := range []*Cache{memory, onFile} {
 					src.Cache = c
 					got, err := src.Read(context.Background())

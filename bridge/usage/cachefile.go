@@ -83,10 +83,13 @@ func (c *Cache) load() {
 	c.dirty = true
 }
 
+// complain says msg, once for the cache's life: a file that cannot be
+// read usually cannot be written either.
 func (c *Cache) complain(msg string) {
-	if c.Log != nil {
+	if c.Log != nil && !c.said {
 		c.Log(msg)
 	}
+	c.said = true
 }
 
 // finish writes the cache file if it changed: to a new file (0600) put in

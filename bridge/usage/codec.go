@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"conductorbridge/bridge/event"
@@ -47,6 +48,14 @@ func (e *encoder) bool(v bool) {
 	} else {
 		e.b = append(e.b, 0)
 	}
+}
+
+// path writes a file's path as its folder (a reference: a project's
+// files share it) and its name, split exactly: no cleaning.
+func (e *encoder) path(p string) {
+	i := strings.LastIndexByte(p, '/') + 1
+	e.ref(p[:i])
+	e.str(p[i:])
 }
 
 // ref writes a repeated string as its place in the string table.
@@ -103,13 +112,12 @@ func (e *encoder) entry(en *entry) {
 	e.int(en.bytes)
 	e.uint(uint64(len(en.files)))
 	for _, f := range en.files {
-		e.str(f.path)
+		e.path(f.path)
 		e.uint(f.dev)
 		e.uint(f.ino)
 		e.int(f.size)
 		e.int(f.mtime)
-		e.bytes(f.head)
-		e.bytes(f.tail)
+		e.b = binary.LittleEndian.AppendUint64(e.b, f.sample)
 	}
 	e.turns(en.done)
 	e.turns(en.tail)
@@ -120,7 +128,7 @@ func (e *encoder) entry(en *entry) {
 		e.ref(r.Cwd)
 		e.uint(uint64(len(r.Files)))
 		for _, m := range r.Files {
-			e.str(m.Path)
+			e.path(m.Path)
 			e.int(m.Off)
 			e.bytes(m.Parser)
 			e.time(m.Last)
@@ -132,21 +140,66 @@ func (e *encoder) entry(en *entry) {
 	}
 }
 
+// Turn flags: which of a turn's parts are written, and how its times are.
+const (
+	turnCostKnown = 1 << iota
+	turnCost
+	turnSubUsage
+	turnSubCost
+	turnMillis // times in UTC to the millisecond: End from the last turn's, Start before End
+)
+
+// millis reports whether t is a UTC time to the millisecond.
+func millis(t time.Time) bool {
+	_, off := t.Zone()
+	return !t.IsZero() && off == 0 && t.Nanosecond()%1e6 == 0
+}
+
 func (e *encoder) turns(ts []Turn) {
 	e.uint(uint64(len(ts)))
+	var prev int64 // the last End written, in ms
 	for i := range ts {
 		t := &ts[i]
-		e.time(t.Start)
-		e.time(t.End)
+		var f byte
+		if t.CostKnown {
+			f |= turnCostKnown
+		}
+		if t.CostUSD != 0 || math.Signbit(t.CostUSD) {
+			f |= turnCost
+		}
+		if t.SubUsage != (eventUsage{}) {
+			f |= turnSubUsage
+		}
+		if t.SubCost != 0 || math.Signbit(t.SubCost) {
+			f |= turnSubCost
+		}
+		if millis(t.Start) && millis(t.End) && !t.End.Before(t.Start) {
+			f |= turnMillis
+		}
+		e.b = append(e.b, f)
+		if f&turnMillis != 0 {
+			end := t.End.UnixMilli()
+			e.int(end - prev)
+			e.uint(uint64(end - t.Start.UnixMilli()))
+			prev = end
+		} else {
+			e.time(t.Start)
+			e.time(t.End)
+		}
 		e.ref(t.Agent)
 		e.ref(t.Workspace)
 		e.ref(t.Session)
 		e.ref(t.Model)
 		e.usage(t.Usage)
-		e.float(t.CostUSD)
-		e.bool(t.CostKnown)
-		e.usage(t.SubUsage)
-		e.float(t.SubCost)
+		if f&turnCost != 0 {
+			e.float(t.CostUSD)
+		}
+		if f&turnSubUsage != 0 {
+			e.usage(t.SubUsage)
+		}
+		if f&turnSubCost != 0 {
+			e.float(t.SubCost)
+		}
 	}
 }
 
@@ -243,6 +296,16 @@ func (d *decoder) float() float64 {
 	return math.Float64frombits(binary.LittleEndian.Uint64(b))
 }
 
+func (d *decoder) uint64() uint64 {
+	b := d.raw(8)
+	if len(b) < 8 {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+func (d *decoder) path() string { return d.ref() + d.str() }
+
 func (d *decoder) ref() string {
 	i := d.uint()
 	if i >= uint64(len(d.strs)) {
@@ -326,7 +389,7 @@ func (d *decoder) entry(zones map[int64]*time.Location) *entry {
 	e := &entry{agent: d.ref(), bytes: d.int()}
 	e.files = make([]fileID, d.count())
 	for i := range e.files {
-		e.files[i] = fileID{path: d.str(), dev: d.uint(), ino: d.uint(), size: d.int(), mtime: d.int(), head: d.bytes(), tail: d.bytes()}
+		e.files[i] = fileID{path: d.path(), dev: d.uint(), ino: d.uint(), size: d.int(), mtime: d.int(), sample: d.uint64()}
 	}
 	e.done = d.turns(zones)
 	e.tail = d.turns(zones)
@@ -336,7 +399,7 @@ func (d *decoder) entry(zones map[int64]*time.Location) *entry {
 		r.Files = make([]mark, d.count())
 		for i := range r.Files {
 			m := &r.Files[i]
-			m.Path, m.Off, m.Parser = d.str(), d.int(), d.bytes()
+			m.Path, m.Off, m.Parser = d.path(), d.int(), d.bytes()
 			m.Last, m.Max = d.time(zones), d.time(zones)
 			m.LastKnown, m.MaxKnown = d.bool(), d.bool()
 		}
@@ -352,13 +415,32 @@ func (d *decoder) turns(zones map[int64]*time.Location) []Turn {
 		return nil
 	}
 	ts := make([]Turn, n)
+	var prev int64
 	for i := range ts {
 		t := &ts[i]
-		t.Start, t.End = d.time(zones), d.time(zones)
+		var f byte
+		if b := d.raw(1); len(b) == 1 {
+			f = b[0]
+		}
+		if f&turnMillis != 0 {
+			prev += d.int()
+			t.End = time.UnixMilli(prev).In(utc)
+			t.Start = t.End.Add(-time.Duration(d.uint()) * time.Millisecond)
+		} else {
+			t.Start, t.End = d.time(zones), d.time(zones)
+		}
 		t.Agent, t.Workspace, t.Session, t.Model = d.ref(), d.ref(), d.ref(), d.ref()
 		t.Usage = d.usage()
-		t.CostUSD, t.CostKnown = d.float(), d.bool()
-		t.SubUsage, t.SubCost = d.usage(), d.float()
+		t.CostKnown = f&turnCostKnown != 0
+		if f&turnCost != 0 {
+			t.CostUSD = d.float()
+		}
+		if f&turnSubUsage != 0 {
+			t.SubUsage = d.usage()
+		}
+		if f&turnSubCost != 0 {
+			t.SubCost = d.float()
+		}
 		if d.err != nil {
 			return nil
 		}

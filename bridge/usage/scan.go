@@ -144,7 +144,7 @@ func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
 		return cached{turns: e.turns(), limits: e.limits, bytes: e.bytes}
 	case grown:
 		if e.snap != nil {
-			c, ne, err := readGroupFrom(g, prices, bufs, e, keep)
+			c, ne, err := readGroupFrom(g, prices, bufs, e, keep, s.Cache.snapShare())
 			if !errors.Is(err, errNoResume) {
 				s.Cache.resumed.Add(1)
 				s.Cache.store(g, ne, err)
@@ -152,7 +152,7 @@ func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
 			}
 		}
 	}
-	c, ne, err := readGroupFrom(g, prices, bufs, nil, keep)
+	c, ne, err := readGroupFrom(g, prices, bufs, nil, keep, s.Cache.snapShare())
 	if keep {
 		s.Cache.reread.Add(1)
 	}
@@ -163,7 +163,7 @@ func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
 // readGroupFrom reads one group from its start (prev nil) or on from
 // prev's marks, and with keep makes its new entry (nil when it cannot be
 // kept).
-func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *entry, keep bool) (cached, *entry, error) {
+func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *entry, keep bool, share int64) (cached, *entry, error) {
 	var c cached
 	collect := func(t Turn) { c.turns = append(c.turns, t) }
 	var from *resume
@@ -184,6 +184,9 @@ func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *entry, kee
 		return c, nil, c.err
 	}
 	e := &entry{agent: g.agent, files: out.ids, bytes: out.bytes, limits: c.limits, snap: out.snap}
+	if e.snap != nil && e.snap.size()*share > e.bytes {
+		e.snap = nil // reading the files again costs less than keeping where they stopped
+	}
 	if prev != nil {
 		e.done = slices.Concat(prev.done, c.turns[:out.done])
 		c.turns = slices.Concat(prev.done, c.turns)

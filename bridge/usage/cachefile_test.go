@@ -1,0 +1,182 @@
+package usage
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// readAll reads the history with c (nil: no cache) and returns its
+// reports' JSON.
+func readWith(t *testing.T, projects, codexHome string, c *Cache) *History {
+	t.Helper()
+	h, err := Source{ClaudeProjects: projects, CodexHome: codexHome, Cache: c}.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestCacheFileIsPrivate: the cache file is the owner's alone.
+func TestCacheFileIsPrivate(t *testing.T) {
+	projects, codexHome := corpusHome(t)
+	path := filepath.Join(t.TempDir(), CacheFile)
+	readWith(t, projects, codexHome, &Cache{Path: path})
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("cache file mode %v, want 0600", info.Mode().Perm())
+	}
+}
+
+// TestBadCacheFiles: a cache file of an older format is rebuilt without
+// a word; a damaged or unreadable one is ignored with one log line; the
+// report is the full read's either way, and the next run reads the new
+// file silently.
+func TestBadCacheFiles(t *testing.T) {
+	projects, codexHome := corpusHome(t)
+	want := readWith(t, projects, codexHome, nil)
+	good := filepath.Join(t.TempDir(), CacheFile)
+	readWith(t, projects, codexHome, &Cache{Path: good})
+	valid, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	older := append(append([]byte(cacheMagic), binary.AppendUvarint(nil, cacheVersion-1)...), "an older layout"...)
+	flipped := bytes.Clone(valid)
+	flipped[len(flipped)/2] ^= 0x40
+	tests := []struct {
+		name  string
+		lay   func(path string)
+		lines int
+	}{
+		{"older format", func(path string) { os.WriteFile(path, older, 0o600) }, 0},
+		{"a byte changed", func(path string) { os.WriteFile(path, flipped, 0o600) }, 1},
+		{"cut short", func(path string) { os.WriteFile(path, valid[:len(valid)*2/3], 0o600) }, 1},
+		{"empty", func(path string) { os.WriteFile(path, nil, 0o600) }, 1},
+		{"not a cache", func(path string) { os.WriteFile(path, []byte(`{"a": 1}`), 0o600) }, 1},
+		{"unreadable (a folder)", func(path string) { os.Mkdir(path, 0o700) }, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), CacheFile)
+			tt.lay(path)
+			var logged []string
+			c := &Cache{Path: path, Log: func(msg string) { logged = append(logged, msg) }}
+			sameReports(t, tt.name, want, readWith(t, projects, codexHome, c))
+			if len(logged) != tt.lines {
+				t.Fatalf("%d log lines %q, want %d", len(logged), logged, tt.lines)
+			}
+			if c.reread.Load() == 0 || c.reused.Load() != 0 {
+				t.Errorf("the bad cache was used: %d groups taken from it, %d read", c.reused.Load(), c.reread.Load())
+			}
+			// The next run reads what this one wrote (where it could).
+			logged = nil
+			again := &Cache{Path: path, Log: func(msg string) { logged = append(logged, msg) }}
+			sameReports(t, tt.name+", again", want, readWith(t, projects, codexHome, again))
+			if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+				if len(logged) != 0 || again.reread.Load() != 0 {
+					t.Errorf("rewritten cache: %q logged, %d groups read again", logged, again.reread.Load())
+				}
+			}
+		})
+	}
+}
+
+// TestTwoRunsAtOnce: usage runs racing on one cache file, each with its
+// own view of it (two processes), while the history grows: every report
+// is a full read's, and the file is whole after.
+func TestTwoRunsAtOnce(t *testing.T) {
+	h := newHistory(t, func(t *testing.T, projects, codexHome string) {
+		layOutCorpus(t, "../transcript/testdata/corpus", projects, nil)
+		writeRandomHistory(t, projects, 4, 200, 3)
+	}, 11)
+	projects, codexHome := filepath.Join(h.root, "projects"), filepath.Join(h.root, "codex")
+	path := filepath.Join(t.TempDir(), CacheFile)
+	var logged []string
+	var mu sync.Mutex
+	logf := func(msg string) { mu.Lock(); logged = append(logged, msg); mu.Unlock() }
+	for round := range 12 {
+		if round > 0 {
+			h.change(t)
+		}
+		want := readWith(t, projects, codexHome, nil)
+		got := make([]*History, 4)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Go(func() {
+				src := Source{ClaudeProjects: projects, CodexHome: codexHome, Cache: &Cache{Path: path, Log: logf, share: 1}}
+				h, err := src.Read(context.Background())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[i] = h
+			})
+		}
+		wg.Wait()
+		for i, g := range got {
+			if g != nil {
+				sameReports(t, fmt.Sprintf("round %d, run %d", round, i), want, g)
+			}
+		}
+	}
+	c := &Cache{Path: path, Log: logf}
+	readWith(t, projects, codexHome, c)
+	if len(logged) > 0 || c.reused.Load() == 0 {
+		t.Errorf("after the races: %q logged, %d groups taken from the cache", logged, c.reused.Load())
+	}
+}
+
+// TestCacheIsSmall: for a history of 10,000 small files (sessions of a
+// dozen lines, each with a subagent's file of a few: every kind of line a
+// transcript holds) the cache is under 5 % of the history's size, and the
+// next run takes every session from it.
+func TestCacheIsSmall(t *testing.T) {
+	projects := filepath.Join(t.TempDir(), "projects")
+	var size int64
+	for i := range 5000 {
+		sid := fmt.Sprintf("%08x-3333-4333-8333-%012x", i, i)
+		dir := filepath.Join(projects, fmt.Sprintf("-Users-me-conductor-workspaces-app-ws%d", i%40))
+		r := rand.New(rand.NewPCG(29, uint64(i)))
+		start := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
+		main, sub := filepath.Join(dir, sid+".jsonl"), filepath.Join(dir, sid, "subagents", fmt.Sprintf("agent-%08x.jsonl", i))
+		writeRandomFile(t, main, sid, false, r, start, 24)
+		writeRandomFile(t, sub, sid, true, r, start, 6)
+		for _, p := range []string{main, sub} {
+			info, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			size += info.Size()
+		}
+	}
+	path := filepath.Join(t.TempDir(), CacheFile)
+	h := readWith(t, projects, "", &Cache{Path: path})
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	share := float64(info.Size()) / float64(size)
+	t.Logf("%d files, %d MB, %d turns: cache %d KB, %.2f %% of the history", h.Files, size>>20, len(h.Turns), info.Size()>>10, 100*share)
+	if h.Files != 10000 || len(h.Turns) < 5000 {
+		t.Fatalf("%d files, %d turns: not the history meant", h.Files, len(h.Turns))
+	}
+	if share >= 0.05 {
+		t.Errorf("the cache is %.2f %% of the history, want under 5 %%", 100*share)
+	}
+	again := &Cache{Path: path}
+	readWith(t, projects, "", again)
+	if again.reused.Load() != 5000 {
+		t.Errorf("%d of 5000 sessions taken from the cache", again.reused.Load())
+	}
+}
