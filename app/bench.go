@@ -53,6 +53,8 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	codexWS := fs.Int("codex-sessions", 200, "plain Codex sessions for the Codex line → event run, 10 prompts/s each (0 skips)")
 	codexLines := fs.Int("codex-lines", 50, "prompts each Codex session appends")
 	browseEntries := fs.Int("browse-entries", 200, "entries a stand-in gstack browse server makes, at 20/s, timed to their browse events (0 skips)")
+	working := fs.Int("working-agents", 10, "of the live workspaces, how many have an agent writing 10 lines/s (paced-lines each) while the bridge's whole CPU is measured (0 skips)")
+	profile := fs.String("cpu-profile", "", "write a Go CPU profile of the live and Codex bridges to this folder (live.pprof, codex.pprof), for `go tool pprof`")
 	usageMB := fs.Int("usage-mb", 2048, "MB of history read by the usage command and by ccusage side by side (0 skips)")
 	ccusage := fs.String("ccusage", "", "the ccusage to compare with (default: "+ccusagePinned+", else the one on PATH)")
 	if err := fs.Parse(args); err != nil {
@@ -69,6 +71,12 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	serveFlags := func(name string) []string {
+		if *profile == "" {
+			return nil
+		}
+		return []string{"--cpu-profile", filepath.Join(*profile, name+".pprof")}
+	}
 	r := &benchReport{Version: version(), OS: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU()}
 	steps := []struct {
 		name string
@@ -81,13 +89,14 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runBenchLive(ctx, r, *exe, filepath.Join(tmp, "live"), benchLive{
 				workspaces: *live, sessions: *liveSessions, idle: *idle, settle: *settle, pacedLines: *paced,
 				burstWS: *burstWS, burstSubs: *burstSubs, burstLines: *burstLines,
-				fanSubs: *fanSubs, fanLines: *fanLines, fanInterval: 20 * time.Millisecond})
+				fanSubs: *fanSubs, fanLines: *fanLines, fanInterval: 20 * time.Millisecond,
+				working: *working, serve: serveFlags("live")})
 		}},
 		{"cold start", *coldWS <= 0, func() error {
 			return runBenchScale(ctx, r, *exe, filepath.Join(tmp, "cold"), *coldWS, max(1, *coldSessions), *coldMB, max(1, *apiCalls))
 		}},
 		{"codex", *codexWS <= 0 || *codexLines <= 0, func() error {
-			return runBenchCodex(ctx, r, *exe, filepath.Join(tmp, "codex"), *codexWS, *codexLines)
+			return runBenchCodex(ctx, r, *exe, filepath.Join(tmp, "codex"), *codexWS, *codexLines, serveFlags("codex")...)
 		}},
 		{"backlog", *backlogMB <= 0, func() error { return runBenchBacklog(ctx, r, *exe, filepath.Join(tmp, "backlog"), *backlogMB) }},
 		{"journal", *calls <= 0, func() error { return runBenchJournal(ctx, r, *exe, filepath.Join(tmp, "journal"), *calls) }},

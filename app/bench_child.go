@@ -32,7 +32,8 @@ type benchChild struct {
 
 // startChild starts exe serving home on a free port, its state in
 // home/bridge-state, and samples its descriptors and memory until close.
-func startChild(ctx context.Context, exe, home string) (*benchChild, error) {
+// extra are more flags for serve.
+func startChild(ctx context.Context, exe, home string, extra ...string) (*benchChild, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -40,7 +41,8 @@ func startChild(ctx context.Context, exe, home string) (*benchChild, error) {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	c := &benchChild{state: filepath.Join(home, "bridge-state"), stop: make(chan struct{})}
 	c.cl = newClient(c.state)
-	c.cmd = exec.CommandContext(ctx, exe, "serve", "--headless", "--home", home, "--addr", addr, "--log-level", "warn", "--state-dir", c.state)
+	args := append([]string{"serve", "--headless", "--home", home, "--addr", addr, "--log-level", "warn", "--state-dir", c.state}, extra...)
+	c.cmd = exec.CommandContext(ctx, exe, args...)
 	c.cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR=") // the fake home's own ~/.claude
 	c.cmd.Stderr = os.Stderr
 	c.started = time.Now()

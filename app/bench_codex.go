@@ -115,7 +115,7 @@ func benchCodexParse(r *benchReport, mb int) error {
 // runBenchCodex follows nws plain Codex sessions with a real bridge and
 // times each prompt from its append to its event on the stream, at 10
 // lines/s per session.
-func runBenchCodex(ctx context.Context, r *benchReport, exe, root string, nws, lines int) error {
+func runBenchCodex(ctx context.Context, r *benchReport, exe, root string, nws, lines int, serve ...string) error {
 	day := time.Now()
 	dayDir := filepath.Join(root, ".codex", "sessions", day.Format("2006"), day.Format("01"), day.Format("02"))
 	if err := os.MkdirAll(dayDir, 0o755); err != nil {
@@ -148,7 +148,7 @@ func runBenchCodex(ctx context.Context, r *benchReport, exe, root string, nws, l
 			return err
 		}
 	}
-	c, err := startChild(ctx, exe, root)
+	c, err := startChild(ctx, exe, root, serve...)
 	if err != nil {
 		return err
 	}
@@ -172,5 +172,9 @@ func runBenchCodex(ctx context.Context, r *benchReport, exe, root string, nws, l
 	cond := fmt.Sprintf("%d plain Codex sessions each appending 10 prompts/s (two rollout lines each) for %d prompts, 1 SSE subscriber each; %d/%d delivered",
 		nws, lines, len(res.lat), res.expected)
 	r.addLatencies("Codex line appended → event read", res.lat, cond)
+	if n := len(res.lat); res.cpuOK && n > 0 {
+		r.add("Codex bridge CPU per line", float64(res.bridgeCPU.Nanoseconds())/1e3/float64(2*n), "µs",
+			cond+"; its user+system time from the first prompt to the last event read, per rollout line (two a prompt)")
+	}
 	return nil
 }

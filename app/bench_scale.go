@@ -22,6 +22,10 @@ type benchLive struct {
 	fanSubs     int // subscribers on one workspace (0 skips the fan-out)
 	fanLines    int
 	fanInterval time.Duration
+	// working is how many of the workspaces write at 10 lines/s, the
+	// others idle, for the bridge's whole CPU (0 skips it).
+	working int
+	serve   []string // more flags for the bridge (its CPU profile)
 }
 
 func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o benchLive) error {
@@ -30,7 +34,7 @@ func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o bench
 	if err != nil {
 		return err
 	}
-	c, err := startChild(ctx, exe, root)
+	c, err := startChild(ctx, exe, root, o.serve...)
 	if err != nil {
 		return err
 	}
@@ -72,6 +76,20 @@ func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o bench
 		r.addLatencies("line → event, after the first second", res.settled, cond+fmt.Sprintf("; the %d lines written from the run's second second on", len(res.settled)))
 		if n := len(res.lat); res.cpuOK && n > 0 {
 			r.add("bridge CPU per line", float64(res.bridgeCPU.Nanoseconds())/1e3/float64(n), "µs", cond+"; its user+system time from the first line to the last event read (watch, read, parse, journal, publish, write)")
+		}
+	}
+	if o.working > 0 && o.pacedLines > 0 {
+		n := min(o.working, o.workspaces)
+		res, err := runStreamLoad(ctx, c, h, ids, streamLoad{workspaces: n, subs: 1, lines: o.pacedLines, every: 100 * time.Millisecond})
+		if err != nil {
+			return err
+		}
+		cond := fmt.Sprintf("%d of the %d workspaces each with an agent appending 10 lines/s for %d lines, the rest idle, 1 SSE subscriber per working workspace; %d/%d delivered",
+			n, o.workspaces, o.pacedLines, len(res.lat), res.expected)
+		if res.cpuOK && res.elapsed > 0 {
+			r.add("bridge CPU while agents work", 100*float64(res.bridgeCPU)/float64(res.elapsed), "% of a core", cond+"; its user+system time over the run (what Activity Monitor shows)")
+		} else {
+			r.unknown("bridge CPU while agents work", "% of a core", cond)
 		}
 	}
 	if o.burstWS > 0 {
