@@ -136,7 +136,17 @@ func (w *workspace) start(id string, wt wanted) *tail {
 		return nil
 	}
 	t := &tail{id: id, agent: agentName, reader: transcript.Reader{Path: wt.path, Budget: backlogBudget}, parser: p, meta: wt.meta}
-	if info, err := os.Stat(wt.path); err == nil && info.Size() > w.tailBytes() {
+	info, err := os.Stat(wt.path)
+	switch down := w.downtime(); {
+	case err != nil:
+	case changedWhileDown(info, down):
+		// Written while no bridge was looking: what it gained is news
+		// (catchup.go), read from where it stood when the bridge last
+		// wrote, its start for a session born since.
+		if off := catchUpFrom(wt.path, info.Size(), down); off > 0 {
+			t.reader.SkipTo(off)
+		}
+	case info.Size() > w.tailBytes():
 		// An old transcript seen for the first time: only its tail
 		// matters. A session that just began is still small.
 		t.reader.SkipTo(info.Size() - w.tailBytes())

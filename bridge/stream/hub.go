@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ type Hub struct {
 	topics  map[string]*Topic
 	opening map[string]chan struct{} // ids whose journal is being loaded
 	fds     *fdBudget                // bounds the journal files held open
+	last    time.Time                // when an earlier run last wrote a journal (see LastWritten)
 }
 
 // NewHub returns a hub journaling into dir ("" for none) and keeping
@@ -29,7 +31,34 @@ func NewHub(dir string, history int) *Hub {
 	if history <= 0 {
 		history = DefaultHistory
 	}
-	return &Hub{dir: dir, history: history, topics: make(map[string]*Topic), fds: newFDBudget(DefaultOpenJournals)}
+	return &Hub{dir: dir, history: history, topics: make(map[string]*Topic), fds: newFDBudget(DefaultOpenJournals), last: lastWritten(dir)}
+}
+
+// LastWritten is when the bridge last wrote any journal before this run
+// (the newest journal's modification time as the hub was made), zero when
+// there was none: a first start. A record changed after it changed while
+// no bridge was looking, and what it gained is news, not history.
+func (h *Hub) LastWritten() time.Time { return h.last }
+
+// lastWritten is the newest modification time of the journals in dir.
+func lastWritten(dir string) time.Time {
+	var last time.Time
+	if dir == "" {
+		return last
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return last
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || filepath.Ext(e.Name()) != ".jsonl" {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.ModTime().After(last) {
+			last = info.ModTime()
+		}
+	}
+	return last
 }
 
 // SetOpenJournals sets how many journal files the hub keeps open at once
