@@ -24,8 +24,9 @@ import (
 // idle bridge costs; how fast a line reaches stream clients at an agent's
 // pace, in a burst and fanned out to many; how fast and small a cold
 // start at scale is; how a backlog and a long turn are journaled; how
-// fast a browser action reaches a stream; and how fast the usage report
-// reads a history, next to ccusage.
+// fast a browser action reaches a stream; how fast a frame Conductor
+// commits to its own record becomes an event; and how fast the usage
+// report reads a history, next to ccusage.
 // Each bridge measured is a real `serve` process on a throwaway home, so
 // its CPU time, memory and descriptors are its own.
 func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -55,6 +56,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	browseEntries := fs.Int("browse-entries", 200, "entries a stand-in gstack browse server makes, at 20/s, timed to their browse events (0 skips)")
 	working := fs.Int("working-agents", 10, "of the live workspaces, how many have an agent writing 10 lines/s (paced-lines each) while the bridge's whole CPU is measured (0 skips)")
 	profile := fs.String("cpu-profile", "", "write a Go CPU profile of the live and Codex bridges to this folder (live.pprof, codex.pprof), for `go tool pprof`")
+	conductorTabs := fs.Int("conductor-tabs", 20, "Conductor tabs read from its own record (session_messages), 10 frames/s each, timed from commit to event (0 skips)")
+	conductorFrames := fs.Int("conductor-frames", 50, "frames each Conductor tab commits")
+	conductorHistory := fs.Int("conductor-history", 100000, "rows of other tabs already in session_messages")
 	usageMB := fs.Int("usage-mb", 2048, "MB of history read by the usage command and by ccusage side by side (0 skips)")
 	ccusage := fs.String("ccusage", "", "the ccusage to compare with (default: "+ccusagePinned+", else the one on PATH)")
 	if err := fs.Parse(args); err != nil {
@@ -102,6 +106,10 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		{"journal", *calls <= 0, func() error { return runBenchJournal(ctx, r, *exe, filepath.Join(tmp, "journal"), *calls) }},
 		{"browse", *browseEntries <= 0, func() error {
 			return runBenchBrowse(ctx, r, *exe, filepath.Join(tmp, "browse"), *browseEntries, 20)
+		}},
+		{"conductor record", *conductorTabs <= 0 || *conductorFrames <= 0, func() error {
+			return runBenchConductor(ctx, r, filepath.Join(tmp, "conductor"),
+				benchConductor{tabs: *conductorTabs, frames: *conductorFrames, history: max(0, *conductorHistory)})
 		}},
 		{"usage", *usageMB <= 0, func() error { return runBenchUsage(ctx, r, *exe, *ccusage, filepath.Join(tmp, "usage"), *usageMB) }},
 	}

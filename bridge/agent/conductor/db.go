@@ -28,6 +28,36 @@ type db struct {
 	cols  string      // the select list, from the columns that exist
 	hasID bool        // session_messages.id exists
 	ver   int64       // data_version at the last read
+	// stmts are the statements prepared on conn, by their text: a read
+	// is a few small queries, and preparing them each time was most of
+	// its cost.
+	stmts map[string]*sql.Stmt
+}
+
+// stmt returns q prepared on the connection.
+func (d *db) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := d.stmts[q]; ok {
+		return st, nil
+	}
+	if len(d.stmts) >= 32 { // scans of tab sets gone by
+		d.closeStmts()
+	}
+	st, err := d.conn.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read conductor db %s: %w", d.path, err)
+	}
+	if d.stmts == nil {
+		d.stmts = map[string]*sql.Stmt{}
+	}
+	d.stmts[q] = st
+	return st, nil
+}
+
+func (d *db) closeStmts() {
+	for _, st := range d.stmts {
+		st.Close()
+	}
+	d.stmts = nil
 }
 
 // dsn opens path read-only: mode=ro (and query_only besides), never
@@ -113,6 +143,7 @@ func (d *db) columns(ctx context.Context) (string, bool, error) {
 }
 
 func (d *db) close() {
+	d.closeStmts()
 	if d.conn != nil {
 		d.conn.Close()
 	}
@@ -126,7 +157,11 @@ func (d *db) close() {
 // call that said so.
 func (d *db) changed(ctx context.Context) (bool, error) {
 	var v int64
-	if err := d.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+	st, err := d.stmt(ctx, "PRAGMA data_version")
+	if err != nil {
+		return false, err
+	}
+	if err := st.QueryRowContext(ctx).Scan(&v); err != nil {
 		return false, fmt.Errorf("read conductor db %s: data_version: %w", d.path, err)
 	}
 	if v == d.ver {
@@ -136,15 +171,13 @@ func (d *db) changed(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// queryer is what a read runs on: the connection, or its transaction.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // rows appends the rows that match where, in rowid order, at most limit.
-func (d *db) rows(ctx context.Context, q queryer, where string, limit int, out []Row, args ...any) ([]Row, error) {
-	rs, err := q.QueryContext(ctx, "SELECT "+d.cols+" FROM session_messages WHERE "+where+" ORDER BY rowid LIMIT "+strconv.Itoa(limit), args...)
+func (d *db) rows(ctx context.Context, where string, limit int, out []Row, args ...any) ([]Row, error) {
+	st, err := d.stmt(ctx, "SELECT "+d.cols+" FROM session_messages WHERE "+where+" ORDER BY rowid LIMIT "+strconv.Itoa(limit))
+	if err != nil {
+		return out, err
+	}
+	rs, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return out, fmt.Errorf("read conductor db %s: session_messages: %w", d.path, err)
 	}
@@ -165,30 +198,24 @@ func (d *db) rows(ctx context.Context, q queryer, where string, limit int, out [
 	return out, nil
 }
 
-// last is the table's last row now: rowids are given in order, so rows
-// committed after it come after it.
-func (d *db) last(ctx context.Context) (Cursor, error) {
+// last is the table's last row now (rowids are given in order, so rows
+// committed after it come after it), and the id of the row at rowid at.
+func (d *db) last(ctx context.Context, at int64) (Cursor, string, error) {
 	var c Cursor
-	var key sql.NullString
-	err := d.conn.QueryRowContext(ctx, "SELECT rowid, "+d.idCol()+" FROM session_messages ORDER BY rowid DESC LIMIT 1").Scan(&c.Row, &key)
+	var key, keyAt sql.NullString
+	st, err := d.stmt(ctx, "SELECT rowid, "+d.idCol()+", (SELECT "+d.idCol()+" FROM session_messages WHERE rowid = ?) FROM session_messages ORDER BY rowid DESC LIMIT 1")
+	if err != nil {
+		return Cursor{}, "", err
+	}
+	err = st.QueryRowContext(ctx, at).Scan(&c.Row, &key, &keyAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Cursor{}, nil
+		return Cursor{}, "", nil
 	}
 	if err != nil {
-		return Cursor{}, fmt.Errorf("read conductor db %s: session_messages: %w", d.path, err)
+		return Cursor{}, "", fmt.Errorf("read conductor db %s: session_messages: %w", d.path, err)
 	}
 	c.Key = key.String
-	return c, nil
-}
-
-// keyAt is the id of the row at rowid n now ("" when there is none).
-func (d *db) keyAt(ctx context.Context, n int64) (string, error) {
-	var key sql.NullString
-	err := d.conn.QueryRowContext(ctx, "SELECT "+d.idCol()+" FROM session_messages WHERE rowid = ?", n).Scan(&key)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("read conductor db %s: session_messages: %w", d.path, err)
-	}
-	return key.String, nil
+	return c, keyAt.String, nil
 }
 
 func (d *db) idCol() string {
@@ -201,7 +228,11 @@ func (d *db) idCol() string {
 // locate is the rowid of the row with id key now, 0 if it is gone.
 func (d *db) locate(ctx context.Context, key string) (int64, error) {
 	var n int64
-	err := d.conn.QueryRowContext(ctx, "SELECT rowid FROM session_messages WHERE id = ?", key).Scan(&n)
+	st, err := d.stmt(ctx, "SELECT rowid FROM session_messages WHERE id = ?")
+	if err != nil {
+		return 0, err
+	}
+	err = st.QueryRowContext(ctx, key).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}

@@ -89,10 +89,17 @@ func (f *Follower) Check() {
 	}
 }
 
-// settle is how long after a file event with no new commit Run looks
-// again: SQLite writes the WAL before it publishes the commit in its
-// shared memory, which no file event announces.
-var settle = []time.Duration{time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond, 8 * time.Millisecond, 16 * time.Millisecond, 32 * time.Millisecond}
+// After a file event with no new commit visible, Run asks again, often
+// at first and less and less: SQLite writes the WAL (the event), syncs it
+// (a few milliseconds), and only then publishes the commit in its shared
+// memory, which no file event announces. settle says how long to wait
+// before asking again, by how long it has waited; past the last step it
+// stops asking (a checkpoint writes the file and commits nothing).
+var settle = []struct{ until, every time.Duration }{
+	{10 * time.Millisecond, 500 * time.Microsecond},
+	{50 * time.Millisecond, 2 * time.Millisecond},
+	{250 * time.Millisecond, 10 * time.Millisecond},
+}
 
 // Run follows until ctx ends. A database that is missing or cannot be
 // read is logged and tried again at the next event or poll.
@@ -117,7 +124,28 @@ func (f *Follower) Run(ctx context.Context) error {
 	defer tick.Stop()
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
-	tries := len(settle)
+	var since time.Time // the first event whose commit is not visible yet
+	again := func(found bool) {
+		if found {
+			since = time.Time{}
+			return
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		waited := time.Since(since)
+		for _, s := range settle {
+			if waited < s.until {
+				retry.Reset(s.every)
+				return
+			}
+		}
+		since = time.Time{}
+	}
+	ours := func(ev fsnotify.Event) bool {
+		name := filepath.Base(ev.Name)
+		return name == base || name == base+"-wal"
+	}
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	if w != nil {
@@ -129,22 +157,16 @@ func (f *Follower) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case ev := <-events:
-			if name := filepath.Base(ev.Name); name != base && name != base+"-wal" {
+			if !ours(ev) {
 				continue
 			}
-			if f.read(ctx) {
-				tries = len(settle)
-			} else {
-				tries = 0
-				retry.Reset(settle[0])
-			}
+			drain(events) // one read for every event queued
+			again(f.read(ctx))
 		case err := <-errs:
 			f.logf("conductor record: file events: %v", err)
 		case <-retry.C:
-			if f.read(ctx) {
-				tries = len(settle)
-			} else if tries++; tries < len(settle) {
-				retry.Reset(settle[tries])
+			if !since.IsZero() {
+				again(f.read(ctx))
 			}
 		case <-f.wake:
 			f.read(ctx)
@@ -203,15 +225,11 @@ func (f *Follower) fail(ctx context.Context, err error) {
 // scan catches up the tabs followed since the last read, then reads the
 // rows committed after the last read's last row, for every followed tab.
 func (f *Follower) scan(ctx context.Context, pending []string) error {
-	last, err := f.db.last(ctx)
+	last, keyAtHead, err := f.db.last(ctx, f.head.Row)
 	if err != nil {
 		return err
 	}
-	moved, err := f.moved(ctx, last)
-	if err != nil {
-		return err
-	}
-	if moved {
+	if f.moved(last, keyAtHead) {
 		// Conductor's rowids moved (a VACUUM renumbers them) or its last
 		// rows went: every tab is found again by its last row's id.
 		f.primed = false
@@ -226,7 +244,7 @@ func (f *Follower) scan(ctx context.Context, pending []string) error {
 		f.queryTabs()
 		if len(f.args) > 0 {
 			args := append([]any{f.head.Row, last.Row}, f.args...)
-			rows, err := f.db.rows(ctx, f.db.conn, "rowid > ? AND rowid <= ? AND +session_id IN ("+f.in+")", 1<<30, f.batch[:0], args...)
+			rows, err := f.db.rows(ctx, "rowid > ? AND rowid <= ? AND +session_id IN ("+f.in+")", 1<<30, f.batch[:0], args...)
 			if err != nil {
 				return err
 			}
@@ -239,16 +257,13 @@ func (f *Follower) scan(ctx context.Context, pending []string) error {
 }
 
 // moved reports whether the row the last read ended at is no longer
-// where it was.
-func (f *Follower) moved(ctx context.Context, last Cursor) (bool, error) {
+// where it was: the table's last row is before it, or another row is at
+// its rowid.
+func (f *Follower) moved(last Cursor, keyAtHead string) bool {
 	if !f.primed || f.head.Row == 0 {
-		return false, nil
+		return false
 	}
-	if last.Row < f.head.Row {
-		return true, nil
-	}
-	key, err := f.db.keyAt(ctx, f.head.Row)
-	return key != f.head.Key, err
+	return last.Row < f.head.Row || keyAtHead != f.head.Key
 }
 
 // followed lists the followed tabs.
@@ -282,7 +297,7 @@ func (f *Follower) catchUp(ctx context.Context, tab string, last Cursor) error {
 		}
 	}
 	for at.Row < last.Row {
-		rows, err := f.db.rows(ctx, f.db.conn, "session_id = ? AND rowid > ? AND rowid <= ?", 512, f.batch[:0], tab, at.Row, last.Row)
+		rows, err := f.db.rows(ctx, "session_id = ? AND rowid > ? AND rowid <= ?", 512, f.batch[:0], tab, at.Row, last.Row)
 		if err != nil {
 			return err
 		}
@@ -358,4 +373,15 @@ func (f *Follower) queryTabs() {
 		f.args = append(f.args, tab)
 	}
 	f.in = strings.TrimSuffix(strings.Repeat("?, ", len(f.order)), ", ")
+}
+
+// drain takes the events already queued.
+func drain(events <-chan fsnotify.Event) {
+	for {
+		select {
+		case <-events:
+		default:
+			return
+		}
+	}
 }

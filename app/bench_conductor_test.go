@@ -1,0 +1,25 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestBenchConductorTimesEveryFrame: the Conductor record run times every
+// frame it commits, each through the follower and parser to its event,
+// and reports p50, p99 and max.
+func TestBenchConductorTimesEveryFrame(t *testing.T) {
+	r := &benchReport{}
+	if err := runBenchConductor(context.Background(), r, t.TempDir(), benchConductor{tabs: 3, frames: 4, history: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Figures) != 3 {
+		t.Fatalf("figures %+v, want p50, p99 and max", r.Figures)
+	}
+	for _, f := range r.Figures {
+		if !f.Known || f.Unit != "ms" || !strings.Contains(f.Conditions, "12 of 12 frames arrived, 0 bad rows") {
+			t.Errorf("%s: %v %s known=%v (%s)", f.Name, f.Value, f.Unit, f.Known, f.Conditions)
+		}
+	}
+}
