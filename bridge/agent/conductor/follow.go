@@ -30,7 +30,6 @@ type Follower struct {
 
 	head   Cursor   // the table's last row at the last read; Run's alone
 	primed bool     // head is set
-	batch  []Row    // reused between reads
 	args   []any    // the followed tabs as query arguments
 	in     string   // "?, ?, …" for them
 	order  []string // the followed tabs, as in args
@@ -38,8 +37,9 @@ type Follower struct {
 
 // Options configure a Follower.
 type Options struct {
-	// Deliver receives a tab's new rows, in order, on Run's goroutine; it
-	// must not keep rows' slice past its return.
+	// Deliver receives a tab's new rows, in order, on Run's goroutine,
+	// and owns them. It should hand them on rather than parse them there:
+	// every tab waits for it.
 	Deliver func(tab string, rows []Row)
 	// Poll is how often data_version is asked with no file event, a net
 	// for a lost event and a database that appears later (default 2 s).
@@ -244,11 +244,10 @@ func (f *Follower) scan(ctx context.Context, pending []string) error {
 		f.queryTabs()
 		if len(f.args) > 0 {
 			args := append([]any{f.head.Row, last.Row}, f.args...)
-			rows, err := f.db.rows(ctx, "rowid > ? AND rowid <= ? AND +session_id IN ("+f.in+")", 1<<30, f.batch[:0], args...)
+			rows, err := f.db.rows(ctx, "rowid > ? AND rowid <= ? AND +session_id IN ("+f.in+")", 1<<30, nil, args...)
 			if err != nil {
 				return err
 			}
-			f.batch = rows
 			f.hand(rows)
 		}
 	}
@@ -297,11 +296,10 @@ func (f *Follower) catchUp(ctx context.Context, tab string, last Cursor) error {
 		}
 	}
 	for at.Row < last.Row {
-		rows, err := f.db.rows(ctx, "session_id = ? AND rowid > ? AND rowid <= ?", 512, f.batch[:0], tab, at.Row, last.Row)
+		rows, err := f.db.rows(ctx, "session_id = ? AND rowid > ? AND rowid <= ?", 512, nil, tab, at.Row, last.Row)
 		if err != nil {
 			return err
 		}
-		f.batch = rows
 		if len(rows) == 0 {
 			break
 		}

@@ -191,3 +191,5 @@ func brief(e event.Event) string {
 	}
 	return e.Type
 }
+
+func itoa(n int64) string { return fmt.Sprint(n) }

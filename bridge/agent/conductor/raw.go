@@ -137,10 +137,7 @@ func (p *Parser) codex(v *fastjson.Value, typ string, ts time.Time, out []event.
 		p.touch(ts)
 		return out
 	case "turn.completed":
-		u := v.Get("usage")
-		cached := u.GetInt64("cached_input_tokens")
-		usage := event.Usage{InputTokens: event.Tokens(u.GetInt64("input_tokens") - cached), CacheReadTokens: event.Tokens(cached),
-			OutputTokens: event.Tokens(u.GetInt64("output_tokens")), ReasoningOutputTokens: event.Tokens(u.GetInt64("reasoning_output_tokens"))}
+		usage := openAIUsage(v.Get("usage"))
 		return p.endTurn(out, ts, ending{usage: &usage})
 	case "turn.failed":
 		return p.endTurn(out, ts, ending{})
@@ -270,4 +267,18 @@ func (p *Parser) acpDone(base event.Event, u *fastjson.Value, out []event.Event)
 		o, trunc = resultText(u.Get("rawOutput"))
 	}
 	return p.toolResult(base, string(u.GetStringBytes("toolCallId")), o, trunc, status == "failed", out)
+}
+
+// openAIUsage reads Codex's usage (OpenAI's convention: input includes
+// cached input and cache writes) in the bridge's (Anthropic's: input
+// excludes both).
+func openAIUsage(u *fastjson.Value) event.Usage {
+	n := func(key string) int64 { return event.Tokens(u.GetInt64(key)) }
+	in, cached, write := n("input_tokens"), n("cached_input_tokens"), n("cache_write_input_tokens")
+	fresh := in - cached - write
+	if fresh < 0 { // another convention: keep what is certain
+		fresh, write = max(in-cached, 0), 0
+	}
+	return event.Usage{InputTokens: fresh, CacheReadTokens: cached, CacheCreationTokens: write,
+		OutputTokens: n("output_tokens"), ReasoningOutputTokens: n("reasoning_output_tokens")}
 }

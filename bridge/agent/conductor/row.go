@@ -9,6 +9,22 @@
 // turns a tab's rows into the bridge's events behind agent.Parser. Row.Line
 // is the line the parser reads, so the engine feeds it as it feeds a
 // transcript's lines, and the parser's saved state holds the last row read.
+//
+// What the engine does with it:
+//
+//	f := conductor.NewFollower(dbPath, conductor.Options{Deliver: deliver, Logf: logf})
+//	go f.Run(ctx)                         // one per database, for the bridge's life
+//
+//	p, err := conductor.NewParser(saved)  // a tab to stream: saved is its journaled state, nil at first
+//	f.Follow(tab, p.Cursor())             // tab is sessions.id (discover.Session.ConductorID)
+//
+//	deliver(tab, rows)                    // on Run's goroutine: hand rows to the tab's own goroutine, which does
+//	out, err = p.Line(row.Line(), out)    //   for each row in order, then journals p.Save() with the events
+//
+//	f.Unfollow(tab)                       // the tab is gone, or now has a reader of its own
+//
+// Events carry no ID, session or agent: the engine stamps them, as for any
+// agent.Parser. Quiet and Flush do nothing (every turn ends with a frame).
 package conductor
 
 import (
