@@ -35,6 +35,7 @@ import (
 	"conductorbridge/bridge/registrar"
 	"conductorbridge/bridge/regular"
 	"conductorbridge/bridge/stream"
+	"conductorbridge/bridge/transcript"
 	usagerep "conductorbridge/bridge/usage"
 )
 
@@ -262,8 +263,10 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	}
 	hub := stream.NewHub(filepath.Join(c.StateDir, "streams"), 0)
 	hub.Log = func(msg string) { log.Error().Msg(msg) }
+	records := transcript.NewFiles(transcript.DefaultOpenFiles) // session records kept open between reads
 	if limit, ok := httplimit.FileLimit(); ok {
 		hub.SetOpenJournals(stream.OpenJournalsFor(limit))
+		records = transcript.NewFiles(transcript.OpenFilesFor(limit))
 	}
 	prices, err := price.Load(c.StateDir)
 	if err != nil {
@@ -280,6 +283,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	eng := engine.New(engine.Config{
 		Browse:  browser,
 		Prices:  prices,
+		Files:   records,
 		Scanner: newAgentScanner(scanner), Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome,
 		// A change to Conductor's database (its -wal takes every commit)
 		// or a new worktree folder asks for a scan at once.

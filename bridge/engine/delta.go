@@ -215,7 +215,8 @@ func (t *tail) replayStep(sd sessionDelta, scratch []event.Event) []event.Event 
 	})) {
 		t.stale = true // positions only from here on
 		if sd.Offset != 0 {
-			t.reader = transcript.Reader{Path: t.reader.Path, Offset: sd.Offset, Budget: backlogBudget}
+			t.reader.Close()
+			t.reader = transcript.Reader{Path: t.reader.Path, Offset: sd.Offset, Budget: backlogBudget, Files: t.reader.Files}
 		}
 		for p, st := range t.subs {
 			if off, ok := sd.Subs[filepath.Base(p)]; ok {

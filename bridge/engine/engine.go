@@ -21,6 +21,7 @@ import (
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/stream"
+	"conductorbridge/bridge/transcript"
 )
 
 // Scanner finds workspaces; discover.Scanner in production.
@@ -73,6 +74,10 @@ type Config struct {
 	// Browse follows each workspace's gstack browse server (browse.go;
 	// nil: none).
 	Browse Browse
+	// Files bounds the session records kept open between reads (see
+	// transcript.Files; nil: transcript.DefaultOpenFiles). Busy ones stay
+	// open; one unread for a minute gives its descriptor back.
+	Files *transcript.Files
 }
 
 func (c *Config) withDefaults() {
@@ -103,6 +108,9 @@ func (c *Config) withDefaults() {
 	if c.WatchDirs == nil {
 		v := runtime.GOOS == "linux"
 		c.WatchDirs = &v
+	}
+	if c.Files == nil {
+		c.Files = transcript.NewFiles(transcript.DefaultOpenFiles)
 	}
 }
 
@@ -254,6 +262,7 @@ func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
 			// back: open files follow the agents at work.
 			e.cfg.Hub.ReleaseIdle(journalIdle)
 		}
+		e.cfg.Files.ReleaseIdle(journalIdle) // records too
 	}
 	for {
 		select {
@@ -319,7 +328,8 @@ func (e *Engine) scanLoop(ctx context.Context) {
 	}
 }
 
-// journalIdle is how long a workspace's journal stays open unwritten.
+// journalIdle is how long a workspace's journal stays open unwritten, and
+// a session's record unread.
 const journalIdle = time.Minute
 
 // minScanGap is the least time between two scans asked for by watches.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/transcript"
 )
 
 // TestManySessionsWritingAtOnceLoseNothing is the paced bench's promise
@@ -16,7 +17,8 @@ import (
 // pieces (a reader may find half a line), every line reaches its
 // workspace's stream exactly once and in order; and after a restart, with
 // more written meanwhile, the journal replays them all and the stream
-// goes on from there with nothing twice.
+// goes on from there with nothing twice. Fewer records are kept open than
+// there are sessions.
 func TestManySessionsWritingAtOnceLoseNothing(t *testing.T) {
 	const workspaces, live, later = 10, 60, 5
 	h := newHome(t)
@@ -64,7 +66,10 @@ func TestManySessionsWritingAtOnceLoseNothing(t *testing.T) {
 		}
 	}
 
-	r := h.start()
+	// Fewer records kept open than sessions writing: each read may find
+	// its file closed by another's and open it again.
+	small := func(c *Config) { c.Files = transcript.NewFiles(3) }
+	r := h.startWith(small)
 	ids := make([]string, workspaces)
 	for i, a := range agents {
 		ids[i] = r.waitWorkspace(t, a.dir)
@@ -105,7 +110,7 @@ func TestManySessionsWritingAtOnceLoseNothing(t *testing.T) {
 			h.write(a.path, prompt(a.sid, fmt.Sprintf("p%d", k)))
 		}
 	}
-	r2 := h.start()
+	r2 := h.startWith(small)
 	for i, a := range agents {
 		if id := r2.waitWorkspace(t, a.dir); id != ids[i] {
 			t.Fatalf("workspace id changed across restart: %s → %s", ids[i], id)

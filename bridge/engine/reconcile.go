@@ -114,6 +114,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 		evs = w.finish(t, evs)
 		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(), SessionID: id, Agent: agentTag(t.agent), Path: t.reader.Path, Reason: SessionEnd})
 		w.retire(t)
+		t.reader.Close()
 		delete(w.tails, id)
 	}
 	return evs
@@ -135,7 +136,7 @@ func (w *workspace) start(id string, wt wanted) *tail {
 		w.warnOnce("parser", "start session", err)
 		return nil
 	}
-	t := &tail{id: id, agent: agentName, reader: transcript.Reader{Path: wt.path, Budget: backlogBudget}, parser: p, meta: wt.meta}
+	t := &tail{id: id, agent: agentName, reader: transcript.Reader{Path: wt.path, Budget: backlogBudget, Files: w.eng.cfg.Files}, parser: p, meta: wt.meta}
 	info, err := os.Stat(wt.path)
 	switch down := w.downtime(); {
 	case err != nil:

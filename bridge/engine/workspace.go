@@ -262,7 +262,7 @@ func (w *workspace) resume(id string, tc tailCursor) *tail {
 		w.warnOnce("cursor", "resume session", err)
 		return nil
 	}
-	t := &tail{id: id, agent: cmpOr(tc.Agent, discover.AgentClaude), reader: transcript.Reader{Path: tc.Path, Offset: tc.Offset, Budget: backlogBudget},
+	t := &tail{id: id, agent: cmpOr(tc.Agent, discover.AgentClaude), reader: transcript.Reader{Path: tc.Path, Offset: tc.Offset, Budget: backlogBudget, Files: w.eng.cfg.Files},
 		parser: p, status: tc.Status, reason: tc.Reason, needs: tc.Needs, since: tc.Since, lastID: tc.LastID}
 	t.restoreSubs(tc.Subs, tc.SubsDone)
 	return t

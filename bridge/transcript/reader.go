@@ -29,7 +29,11 @@ type Reader struct {
 	// is caught up in bounded batches, each published and released
 	// before the next is read.
 	Budget int64
+	// Files, when set, keeps the file open between reads, within its
+	// bound (see Files); Close gives it back. Nil opens it for each read.
+	Files *Files
 
+	held     *heldFile
 	pending  []byte // the start of an incomplete line, read from Offset
 	skipping bool   // discarding an oversized line up to its newline
 	info     os.FileInfo
@@ -75,11 +79,11 @@ func (r *Reader) SkipTo(off int64) {
 // the file offset just past it. fn must not keep line after it returns.
 func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 	var res ReadResult
-	f, info, err := openRegular(r.Path) // a FIFO named *.jsonl must not hang the follower
+	f, info, done, err := r.openHeld()
 	if err != nil {
 		return res, fmt.Errorf("open transcript: %w", err)
 	}
-	defer f.Close()
+	defer done()
 	res.Size, res.ModTime = info.Size(), info.ModTime()
 	pos := r.Offset + int64(len(r.pending))
 	if (r.info != nil && !os.SameFile(r.info, info)) || info.Size() < pos {

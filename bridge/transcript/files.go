@@ -1,0 +1,176 @@
+package transcript
+
+import (
+	"container/list"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+)
+
+// Files bounds the records Readers keep open between reads. Opening,
+// statting and closing a record for every line an agent writes cost a
+// tenth of the bridge's CPU at 200 agents × 10 lines/s; a Reader given
+// Files keeps its file open and looks at the path with one stat instead.
+// The records read most recently keep their file; past the bound the
+// least recently read one is closed (and opened again on its next read),
+// and ReleaseIdle closes those not read for a while: descriptors follow
+// the agents at work, not the sessions there are. Safe for concurrent use.
+type Files struct {
+	max int
+
+	mu   sync.Mutex
+	lru  *list.List // of *heldFile, most recently read first
+	open map[*heldFile]*list.Element
+	now  func() time.Time // time.Now; tests set it
+}
+
+// DefaultOpenFiles is how many records a Files keeps open unless the
+// descriptor limit says otherwise (OpenFilesFor).
+const DefaultOpenFiles = 128
+
+// NewFiles keeps at most max records open.
+func NewFiles(max int) *Files {
+	return &Files{max: max, lru: list.New(), open: make(map[*heldFile]*list.Element), now: time.Now}
+}
+
+// OpenFilesFor is the budget for a process allowed limit descriptors: an
+// eighth of them, at least 32 and at most 256, as for the journals (two
+// hundred busy sessions keep their record, a thousand idle ones do not).
+func OpenFilesFor(limit uint64) int {
+	return int(min(max(limit/8, 32), 256))
+}
+
+// heldFile is one Reader's open record. Its owner reads under mu; the
+// budget closes it under mu too, so never in the middle of a read.
+type heldFile struct {
+	mu   sync.Mutex
+	f    *os.File // nil: closed
+	info fs.FileInfo
+	at   time.Time // last read, under Files.mu
+}
+
+// use marks h as just read and returns the file to close to stay within
+// the budget, if any. The caller closes it without holding h.mu: two held
+// files' locks are never held together.
+func (b *Files) use(h *heldFile) *heldFile {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	h.at = b.now()
+	if el, ok := b.open[h]; ok {
+		b.lru.MoveToFront(el)
+		return nil
+	}
+	b.open[h] = b.lru.PushFront(h)
+	if b.lru.Len() <= b.max {
+		return nil
+	}
+	el := b.lru.Back()
+	b.lru.Remove(el)
+	victim := el.Value.(*heldFile)
+	delete(b.open, victim)
+	return victim
+}
+
+// forget takes h out of the budget (its file is closed).
+func (b *Files) forget(h *heldFile) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if el, ok := b.open[h]; ok {
+		b.lru.Remove(el)
+		delete(b.open, h)
+	}
+}
+
+// ReleaseIdle closes the records not read for d and reports how many.
+func (b *Files) ReleaseIdle(d time.Duration) int {
+	b.mu.Lock()
+	before := b.now().Add(-d)
+	var idle []*heldFile
+	for el := b.lru.Back(); el != nil; el = b.lru.Back() {
+		h := el.Value.(*heldFile)
+		if !h.at.Before(before) {
+			break // most recently read first: the rest are newer
+		}
+		b.lru.Remove(el)
+		delete(b.open, h)
+		idle = append(idle, h)
+	}
+	b.mu.Unlock()
+	for _, h := range idle {
+		h.release()
+	}
+	return len(idle)
+}
+
+// Open is how many records the budget holds open.
+func (b *Files) Open() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lru.Len()
+}
+
+// release closes h's file until its next read.
+func (h *heldFile) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closeLocked()
+}
+
+func (h *heldFile) closeLocked() {
+	if h.f != nil {
+		h.f.Close()
+		h.f, h.info = nil, nil
+	}
+}
+
+// openHeld returns r's record open, as Read needs it, with its stat and
+// the function that ends the read. Without Files it is opened for this
+// read alone. With Files the file stays open between reads: the path's
+// stat (one system call, no descriptor) tells whether it is still the
+// same regular file; a replaced one is opened again, so Read sees the new
+// file as it would have on its own.
+func (r *Reader) openHeld() (*os.File, fs.FileInfo, func(), error) {
+	if r.Files == nil {
+		f, info, err := openRegular(r.Path) // a FIFO named *.jsonl must not hang the follower
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return f, info, func() { f.Close() }, nil
+	}
+	if r.held == nil {
+		r.held = &heldFile{}
+	}
+	h := r.held
+	if victim := r.Files.use(h); victim != nil {
+		victim.release()
+	}
+	h.mu.Lock()
+	if h.f != nil {
+		info, err := os.Stat(r.Path)
+		if err == nil && info.Mode().IsRegular() && os.SameFile(info, h.info) {
+			return h.f, info, h.mu.Unlock, nil
+		}
+		h.closeLocked() // gone or replaced: open what is there now
+	}
+	f, info, err := openRegular(r.Path)
+	if err != nil {
+		h.mu.Unlock()
+		r.Files.forget(h)
+		return nil, nil, nil, err
+	}
+	h.f, h.info = f, info
+	return f, info, h.mu.Unlock, nil
+}
+
+// Close closes the record a Reader with Files keeps open; a later Read
+// opens it again.
+func (r *Reader) Close() {
+	if r.held == nil {
+		return
+	}
+	r.held.release()
+	if r.Files != nil {
+		r.Files.forget(r.held)
+	}
+}
