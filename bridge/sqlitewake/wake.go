@@ -23,11 +23,17 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// settle is how long after a file event with no new commit Run reads
-// again: SQLite writes the WAL before it publishes the commit in its
-// shared memory, which no file event announces.
-var settle = []time.Duration{time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond, 8 * time.Millisecond,
-	16 * time.Millisecond, 32 * time.Millisecond}
+// After a file event with no new commit visible, Run reads again, often
+// at first and less and less: SQLite writes the WAL (the event), syncs it
+// (a few milliseconds), and only then publishes the commit in its shared
+// memory, which no file event announces. settle says how long to wait
+// before reading again, by how long it has waited; past the last step it
+// stops (a checkpoint writes the files and commits nothing).
+var settle = []struct{ until, every time.Duration }{
+	{10 * time.Millisecond, 500 * time.Microsecond},
+	{50 * time.Millisecond, 2 * time.Millisecond},
+	{250 * time.Millisecond, 10 * time.Millisecond},
+}
 
 // Run calls read until ctx ends: once at the start, then at each write
 // to the database at path or its WAL, each poll and each wake. read
@@ -59,7 +65,28 @@ func Run(ctx context.Context, path string, opt Options, read func(context.Contex
 	defer tick.Stop()
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
-	tries := len(settle)
+	var since time.Time // the first event whose commit is not visible yet
+	again := func(found bool) {
+		if found {
+			since = time.Time{}
+			return
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		waited := time.Since(since)
+		for _, s := range settle {
+			if waited < s.until {
+				retry.Reset(s.every)
+				return
+			}
+		}
+		since = time.Time{}
+	}
+	ours := func(ev fsnotify.Event) bool {
+		name := filepath.Base(ev.Name)
+		return name == base || name == base+"-wal"
+	}
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	if w != nil {
@@ -71,28 +98,33 @@ func Run(ctx context.Context, path string, opt Options, read func(context.Contex
 		case <-ctx.Done():
 			return ctx.Err()
 		case ev := <-events:
-			if name := filepath.Base(ev.Name); name != base && name != base+"-wal" {
+			if !ours(ev) {
 				continue
 			}
-			if read(ctx) {
-				tries = len(settle)
-			} else {
-				tries = 0
-				retry.Reset(settle[0])
-			}
+			drain(events) // one read for every event queued
+			again(read(ctx))
 		case err := <-errs:
 			opt.Logf("%s: file events: %v", path, err)
 		case <-retry.C:
-			if read(ctx) {
-				tries = len(settle)
-			} else if tries++; tries < len(settle) {
-				retry.Reset(settle[tries])
+			if !since.IsZero() {
+				again(read(ctx))
 			}
 		case <-opt.Wake:
 			read(ctx)
 		case <-tick.C:
 			watch()
 			read(ctx)
+		}
+	}
+}
+
+// drain takes the events already queued.
+func drain(events <-chan fsnotify.Event) {
+	for {
+		select {
+		case <-events:
+		default:
+			return
 		}
 	}
 }

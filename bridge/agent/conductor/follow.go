@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
+	"conductorbridge/bridge/sqlitewake"
 )
 
 // Follower follows chat tabs' rows in Conductor's database and hands each
@@ -89,92 +89,12 @@ func (f *Follower) Check() {
 	}
 }
 
-// After a file event with no new commit visible, Run asks again, often
-// at first and less and less: SQLite writes the WAL (the event), syncs it
-// (a few milliseconds), and only then publishes the commit in its shared
-// memory, which no file event announces. settle says how long to wait
-// before asking again, by how long it has waited; past the last step it
-// stops asking (a checkpoint writes the file and commits nothing).
-var settle = []struct{ until, every time.Duration }{
-	{10 * time.Millisecond, 500 * time.Microsecond},
-	{50 * time.Millisecond, 2 * time.Millisecond},
-	{250 * time.Millisecond, 10 * time.Millisecond},
-}
-
-// Run follows until ctx ends. A database that is missing or cannot be
-// read is logged and tried again at the next event or poll.
+// Run follows until ctx ends (bridge/sqlitewake wakes it). A database
+// that is missing or cannot be read is logged and tried again at the
+// next event or poll.
 func (f *Follower) Run(ctx context.Context) error {
 	defer f.db.close()
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		f.logf("conductor record: no file events, polling every %v: %v", f.poll, err)
-		w = nil
-	} else {
-		defer w.Close()
-	}
-	dir, base := filepath.Dir(f.db.path), filepath.Base(f.db.path)
-	watching := false
-	watch := func() {
-		if w != nil && !watching {
-			watching = w.Add(dir) == nil
-		}
-	}
-	watch()
-	tick := time.NewTicker(f.poll)
-	defer tick.Stop()
-	retry := time.NewTimer(time.Hour)
-	retry.Stop()
-	var since time.Time // the first event whose commit is not visible yet
-	again := func(found bool) {
-		if found {
-			since = time.Time{}
-			return
-		}
-		if since.IsZero() {
-			since = time.Now()
-		}
-		waited := time.Since(since)
-		for _, s := range settle {
-			if waited < s.until {
-				retry.Reset(s.every)
-				return
-			}
-		}
-		since = time.Time{}
-	}
-	ours := func(ev fsnotify.Event) bool {
-		name := filepath.Base(ev.Name)
-		return name == base || name == base+"-wal"
-	}
-	var events <-chan fsnotify.Event
-	var errs <-chan error
-	if w != nil {
-		events, errs = w.Events, w.Errors
-	}
-	f.read(ctx)
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case ev := <-events:
-			if !ours(ev) {
-				continue
-			}
-			drain(events) // one read for every event queued
-			again(f.read(ctx))
-		case err := <-errs:
-			f.logf("conductor record: file events: %v", err)
-		case <-retry.C:
-			if !since.IsZero() {
-				again(f.read(ctx))
-			}
-		case <-f.wake:
-			f.read(ctx)
-		case <-tick.C:
-			watch()
-			f.read(ctx)
-		}
-	}
+	return sqlitewake.Run(ctx, f.db.path, sqlitewake.Options{Poll: f.poll, Wake: f.wake, Logf: f.logf}, f.read)
 }
 
 // read hands over what was committed since the last read, and reports
@@ -371,15 +291,4 @@ func (f *Follower) queryTabs() {
 		f.args = append(f.args, tab)
 	}
 	f.in = strings.TrimSuffix(strings.Repeat("?, ", len(f.order)), ", ")
-}
-
-// drain takes the events already queued.
-func drain(events <-chan fsnotify.Event) {
-	for {
-		select {
-		case <-events:
-		default:
-			return
-		}
-	}
 }
