@@ -18,7 +18,7 @@ import (
 	"conductorbridge/bridge/browsetest"
 	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakemodel"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // browseCLI builds the stand-in of gstack's `$B` (bridge/browsetest/cmd/browse).

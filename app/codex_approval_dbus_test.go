@@ -12,7 +12,7 @@ import (
 
 	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 	"conductorbridge/tray/dbustest"
 )
 
@@ -37,22 +37,22 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 	dir := filepath.Join(home, "work", "vault")
 	notifyEveryTurn(t, home)
 	const command = "touch approved.txt"
-	oai := fakeopenai.NewTest(t,
-		fakeopenai.Reply(
-			fakeopenai.Message("I need to write a file."),
+	oai := fakemodel.NewTest(t,
+		fakemodel.Reply(
+			fakemodel.Text("I need to write a file."),
 			// Outside the read-only sandbox: under on-request Codex asks.
-			fakeopenai.FunctionCall("exec_command", map[string]any{"cmd": command, "yield_time_ms": 10000,
+			fakemodel.ToolUse("exec_command", map[string]any{"cmd": command, "yield_time_ms": 10000,
 				"sandbox_permissions": "require_escalated", "justification": "write approved.txt"})),
-		fakeopenai.Reply(fakeopenai.Message("The file is there.")),
+		fakemodel.Reply(fakemodel.Text("The file is there.")),
 		// The second turn, in Plan mode, asks the person a question.
-		fakeopenai.Reply(fakeopenai.FunctionCall("request_user_input", map[string]any{"questions": []map[string]any{{
+		fakemodel.Reply(fakemodel.ToolUse("request_user_input", map[string]any{"questions": []map[string]any{{
 			"id": "color", "header": "Color", "question": "Which color?",
 			"options": []map[string]any{{"label": "Blue (Recommended)", "description": "calm"}, {"label": "Red", "description": "loud"}}}}})),
-		fakeopenai.Reply(fakeopenai.Message("Blue it is.")),
+		fakemodel.Reply(fakemodel.Text("Blue it is.")),
 		// The third asks for a command again, which the person refuses.
-		fakeopenai.Reply(fakeopenai.FunctionCall("exec_command", map[string]any{"cmd": "touch refused.txt", "yield_time_ms": 10000,
+		fakemodel.Reply(fakemodel.ToolUse("exec_command", map[string]any{"cmd": "touch refused.txt", "yield_time_ms": 10000,
 			"sandbox_permissions": "require_escalated", "justification": "write refused.txt"})),
-		fakeopenai.Reply(fakeopenai.Message("Understood, I left it.")),
+		fakemodel.Reply(fakemodel.Text("Understood, I left it.")),
 	)
 	co := codextest.Options{Bin: codexBin, BaseURL: oai.URL(), Home: home, Dir: dir}
 	if err := codextest.PrepareHome(co.CodexHome(), dir, oai.URL(), codextest.ModelFor(codextest.Latest)); err != nil {

@@ -19,8 +19,7 @@ import (
 	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakemodel"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // conductorDB makes the home's conductor.db from schema.sql and runs
@@ -56,7 +55,7 @@ func TestCodexTabBesideClaudeTab(t *testing.T) {
 	codexBin := codextest.Find(t, codextest.Latest)
 	e := newAgentEnv(t)
 	const claudeID = "cccccccc-5555-4555-8555-00000000000c"
-	oai := fakeopenai.NewTest(t, append(codextest.FirstTurn(), fakeopenai.Reply(fakeopenai.Message("Codex got the message.")))...)
+	oai := fakemodel.NewTest(t, append(codextest.FirstTurn(), fakemodel.Reply(fakemodel.Text("Codex got the message.")))...)
 	claude := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Bash("echo from-claude")), fakemodel.Reply(fakemodel.Text("Claude is done.")))
 	db := conductorDB(t, e.home, `
 INSERT INTO repos (id, name, root_path) VALUES ('r1', 'demo', '`+e.dir+`');
@@ -161,7 +160,7 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
 	}
 	wctx, wcancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer wcancel()
-	if _, err := oai.WaitRequest(wctx, func(r fakeopenai.Request) bool { return r.Contains("codex: check the footer") }); err != nil {
+	if _, err := oai.WaitRequest(wctx, func(r fakemodel.Request) bool { return r.Contains("codex: check the footer") }); err != nil {
 		t.Fatalf("the Codex model never got the message: %v\n%s", err, e.p.log)
 	}
 	m := e.waitState(ws.ID, res.ID, "confirmed")
@@ -267,7 +266,7 @@ func TestCodexBusySessionTakesMessageAtItsStopHook(t *testing.T) {
 	}
 	id := res["id"].(string)
 	release()
-	if _, err := oai.WaitRequest(ctx, func(r fakeopenai.Request) bool { return r.Contains("codex: also check the footer") }); err != nil {
+	if _, err := oai.WaitRequest(ctx, func(r fakemodel.Request) bool { return r.Contains("codex: also check the footer") }); err != nil {
 		t.Fatalf("the model never got the message: %v\ncodex: %s\nbridge: %s", err, stderr.String(), p.log)
 	}
 	if err := <-done; err != nil {
@@ -290,12 +289,12 @@ func TestLegacyCodexSession(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "work", "old")
 	model := codextest.ModelFor(codextest.Legacy)
-	oai := fakeopenai.NewTest(t,
-		fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-			return []fakeopenai.Item{fakeopenai.Message("Listing."), fakeopenai.Shell(r.ToolNames(), "echo legacy")}
+	oai := fakemodel.NewTest(t,
+		fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
+			return []fakemodel.Block{fakemodel.Text("Listing."), fakemodel.Shell(r.ToolNames(), "echo legacy")}
 		}),
-		fakeopenai.Reply(fakeopenai.Message("Listed.")),
-		fakeopenai.Reply(fakeopenai.Message("Got it on 0.47.")),
+		fakemodel.Reply(fakemodel.Text("Listed.")),
+		fakemodel.Reply(fakemodel.Text("Got it on 0.47.")),
 	)
 	co := codextest.Options{Bin: codexBin, BaseURL: oai.URL(), Home: home, Dir: dir, Prompt: "list", Model: model}
 	if err := codextest.PrepareHome(co.CodexHome(), dir, oai.URL(), model); err != nil {
@@ -347,7 +346,7 @@ func TestLegacyCodexSession(t *testing.T) {
 		map[string]string{"message": "legacy: one more thing", "session_id": thread}, &res); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := oai.WaitRequest(ctx, func(r fakeopenai.Request) bool { return r.Contains("legacy: one more thing") }); err != nil {
+	if _, err := oai.WaitRequest(ctx, func(r fakemodel.Request) bool { return r.Contains("legacy: one more thing") }); err != nil {
 		t.Fatalf("0.47's model never got the message: %v\n%s", err, p.log)
 	}
 	e := &agentEnv{t: t, p: p, cfg: cfg}

@@ -11,7 +11,7 @@ import (
 
 	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakemodel"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestRealClaudeCodeEndToEnd runs the real Claude Code binary (several

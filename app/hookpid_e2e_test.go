@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"conductorbridge/bridge/claudetest"
-	"conductorbridge/bridge/fakemodel"
 	"conductorbridge/bridge/proc"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestSessionPIDFromHooks runs two plain `claude` sessions in one folder,

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"conductorbridge/bridge/claudetest"
-	"conductorbridge/bridge/fakemodel"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // Injection latency with the real Claude Code, p50/p99 over b.N messages:

@@ -15,8 +15,8 @@ import (
 
 	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakemodel"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // agentEnv is a fake home with a workspace whose hooks point at a bridge.

@@ -15,8 +15,8 @@ import (
 
 	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakemodel"
 	"conductorbridge/bridge/stream"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // tabsEnv is one worktree with two real Claude Code sessions in it, as

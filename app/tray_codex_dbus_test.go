@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/codextest"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 	"conductorbridge/tray/dbustest"
 )
 
@@ -30,7 +30,7 @@ func TestCodexTabInTheMenuBar(t *testing.T) {
 	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
 	p.waitFor(func(w apiWorkspace) bool { return w.Directory == tokyo.cwd && w.LastEventID > 0 })
 
-	oai := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("Codex checked the login page.")))
+	oai := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("Codex checked the login page.")))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	co := codextest.Options{Bin: codexBin, BaseURL: oai.URL(), Home: home, Dir: tokyo.cwd, Prompt: "check the login page"}

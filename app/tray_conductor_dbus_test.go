@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/claudetest"
-	"conductorbridge/bridge/fakemodel"
+	"conductorbridge/testkit/fakemodel"
 	"conductorbridge/tray/dbustest"
 )
 

@@ -14,9 +14,8 @@ import (
 	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakemodel"
-	"conductorbridge/bridge/fakeopenai"
 	usagerep "conductorbridge/bridge/usage"
+	"conductorbridge/testkit/fakemodel"
 	"conductorbridge/tray/dbustest"
 )
 
@@ -39,7 +38,7 @@ func TestUsageEqualsTheStreamsAndTheMenuBar(t *testing.T) {
 		fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("The subagent says it is empty.")}, Usage: big, Model: model},
 		fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Nothing else to do.")}, Usage: big, Model: model},
 	)
-	oai := fakeopenai.NewTest(t, codextest.FirstTurn()...)
+	oai := fakemodel.NewTest(t, codextest.FirstTurn()...)
 	env := []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address}
 	e.p = startBridgeWith(t, e.home, 0, env)
 	e.cfg.Addr = strings.TrimPrefix(e.p.base, "http://")

@@ -12,8 +12,8 @@ import (
 
 	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakeopenai"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // codexWordsEnv is a plain Codex project under a bridge with the bridge's
@@ -24,7 +24,7 @@ type codexWordsEnv struct {
 	co  codextest.Options
 }
 
-func newCodexWordsEnv(t *testing.T, oai *fakeopenai.Server) *codexWordsEnv {
+func newCodexWordsEnv(t *testing.T, oai *fakemodel.Server) *codexWordsEnv {
 	t.Helper()
 	bin := codextest.Find(t, codextest.Latest)
 	home := t.TempDir()
@@ -50,15 +50,15 @@ func newCodexWordsEnv(t *testing.T, oai *fakeopenai.Server) *codexWordsEnv {
 
 // heldShell is a Codex model whose first reply runs a shell command the
 // test holds open until release, then says replies, one a turn.
-func heldShell(t testing.TB, replies ...string) (oai *fakeopenai.Server, release func()) {
+func heldShell(t testing.TB, replies ...string) (oai *fakemodel.Server, release func()) {
 	t.Helper()
 	gate := filepath.Join(t.TempDir(), "gate")
 	held := "while [ ! -e " + gate + " ]; do sleep 0.05; done; echo opened"
-	turns := []fakeopenai.Turn{fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-		return []fakeopenai.Item{fakeopenai.Message("Running the long check."), fakeopenai.Shell(r.ToolNames(), held)}
+	turns := []fakemodel.Turn{fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
+		return []fakemodel.Block{fakemodel.Text("Running the long check."), fakemodel.Shell(r.ToolNames(), held)}
 	})}
 	for _, text := range replies {
-		turns = append(turns, fakeopenai.Reply(fakeopenai.Message(text)))
+		turns = append(turns, fakemodel.Reply(fakemodel.Text(text)))
 	}
 	release = func() {
 		if err := os.WriteFile(gate, nil, 0o644); err != nil {
@@ -66,7 +66,7 @@ func heldShell(t testing.TB, replies ...string) (oai *fakeopenai.Server, release
 		}
 	}
 	t.Cleanup(release) // a test that fails early must not leave Codex waiting
-	return fakeopenai.NewTest(t, turns...), release
+	return fakemodel.NewTest(t, turns...), release
 }
 
 // postTo queues a message for one session of a workspace.
@@ -132,7 +132,7 @@ func TestWordsCodexStopHook(t *testing.T) {
 	if _, err := app.Wait(ctx, "turn/completed"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := oai.WaitRequest(ctx, func(r fakeopenai.Request) bool { return r.Contains(panelWords) }); err != nil {
+	if _, err := oai.WaitRequest(ctx, func(r fakemodel.Request) bool { return r.Contains(panelWords) }); err != nil {
 		t.Fatal(err)
 	}
 	if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != "stop" || m.Session != thread {
@@ -232,7 +232,7 @@ func mustJSONString(v any) string {
 // it as the person's own message: reading the thread back, as a UI does,
 // gives a user message with the bridge's header line, then the words.
 func TestWordsCodexResume(t *testing.T) {
-	oai := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("The page looks fine.")), fakeopenai.Reply(fakeopenai.Message(answer)))
+	oai := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("The page looks fine.")), fakemodel.Reply(fakemodel.Text(answer)))
 	e := newCodexWordsEnv(t, oai)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -244,7 +244,7 @@ func TestWordsCodexResume(t *testing.T) {
 	thread := codextest.ThreadID(codextest.Rollouts(t, co.CodexHome())[0])
 	ws := e.p.waitFor(func(w apiWorkspace) bool { return w.Directory == e.dir && w.Status == event.StateIdle })
 	id := e.postTo(ws.ID, thread, panelWords)
-	if _, err := oai.WaitRequest(ctx, func(r fakeopenai.Request) bool { return r.Contains(panelWords) }); err != nil {
+	if _, err := oai.WaitRequest(ctx, func(r fakemodel.Request) bool { return r.Contains(panelWords) }); err != nil {
 		t.Fatal(err)
 	}
 	if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != inject.ViaCodexResume {

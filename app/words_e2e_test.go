@@ -10,9 +10,9 @@ import (
 
 	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakemodel"
 	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // These tests record, for each route a side-panel message takes into Claude

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"conductorbridge/bridge/claudetest"
-	"conductorbridge/bridge/fakemodel"
 	"conductorbridge/bridge/hooks"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // turnDone21 ends 2.1's line for a finished turn ("✻ Worked for 0s · done

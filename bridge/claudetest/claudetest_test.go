@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/fakemodel"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // record is the slice of a transcript line these tests look at.

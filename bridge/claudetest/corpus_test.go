@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/fakemodel"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // corpusVersions are the Claude Code releases the transcript corpus covers:
@@ -111,7 +111,7 @@ func generateCorpus(t *testing.T, version, out string) {
 		"Give me a short tour: run a command, create greeting.txt, and show me some failures.",
 		"Thanks! What's in greeting.txt now?")
 	for _, r := range fm.Requests() {
-		t.Logf("request %d %s %s kind=%s model=%s tools=%d last=%.60q", r.Seq, r.Method, r.Path, r.Kind, r.Body.Model, len(r.Body.Tools), r.LastUserText())
+		t.Logf("request %d %s %s kind=%s model=%s tools=%d last=%.60q", r.Seq, r.Method, r.Path, r.Kind, r.Anthropic.Model, len(r.Anthropic.Tools), r.LastUserText())
 		logToolResults(t, r)
 	}
 	path, err := s.TranscriptPath()
@@ -130,10 +130,10 @@ func generateCorpus(t *testing.T, version, out string) {
 // logToolResults shows what each tool returned, to check the script did
 // what it meant to (the Edit succeeded, exit 3 is an error, …).
 func logToolResults(t *testing.T, r fakemodel.Request) {
-	if len(r.Body.Messages) == 0 {
+	if len(r.Anthropic.Messages) == 0 {
 		return
 	}
-	last := r.Body.Messages[len(r.Body.Messages)-1]
+	last := r.Anthropic.Messages[len(r.Anthropic.Messages)-1]
 	for _, c := range last.Content {
 		if c.Type == "tool_result" {
 			t.Logf("    tool_result %s is_error=%v %.80q", c.ToolUseID, c.IsError, c.ResultText())

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/fakemodel"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // RealModelNames are names real transcripts carry (public dotfiles, the

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/codextest"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestLegacyApprovalLeavesNoTrace documents why a 0.47 session cannot
@@ -22,10 +22,10 @@ import (
 // agent-turn-complete. 0.47 has no hooks at all.
 func TestLegacyApprovalLeavesNoTrace(t *testing.T) {
 	bin := codextest.Find(t, codextest.Legacy)
-	srv := fakeopenai.NewTest(t,
-		fakeopenai.Reply(fakeopenai.FunctionCall("shell", map[string]any{"command": []string{"bash", "-lc", "touch approved.txt"},
+	srv := fakemodel.NewTest(t,
+		fakemodel.Reply(fakemodel.ToolUse("shell", map[string]any{"command": []string{"bash", "-lc", "touch approved.txt"},
 			"with_escalated_permissions": true, "justification": "write approved.txt"})),
-		fakeopenai.Reply(fakeopenai.Message("done")))
+		fakemodel.Reply(fakemodel.Text("done")))
 	home := t.TempDir()
 	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Model: codextest.ModelFor(codextest.Legacy)}
 	dir := filepath.Join(home, "work", "demo")

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/codextest"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // Issue 24, finding 6: `codex exec … resume <thread> -- <message>` kept
@@ -25,11 +25,11 @@ func TestResumeKeepsTheMessageOutOfArgv(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			bin := codextest.Find(t, version)
 			inTurn, release := make(chan struct{}), make(chan struct{})
-			srv := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("first answer")),
-				fakeopenai.Build(func(fakeopenai.Request) []fakeopenai.Item {
+			srv := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("first answer")),
+				fakemodel.Build(func(fakemodel.Request) []fakemodel.Block {
 					close(inTurn) // the resumed turn reached the model: codex is mid-turn
 					<-release
-					return []fakeopenai.Item{fakeopenai.Message("got it")}
+					return []fakemodel.Block{fakemodel.Text("got it")}
 				}))
 			home := t.TempDir()
 			o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "hello", Model: codextest.ModelFor(version)}

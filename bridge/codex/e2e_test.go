@@ -11,7 +11,7 @@ import (
 
 	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // hookScripts writes a Stop hook that delivers the message in inbox once
@@ -41,7 +41,7 @@ func hookScripts(t *testing.T, dir string) (spec HookSpec, inbox, notifyLog stri
 // person's input, the turn still completes once, and notify fires.
 func TestStopHookDeliversToBusySession(t *testing.T) {
 	bin := codextest.Find(t, codextest.Latest)
-	srv := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("first answer")), fakeopenai.Reply(fakeopenai.Message("got it")))
+	srv := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("first answer")), fakemodel.Reply(fakemodel.Text("got it")))
 	home := t.TempDir()
 	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "hello"}
 	cfg := codextest.Config(srv.URL(), filepath.Join(home, "work", "demo"), codextest.ModelFor(codextest.Latest))
@@ -118,7 +118,7 @@ func TestResumeDeliversToIdleSession(t *testing.T) {
 	for _, version := range []string{codextest.Latest, codextest.Legacy} {
 		t.Run(version, func(t *testing.T) {
 			bin := codextest.Find(t, version)
-			srv := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("first answer")), fakeopenai.Reply(fakeopenai.Message("got it")))
+			srv := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("first answer")), fakemodel.Reply(fakemodel.Text("got it")))
 			home := t.TempDir()
 			o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "hello", Model: codextest.ModelFor(version)}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -194,7 +194,7 @@ func TestRouteFor(t *testing.T) {
 // after its turn: the only exact turn-complete signal it gives.
 func TestLegacyReadsInstalledConfig(t *testing.T) {
 	bin := codextest.Find(t, codextest.Legacy)
-	srv := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("first answer")))
+	srv := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("first answer")))
 	home := t.TempDir()
 	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "hello", Model: codextest.ModelFor(codextest.Legacy)}
 	if err := codextest.PrepareHome(o.CodexHome(), filepath.Join(home, "work", "demo"), srv.URL(), o.Model); err != nil {
@@ -222,7 +222,7 @@ func TestLegacyReadsInstalledConfig(t *testing.T) {
 // program both missing), Codex 0.169 still finishes its turn normally.
 func TestBrokenHookDoesNotBreakCodex(t *testing.T) {
 	bin := codextest.Find(t, codextest.Latest)
-	srv := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.Message("first answer")))
+	srv := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("first answer")))
 	home := t.TempDir()
 	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "hello"}
 	if err := codextest.PrepareHome(o.CodexHome(), filepath.Join(home, "work", "demo"), srv.URL(), codextest.ModelFor(codextest.Latest)); err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestRolloutIsWrittenLive shows what each release has written while a
@@ -27,11 +27,11 @@ func TestRolloutIsWrittenLive(t *testing.T) {
 			home := t.TempDir()
 			gate, started := filepath.Join(home, "gate"), filepath.Join(home, "started")
 			wait := "touch '" + started + "'; while [ ! -f '" + gate + "' ]; do sleep 0.05; done; echo through"
-			srv := fakeopenai.NewTest(t,
-				fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-					return []fakeopenai.Item{fakeopenai.Message("Waiting for the gate."), fakeopenai.Shell(r.ToolNames(), wait)}
+			srv := fakemodel.NewTest(t,
+				fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
+					return []fakemodel.Block{fakemodel.Text("Waiting for the gate."), fakemodel.Shell(r.ToolNames(), wait)}
 				}),
-				fakeopenai.Reply(fakeopenai.Message("Through the gate.")))
+				fakemodel.Reply(fakemodel.Text("Through the gate.")))
 			o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "wait for the gate", Model: codextest.ModelFor(version)}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -148,8 +148,8 @@ func TestResumeRefusedWhileBusy(t *testing.T) {
 	home := t.TempDir()
 	gate, started := filepath.Join(home, "gate"), filepath.Join(home, "started")
 	wait := "touch '" + started + "'; while [ ! -f '" + gate + "' ]; do sleep 0.05; done; echo through"
-	srv := fakeopenai.NewTest(t, fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-		return []fakeopenai.Item{fakeopenai.Shell(r.ToolNames(), wait)}
+	srv := fakemodel.NewTest(t, fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
+		return []fakemodel.Block{fakemodel.Shell(r.ToolNames(), wait)}
 	}))
 	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "first"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

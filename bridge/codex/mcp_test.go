@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/codextest"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestMain lets the test binary double as a tiny MCP server (stdio,
@@ -76,12 +76,12 @@ func serveMCP() {
 func TestMCPToolOn047(t *testing.T) {
 	bin := codextest.Find(t, codextest.Legacy)
 	var offered []string
-	srv := fakeopenai.NewTest(t,
-		fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
+	srv := fakemodel.NewTest(t,
+		fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
 			offered = r.ToolNames()
-			return []fakeopenai.Item{fakeopenai.FunctionCall("docs__lookup", map[string]any{"q": "bridge"})}
+			return []fakemodel.Block{fakemodel.ToolUse("docs__lookup", map[string]any{"q": "bridge"})}
 		}),
-		fakeopenai.Reply(fakeopenai.Message("It means a bridge.")))
+		fakemodel.Reply(fakemodel.Text("It means a bridge.")))
 	home := t.TempDir()
 	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "look it up", Model: codextest.ModelFor(codextest.Legacy)}
 	self, err := os.Executable()

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/codextest"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestRealCodexTrustsTheBridgesHooks asks the real 0.169 (its app
@@ -20,7 +20,7 @@ import (
 // stay as they were (untrusted here, since nobody trusted them).
 func TestRealCodexTrustsTheBridgesHooks(t *testing.T) {
 	bin := codextest.Find(t, codextest.Latest)
-	srv := fakeopenai.NewTest(t)
+	srv := fakemodel.NewTest(t)
 	home := t.TempDir()
 	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home}
 	dir := filepath.Join(home, "work", "demo")

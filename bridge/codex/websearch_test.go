@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"conductorbridge/bridge/codextest"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestWebSearchOn169: a search the API ran itself (web_search_call) is
 // recorded by the real 0.169 and shows as a WebSearch call with its query.
 func TestWebSearchOn169(t *testing.T) {
 	bin := codextest.Find(t, codextest.Latest)
-	srv := fakeopenai.NewTest(t, fakeopenai.Reply(fakeopenai.WebSearch("codex rollout format"), fakeopenai.Message("Found it.")))
+	srv := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.WebSearch("codex rollout format"), fakemodel.Text("Found it.")))
 	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: t.TempDir(), Prompt: "search the web"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestGenerateCorpus writes the Codex corpus (bridge/codex/testdata/corpus)
@@ -48,7 +48,7 @@ func TestGenerateCorpus(t *testing.T) {
 // with bin in home and returns the rollout file's path.
 func RunScenario(t *testing.T, bin, version, home string) string {
 	t.Helper()
-	srv := fakeopenai.NewTest(t, FirstTurn()...)
+	srv := fakemodel.NewTest(t, FirstTurn()...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	o := Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: FirstPrompt, Model: ModelFor(version)}

@@ -1,6 +1,6 @@
 // Package codextest runs the real Codex CLI in tests: it finds an installed
 // release, gives it a fake, deterministic CODEX_HOME whose config.toml
-// points at a fake Responses API (bridge/fakeopenai), and runs `codex exec`
+// points at a fake Responses API (testkit/fakemodel), and runs `codex exec`
 // (and `codex exec resume`) with flags that let its shell tool run in a
 // temp dir.
 package codextest

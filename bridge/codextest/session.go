@@ -1,7 +1,7 @@
 package codextest
 
 import (
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // The corpus session's prompts: the first runs with `codex exec`, the
@@ -14,48 +14,48 @@ const (
 // Patch is the apply_patch the scenario makes: it adds greeting.txt.
 const Patch = "*** Begin Patch\n*** Add File: greeting.txt\n+hello world\n*** End Patch\n"
 
-func shell(cmd string) fakeopenai.Turn {
-	return fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-		return []fakeopenai.Item{fakeopenai.Shell(r.ToolNames(), cmd)}
+func shell(cmd string) fakemodel.Turn {
+	return fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
+		return []fakemodel.Block{fakemodel.Shell(r.ToolNames(), cmd)}
 	})
 }
 
 // FirstTurn is the model's side of the first prompt: a reasoning summary,
 // text, a shell call, a long output, a failing command, a patch and a final
 // answer with cached and reasoning tokens.
-func FirstTurn() []fakeopenai.Turn {
-	return []fakeopenai.Turn{
-		fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-			return []fakeopenai.Item{
-				fakeopenai.Reasoning("**Planning the tour**\n\nI will start with a harmless command."),
-				fakeopenai.Message("Let me start with a quick command."),
-				fakeopenai.Shell(r.ToolNames(), "echo hello"),
+func FirstTurn() []fakemodel.Turn {
+	return []fakemodel.Turn{
+		fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
+			return []fakemodel.Block{
+				fakemodel.Thinking("**Planning the tour**\n\nI will start with a harmless command."),
+				fakemodel.Text("Let me start with a quick command."),
+				fakemodel.Shell(r.ToolNames(), "echo hello"),
 			}
 		}),
 		shell("seq 1 400"),
-		fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-			return []fakeopenai.Item{
-				fakeopenai.Message("Now a command that fails."),
-				fakeopenai.Shell(r.ToolNames(), "cat missing.txt"),
+		fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
+			return []fakemodel.Block{
+				fakemodel.Text("Now a command that fails."),
+				fakemodel.Shell(r.ToolNames(), "cat missing.txt"),
 			}
 		}),
-		fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-			return []fakeopenai.Item{fakeopenai.ApplyPatch(r, Patch)}
+		fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
+			return []fakemodel.Block{fakemodel.ApplyPatch(r, Patch)}
 		}),
 		{
-			Items: []fakeopenai.Item{
-				fakeopenai.Reasoning("**Summing up**\n\nEverything ran."),
-				fakeopenai.Message("All done: greeting.txt says hello world."),
+			Blocks: []fakemodel.Block{
+				fakemodel.Thinking("**Summing up**\n\nEverything ran."),
+				fakemodel.Text("All done: greeting.txt says hello world."),
 			},
-			Usage: fakeopenai.Usage{InputTokens: 1200, CachedTokens: 800, OutputTokens: 300, ReasoningTokens: 120},
+			Usage: fakemodel.Usage{InputTokens: 400, CacheReadInputTokens: 800, OutputTokens: 300, ReasoningTokens: 120},
 		},
 	}
 }
 
 // SecondTurn answers SecondPrompt: a shell call, then the answer.
-func SecondTurn() []fakeopenai.Turn {
-	return []fakeopenai.Turn{
+func SecondTurn() []fakemodel.Turn {
+	return []fakemodel.Turn{
 		shell("cat greeting.txt"),
-		fakeopenai.Reply(fakeopenai.Message("It says: hello world.")),
+		fakemodel.Reply(fakemodel.Text("It says: hello world.")),
 	}
 }

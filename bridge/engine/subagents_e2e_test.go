@@ -9,7 +9,7 @@ import (
 
 	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakemodel"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // subagentScript is one turn that runs a subagent: the main agent's call
@@ -87,7 +87,7 @@ func TestSubagentUsageCountsInTheTurn(t *testing.T) {
 			warm := map[string]int{}
 			for _, q := range fm.Requests() {
 				if q.Kind == fakemodel.KindWarmup {
-					warm[q.Body.Model]++
+					warm[q.Model()]++
 				}
 			}
 			id := waitWorkspaceFor(t, r, dir, 30*time.Second)

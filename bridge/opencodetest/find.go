@@ -1,7 +1,7 @@
 // Package opencodetest runs the real OpenCode CLI (npm opencode-ai) in
 // tests: it finds the pinned release, gives it a throwaway home whose
 // opencode.json points a provider at a fake model server
-// (bridge/fakeopenai, OpenAI's Responses API through OpenCode's bundled
+// (testkit/fakemodel, OpenAI's Responses API through OpenCode's bundled
 // @ai-sdk/openai), and runs `opencode run` and `opencode acp` there.
 package opencodetest
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // Provider and Model name the fake provider and its model in a test
@@ -113,9 +113,9 @@ func (h *Home) Environ() []string {
 // the agent's model calls; OpenCode's side call for a session title
 // (its "title generator" prompt) is answered apart (an empty body, which
 // leaves the title as OpenCode's default), so it never takes a turn.
-func Server(t testing.TB, script ...fakeopenai.Turn) *fakeopenai.Server {
+func Server(t testing.TB, script ...fakemodel.Turn) *fakemodel.Server {
 	t.Helper()
-	s := fakeopenai.New(script...)
+	s := fakemodel.New(script...)
 	s.Classifier = Classify
 	if _, err := s.Start(); err != nil {
 		t.Fatalf("opencodetest: %v", err)
@@ -124,10 +124,10 @@ func Server(t testing.TB, script ...fakeopenai.Turn) *fakeopenai.Server {
 	return s
 }
 
-// Classify is fakeopenai.Classify with OpenCode's title call set apart.
-func Classify(r fakeopenai.Request) fakeopenai.Kind {
+// Classify is fakemodel.Classify with OpenCode's title call set apart.
+func Classify(r fakemodel.Request) fakemodel.Kind {
 	if r.Contains("You are a title generator") {
-		return fakeopenai.KindOther
+		return fakemodel.KindOther
 	}
-	return fakeopenai.Classify(r)
+	return fakemodel.Classify(r)
 }

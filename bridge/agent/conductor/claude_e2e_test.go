@@ -12,7 +12,7 @@ import (
 	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/conductortest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakemodel"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestRealClaudeCodeFrames: the frames the real Claude Code prints when

@@ -10,7 +10,7 @@ import (
 
 	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/conductortest"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestRealCodexFramesAsRawPayload: the events the real Codex prints
@@ -20,9 +20,9 @@ import (
 // bridge's convention (input without the cached part).
 func TestRealCodexFramesAsRawPayload(t *testing.T) {
 	bin := codextest.Find(t, codextest.Latest)
-	srv := fakeopenai.NewTest(t, fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-		return []fakeopenai.Item{fakeopenai.Reasoning("thinking about it"), fakeopenai.Shell(r.ToolNames(), "echo hi")}
-	}), fakeopenai.Reply(fakeopenai.Message("all done")))
+	srv := fakemodel.NewTest(t, fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
+		return []fakemodel.Block{fakemodel.Thinking("thinking about it"), fakemodel.Shell(r.ToolNames(), "echo hi")}
+	}), fakemodel.Reply(fakemodel.Text("all done")))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := codextest.Run(ctx, codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: t.TempDir(), Prompt: "say hi", Args: []string{"--json"}})

@@ -11,20 +11,20 @@ import (
 
 	"conductorbridge/bridge/agent/opencode"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakeopenai"
 	"conductorbridge/bridge/opencodetest"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // script is the session every end-to-end test plays: a step that thinks,
 // says something and runs a shell command, then a step that answers,
 // reporting cached and reasoning tokens.
-func script() []fakeopenai.Turn {
-	return []fakeopenai.Turn{
-		{Items: []fakeopenai.Item{fakeopenai.Reasoning("I should list the folder."), fakeopenai.Message("Let me look."),
-			fakeopenai.FunctionCall("bash", map[string]any{"command": "echo hi; ls", "description": "List files"})},
-			Usage: fakeopenai.Usage{InputTokens: 1200, CachedTokens: 0, OutputTokens: 40, ReasoningTokens: 12}},
-		{Items: []fakeopenai.Item{fakeopenai.Message("The folder holds README.md.")},
-			Usage: fakeopenai.Usage{InputTokens: 1500, CachedTokens: 1100, OutputTokens: 25, ReasoningTokens: 0}},
+func script() []fakemodel.Turn {
+	return []fakemodel.Turn{
+		{Blocks: []fakemodel.Block{fakemodel.Thinking("I should list the folder."), fakemodel.Text("Let me look."),
+			fakemodel.ToolUse("bash", map[string]any{"command": "echo hi; ls", "description": "List files"})},
+			Usage: fakemodel.Usage{InputTokens: 1200, OutputTokens: 40, ReasoningTokens: 12}},
+		{Blocks: []fakemodel.Block{fakemodel.Text("The folder holds README.md.")},
+			Usage: fakemodel.Usage{InputTokens: 400, CacheReadInputTokens: 1100, OutputTokens: 25}}, // 1500 in, 1100 of it cached
 	}
 }
 
@@ -81,7 +81,7 @@ func TestRealSessionStreams(t *testing.T) {
 		Tool: "Bash", ToolInput: "echo hi; ls", Model: opencodetest.Model}
 	users := main[0].UserTexts()
 	w.User = users[len(users)-1]
-	for _, out := range main[1].Outputs() {
+	for _, out := range main[1].ToolOutputs() {
 		w.ToolOutput = out
 	}
 	var in, out, reasoning, cacheRead int64
@@ -103,7 +103,7 @@ func TestRealSessionStreams(t *testing.T) {
 	// model got back for that id.
 	for _, e := range evs {
 		if e.Type == event.ToolResult {
-			if got := main[1].Outputs()[e.ToolUseID]; got != e.Output {
+			if got := main[1].ToolOutputs()[e.ToolUseID]; got != e.Output {
 				t.Errorf("tool result %q for %s, the model got %q", e.Output, e.ToolUseID, got)
 			}
 		}

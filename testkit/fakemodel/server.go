@@ -1,8 +1,32 @@
-// Package fakemodel is a scriptable stand-in for the Anthropic Messages API,
-// good enough to drive the real Claude Code binary in tests: it streams
-// SSE the way the real API does, plays a queue of scripted turns to the
-// main conversation, answers Claude Code's side requests generically and
-// records every request so tests can assert what reached the model.
+// Package fakemodel is a scriptable stand-in for the model APIs the agents
+// the bridge reads talk to, good enough to drive the real binaries in tests
+// (Claude Code, Codex, OpenCode). One server speaks three APIs, each on its
+// own paths, from one script:
+//
+//	Anthropic Messages       POST /v1/messages (+ /v1/messages/count_tokens)  Claude Code: ANTHROPIC_BASE_URL=URL()
+//	OpenAI Responses         POST /responses, /v1/responses                  Codex: a model provider with base_url=URL()
+//	OpenAI Chat Completions  POST /chat/completions, /v1/chat/completions    OpenAI-compatible clients: baseURL=URL()+"/v1"
+//	model list               GET /models, /v1/models                         answered from Server.Models
+//
+// A script is a queue of Turns; each main request (Classify says which are)
+// takes the next one, and a request on the side gets SideReply's text. A
+// Turn is Blocks, or Build to make them from the request, each block
+// rendered in the request's API:
+//
+//	block          Messages            Responses           Chat
+//	Text           text                message             content
+//	Thinking       thinking            reasoning summary   reasoning_content
+//	ToolUse        tool_use            function_call       tool_calls
+//	CustomTool     tool_use {input}    custom_tool_call    tool_calls {input}
+//	WebSearch      (left out)          web_search_call     (left out)
+//
+// Usage is given once in the Messages API's convention and converted for
+// the OpenAI APIs. Answers stream as SSE when the request asks for it, in
+// deltas of ChunkRunes with ChunkDelay between them. Every request is
+// recorded (Requests, MainRequests, WaitRequest) with its API, its decoded
+// body and API-neutral readers (UserTexts, ToolOutputs, ContainsText,
+// Contains, ToolNames, SystemText), so tests can assert what reached the
+// model.
 package fakemodel
 
 import (
@@ -17,17 +41,19 @@ import (
 	"time"
 )
 
-// maxBody bounds a request body; Claude Code's requests are a few hundred
-// KB even with long conversations, so this only guards against runaways.
+// maxBody bounds a request body; agents send the whole conversation each
+// turn, which stays well under this even with long tool outputs.
 const maxBody = 64 << 20
 
-// Server is a fake Messages API. Configure the exported fields before
+// Server is a fake model API. Configure the exported fields before
 // Start; everything else is safe for concurrent use.
 type Server struct {
 	// Fallback is served to main requests once the script is exhausted.
 	Fallback Turn
 	// SideReply answers side and warm-up requests (default DefaultSideReply).
 	SideReply func(Request) string
+	// Models is the body answering GET …/models (default {"models":[],"data":[]}).
+	Models json.RawMessage
 	// Classifier decides which requests consume the script (default Classify).
 	Classifier func(Request) Kind
 
@@ -48,6 +74,7 @@ func New(script ...Turn) *Server {
 	return &Server{
 		Fallback:   DefaultFallback(),
 		SideReply:  DefaultSideReply,
+		Models:     json.RawMessage(`{"models":[],"data":[]}`),
 		Classifier: Classify,
 		script:     append([]Turn(nil), script...),
 		changed:    make(chan struct{}),
@@ -65,8 +92,8 @@ func NewTest(t testing.TB, script ...Turn) *Server {
 	return s
 }
 
-// Start listens on a random loopback port and returns the base URL to put
-// in ANTHROPIC_BASE_URL.
+// Start listens on a random loopback port and returns the base URL (see
+// the package doc for where each agent wants it).
 func (s *Server) Start() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -194,34 +221,29 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		RawQuery: hr.URL.RawQuery,
 		Header:   hr.Header.Clone(),
 		Raw:      raw,
+		API:      apiOf(hr.Method, hr.URL.Path),
 	}
-	// A body that is not a Messages request (telemetry batches, …) simply
-	// leaves Body zero; it is still recorded.
-	_ = json.Unmarshal(raw, &r.Body)
+	r.decode()
 	r.Kind = s.Classifier(r)
 	r, turn := s.record(r)
 
-	w.Header().Set("Request-Id", fmt.Sprintf("req_fake%04d", r.Seq))
+	id := fmt.Sprintf("req_fake%04d", r.Seq)
+	w.Header().Set("Request-Id", id)   // Claude Code records it as requestId
+	w.Header().Set("X-Request-Id", id) // OpenAI's name
 	switch r.Kind {
-	case KindOther:
+	case KindModels:
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, "{}")
+		_, _ = w.Write(s.Models)
 		return
 	case KindCountTokens:
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = fmt.Fprintf(w, `{"input_tokens":%d}`, len(raw)/4+1)
 		return
 	}
-	rsp := newResponse(r, turn)
-	if turn.Status != 0 {
-		rsp.writeError(w)
+	if r.API == "" || r.Kind == KindOther {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, "{}")
 		return
 	}
-	if !r.Body.Stream {
-		rsp.writeJSON(w)
-		return
-	}
-	// An error here means the client went away or the server is closing:
-	// there is no one left to tell.
-	_ = rsp.stream(hr.Context(), w)
+	newAnswer(r, turn).write(hr.Context(), w, r)
 }

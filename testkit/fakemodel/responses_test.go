@@ -1,9 +1,7 @@
-package fakeopenai
+package fakemodel
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -11,13 +9,9 @@ import (
 	"time"
 )
 
-// sseEvent is one decoded server-sent event.
-type sseEvent struct {
-	name string
-	data map[string]any
-}
-
-func post(t *testing.T, url, body string) (*http.Response, []sseEvent) {
+// postEvents posts a raw body and reads the answer's events (none when
+// it is not a stream).
+func postEvents(t *testing.T, url, body string) (*http.Response, []sseEvent) {
 	t.Helper()
 	rsp, err := http.Post(url, "application/json", strings.NewReader(body))
 	if err != nil {
@@ -27,38 +21,18 @@ func post(t *testing.T, url, body string) (*http.Response, []sseEvent) {
 	if rsp.Header.Get("Content-Type") != "text/event-stream" {
 		return rsp, nil
 	}
-	var evs []sseEvent
-	sc := bufio.NewScanner(rsp.Body)
-	sc.Buffer(nil, 1<<20)
-	var name string
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			var d map[string]any
-			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &d); err != nil {
-				t.Fatalf("bad data: %v", err)
-			}
-			if d["type"] != name {
-				t.Errorf("event %s carries type %v", name, d["type"])
-			}
-			evs = append(evs, sseEvent{name, d})
-		}
-	}
-	return rsp, evs
+	return rsp, readSSE(t, rsp.Body)
 }
 
 func TestStreamsEveryItemKind(t *testing.T) {
 	srv := NewTest(t, Turn{
-		Items: []Item{Reasoning("thinking hard"), Message("héllo wörld, this is long enough to chunk"),
-			FunctionCall("shell", map[string]any{"command": []string{"bash", "-lc", "ls"}}),
-			CustomToolCall("apply_patch", "*** Begin Patch\n*** End Patch\n")},
-		Usage:      Usage{InputTokens: 1000, CachedTokens: 400, OutputTokens: 90, ReasoningTokens: 30},
+		Blocks: []Block{Thinking("thinking hard"), Text("héllo wörld, this is long enough to chunk"),
+			ToolUse("shell", map[string]any{"command": []string{"bash", "-lc", "ls"}}),
+			CustomTool("apply_patch", "*** Begin Patch\n*** End Patch\n")},
+		Usage:      Usage{InputTokens: 600, CacheReadInputTokens: 400, OutputTokens: 90, ReasoningTokens: 30},
 		ChunkRunes: 5,
 	})
-	_, evs := post(t, srv.URL()+"/v1/responses", `{"model":"gpt-test","stream":true,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}]}`)
+	_, evs := postEvents(t, srv.URL()+"/v1/responses", `{"model":"gpt-test","stream":true,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}]}`)
 	if len(evs) < 10 || evs[0].name != "response.created" || evs[len(evs)-1].name != "response.completed" {
 		t.Fatalf("stream: %v", evs)
 	}
@@ -99,18 +73,18 @@ func TestStreamsEveryItemKind(t *testing.T) {
 		t.Errorf("completed: %v", final)
 	}
 	r := srv.Requests()[0]
-	if r.Kind != KindMain || r.Body.Model != "gpt-test" || r.UserTexts()[0] != "hi" || !r.Contains("hi") || r.Contains("nope") {
+	if r.Kind != KindMain || r.Model() != "gpt-test" || r.API != Responses || r.UserTexts()[0] != "hi" || !r.Contains("hi") || r.Contains("nope") {
 		t.Errorf("recorded: %+v", r)
 	}
 }
 
 func TestScriptFallbackErrorsAndModels(t *testing.T) {
 	srv := NewTest(t,
-		Build(func(r Request) []Item { return []Item{Shell(r.ToolNames(), "pwd"), ApplyPatch(r, "P")} }),
+		Build(func(r Request) []Block { return []Block{Shell(r.ToolNames(), "pwd"), ApplyPatch(r, "P")} }),
 		Turn{Status: 500},
-		Turn{Items: []Item{Message("half")}, Fail: "boom"})
+		Turn{Blocks: []Block{Text("half")}, Fail: "boom"})
 	body := `{"stream":true,"tools":[{"type":"function","name":"exec_command"},{"type":"custom","name":"apply_patch"},{"type":"web_search"}]}`
-	_, evs := post(t, srv.URL()+"/responses", body)
+	_, evs := postEvents(t, srv.URL()+"/responses", body)
 	var items []map[string]any
 	for _, e := range evs {
 		if e.name == "response.output_item.done" {
@@ -123,15 +97,15 @@ func TestScriptFallbackErrorsAndModels(t *testing.T) {
 	if got := srv.Requests()[0].ToolNames(); strings.Join(got, ",") != "exec_command,apply_patch,web_search" {
 		t.Errorf("tool names: %v", got)
 	}
-	rsp, _ := post(t, srv.URL()+"/responses", `{"stream":true}`)
+	rsp, _ := postEvents(t, srv.URL()+"/responses", `{"stream":true}`)
 	if rsp.StatusCode != 500 {
 		t.Errorf("scripted status: %d", rsp.StatusCode)
 	}
-	_, evs = post(t, srv.URL()+"/responses", `{"stream":true}`)
+	_, evs = postEvents(t, srv.URL()+"/responses", `{"stream":true}`)
 	if evs[len(evs)-1].name != "response.failed" {
 		t.Errorf("scripted failure ends with %s", evs[len(evs)-1].name)
 	}
-	_, evs = post(t, srv.URL()+"/responses", `{"stream":true}`) // script exhausted
+	_, evs = postEvents(t, srv.URL()+"/responses", `{"stream":true}`) // script exhausted
 	if srv.Remaining() != 0 || evs[len(evs)-1].name != "response.completed" {
 		t.Errorf("fallback: %v", evs)
 	}
@@ -153,14 +127,14 @@ func TestScriptFallbackErrorsAndModels(t *testing.T) {
 		_, _ = http.Post(srv.URL()+"/responses", "application/json", strings.NewReader(`{"stream":false,"input":[{"role":"user","content":[{"type":"input_text","text":"late"}]}]}`))
 	}()
 	r, err := srv.WaitRequest(ctx, func(r Request) bool { return r.Contains("late") })
-	if err != nil || r.Body.Stream {
+	if err != nil || r.Streamed() {
 		t.Errorf("wait: %+v %v", r, err)
 	}
 }
 
 func TestWebSearchItem(t *testing.T) {
 	srv := NewTest(t, Reply(WebSearch("q1")))
-	_, evs := post(t, srv.URL()+"/responses", `{"stream":true}`)
+	_, evs := postEvents(t, srv.URL()+"/responses", `{"stream":true}`)
 	var names []string
 	for _, e := range evs {
 		names = append(names, e.name)
@@ -181,14 +155,14 @@ func TestShellForms(t *testing.T) {
 	}
 	for tool, want := range cases {
 		it := Shell([]string{"view_image", tool}, "ls")
-		if it.Name != tool || it.argumentsJSON() != want {
-			t.Errorf("%s: %s %s", tool, it.Name, it.argumentsJSON())
+		if it.Name != tool || it.inputJSON() != want {
+			t.Errorf("%s: %s %s", tool, it.Name, it.inputJSON())
 		}
 	}
-	if it := ApplyPatch(Request{Body: ResponsesRequest{Tools: []Tool{{Type: "function", Name: "apply_patch"}}}}, "P"); it.Type != "function_call" || it.argumentsJSON() != `{"input":"P"}` {
+	if it := ApplyPatch(Request{Responses: ResponsesRequest{Tools: []ResponsesTool{{Type: "function", Name: "apply_patch"}}}}, "P"); it.Type != "tool_use" || it.inputJSON() != `{"input":"P"}` {
 		t.Errorf("function apply_patch: %+v", it)
 	}
-	if it := ApplyPatch(Request{}, "P"); it.Name != "shell" || it.argumentsJSON() != `{"command":["apply_patch","P"]}` {
+	if it := ApplyPatch(Request{}, "P"); it.Name != "shell" || it.inputJSON() != `{"command":["apply_patch","P"]}` {
 		t.Errorf("shell apply_patch: %+v", it)
 	}
 }

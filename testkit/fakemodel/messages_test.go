@@ -1,7 +1,6 @@
 package fakemodel
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,50 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 )
-
-type sseEvent struct {
-	name string
-	data map[string]any
-}
-
-// post sends a Messages request body to the fake and returns the response.
-func post(t *testing.T, s *Server, path string, body map[string]any) *http.Response {
-	t.Helper()
-	data, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rsp, err := http.Post(s.URL()+path, "application/json", strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rsp.Body.Close() })
-	return rsp
-}
-
-func readSSE(t *testing.T, r io.Reader) []sseEvent {
-	t.Helper()
-	var out []sseEvent
-	var name string
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			var d map[string]any
-			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &d); err != nil {
-				t.Fatalf("bad data line %q: %v", line, err)
-			}
-			if d["type"] != name {
-				t.Errorf("event %q carries type %v", name, d["type"])
-			}
-			out = append(out, sseEvent{name, d})
-		}
-	}
-	return out
-}
 
 func mainBody(text string) map[string]any {
 	return map[string]any{
@@ -194,7 +149,9 @@ func TestNonStreamingMain(t *testing.T) {
 		ID         string
 		StopReason string `json:"stop_reason"`
 		Content    []Content
-		Usage      Usage
+		Usage      struct {
+			InputTokens int `json:"input_tokens"`
+		}
 	}
 	if err := json.NewDecoder(post(t, s, "/v1/messages", body).Body).Decode(&msg); err != nil {
 		t.Fatal(err)
@@ -279,14 +236,6 @@ func TestChunksKeepRunesWhole(t *testing.T) {
 	if joined != in {
 		t.Errorf("chunks rejoin to %q", joined)
 	}
-}
-
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
 }
 
 // TestHoldKeepsTheResponseUntilReleased: a held turn is not answered
