@@ -16,8 +16,8 @@ import (
 
 	"conductorbridge/bridge/browsertest"
 	"conductorbridge/bridge/browsetest"
-	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/fakemodel"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
 	"conductorbridge/tray/dbustest"
 )

@@ -16,9 +16,9 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"conductorbridge/bridge/claudetest"
-	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/claudetest"
+	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
 )
 

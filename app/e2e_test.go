@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/fakemodel"
 )
 

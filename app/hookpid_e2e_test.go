@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/proc"
+	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/fakemodel"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/fakemodel"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/claudetest"
+	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/fakemodel"
 	"conductorbridge/tray/dbustest"
 )

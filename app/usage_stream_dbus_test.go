@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/claudetest"
-	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/event"
 	usagerep "conductorbridge/bridge/usage"
+	"conductorbridge/testkit/claudetest"
+	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
 	"conductorbridge/tray/dbustest"
 )

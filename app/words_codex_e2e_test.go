@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
 )
 

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/fakemodel"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
 )
 

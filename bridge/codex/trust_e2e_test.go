@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/codextest"
+	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
 )
 

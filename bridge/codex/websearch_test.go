@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/codextest"
+	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
 )
 

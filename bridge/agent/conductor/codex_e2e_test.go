@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/codextest"
 	"conductorbridge/bridge/conductortest"
+	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
 )
 

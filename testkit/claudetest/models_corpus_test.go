@@ -30,7 +30,7 @@ var ModelsUsage = fakemodel.Usage{InputTokens: 1000, CacheCreationInputTokens: 2
 // itself, is priced in transcript's TestTurnCostByHand). Like
 // TestGenerateCorpus it runs only when asked to:
 //
-//	CLAUDETEST_CORPUS_DIR=$PWD/bridge/transcript/testdata/corpus go test ./bridge/claudetest -run GenerateModelsCorpus -v
+//	CLAUDETEST_CORPUS_DIR=$PWD/bridge/transcript/testdata/corpus go test ./testkit/claudetest -run GenerateModelsCorpus -v
 func TestGenerateModelsCorpus(t *testing.T) {
 	out := os.Getenv("CLAUDETEST_CORPUS_DIR")
 	if out == "" {

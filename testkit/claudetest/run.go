@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"conductorbridge/testkit/agenttest"
 )
 
 // Options describe one Claude Code invocation.
@@ -53,7 +52,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, errors.New("claudetest: Options.Bin and Options.Home are required")
 	}
 	if o.Dir == "" {
-		o.Dir = filepath.Join(o.Home, "work", "demo")
+		o.Dir = agenttest.Workspace(o.Home)
 	}
 	if o.AllowedTools == nil {
 		o.AllowedTools = DefaultTools()
@@ -77,25 +76,20 @@ func (o Options) withDefaults() (Options, error) {
 // apiKey is the key Claude Code sends the fake model, which never checks it.
 const apiKey = "test"
 
-// Environ is the complete environment Claude Code runs with: nothing is
-// inherited but PATH (node, bash, git), so a developer's own
-// CLAUDE_CONFIG_DIR, API keys or proxy settings never leak in.
+// Environ is the complete environment Claude Code runs with
+// (agenttest.Environ: nothing of the developer's, such as
+// CLAUDE_CONFIG_DIR or API keys, leaks in).
 func (o Options) Environ() []string {
-	env := []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + o.Home,
-		"SHELL=/bin/bash",
-		"LANG=C.UTF-8",
-		"TZ=UTC",
-		"ANTHROPIC_BASE_URL=" + o.BaseURL,
-		"ANTHROPIC_API_KEY=" + apiKey,
+	env := agenttest.Environ(o.Home,
+		"ANTHROPIC_BASE_URL="+o.BaseURL,
+		"ANTHROPIC_API_KEY="+apiKey,
 		"DISABLE_AUTOUPDATER=1",
 		// Turns off telemetry, error reporting, the update check and, on
 		// 2.0.x, the count_tokens/quota side calls: faster and quieter.
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_TELEMETRY=1",
 		"DISABLE_ERROR_REPORTING=1",
-	}
+	)
 	return append(env, o.Env...)
 }
 
@@ -117,15 +111,7 @@ func (o Options) commonArgs() []string {
 }
 
 func (o Options) command(ctx context.Context, args []string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, o.Bin, append(args, o.Args...)...)
-	cmd.Dir = o.Dir
-	cmd.Env = o.Environ()
-	// Its own process group, so a cancelled run also takes down the
-	// shells its Bash tool spawned.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
+	return agenttest.Command(ctx, o.Bin, o.Dir, o.Environ(), append(args, o.Args...))
 }
 
 // ResultMessage is Claude Code's final "result" JSON object.
@@ -182,7 +168,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	if runErr != nil {
-		return res, fmt.Errorf("claude -p: %w; stderr: %s", runErr, tail(stderr.Bytes(), 2000))
+		return res, fmt.Errorf("claude -p: %w; stderr: %s", runErr, agenttest.Tail(stderr.Bytes(), 2000))
 	}
 	return res, nil
 }
@@ -205,11 +191,4 @@ func lastResult(out []byte) (ResultMessage, bool) {
 		}
 	}
 	return found, ok
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
 }

@@ -177,19 +177,6 @@ func TestTranscriptPathResolvesSymlinks(t *testing.T) {
 	}
 }
 
-func TestLocateHonoursEnv(t *testing.T) {
-	t.Setenv(EnvVar("9.9.9"), "/nonexistent/claude")
-	if _, err := Locate("9.9.9"); err == nil || !strings.Contains(err.Error(), "CLAUDE_BIN_9_9_9") {
-		t.Errorf("Locate of a missing version: %v", err)
-	}
-	if bin, err := Locate(Latest); err == nil {
-		t.Setenv(EnvVar("9.9.9"), bin)
-		if _, err := Locate("9.9.9"); err == nil {
-			t.Errorf("Locate accepted %s as 9.9.9", bin)
-		}
-	}
-}
-
 // TestTerminalShowsATurn runs Claude Code's own UI in tmux: what is typed
 // reaches the model and the answer appears on the screen.
 func TestTerminalShowsATurn(t *testing.T) {

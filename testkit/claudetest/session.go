@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"conductorbridge/testkit/agenttest"
 )
 
 // Event is one line Claude Code printed in stream-json output.
@@ -141,7 +143,7 @@ func (s *Session) WaitFor(ctx context.Context, match func(Event) bool) (Event, e
 			if pending {
 				continue
 			}
-			return Event{}, fmt.Errorf("claude exited (%v) before the awaited event; stderr: %s", s.err, tail([]byte(s.Stderr()), 2000))
+			return Event{}, fmt.Errorf("claude exited (%v) before the awaited event; stderr: %s", s.err, agenttest.Tail([]byte(s.Stderr()), 2000))
 		case <-ctx.Done():
 			return Event{}, fmt.Errorf("waiting for claude event: %w", ctx.Err())
 		case <-changed:

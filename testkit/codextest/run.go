@@ -5,11 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
-	"time"
+
+	"conductorbridge/testkit/agenttest"
 )
 
 // Options describe one `codex exec` invocation.
@@ -39,7 +38,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, errors.New("codextest: Options.Bin and Options.Home are required")
 	}
 	if o.Dir == "" {
-		o.Dir = filepath.Join(o.Home, "work", "demo")
+		o.Dir = agenttest.Workspace(o.Home)
 	}
 	if o.Model == "" {
 		o.Model = ModelFor(Latest)
@@ -50,20 +49,11 @@ func (o Options) withDefaults() (Options, error) {
 // CodexHome is the CODEX_HOME of the run.
 func (o Options) CodexHome() string { return filepath.Join(o.Home, ".codex") }
 
-// Environ is the complete environment Codex runs with: nothing is
-// inherited but PATH, so a developer's own CODEX_HOME or OPENAI_API_KEY
-// never leaks in.
+// Environ is the complete environment Codex runs with (agenttest.Environ:
+// nothing of the developer's, such as CODEX_HOME or OPENAI_API_KEY, leaks
+// in).
 func (o Options) Environ() []string {
-	env := []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + o.Home,
-		"CODEX_HOME=" + o.CodexHome(),
-		"SHELL=/bin/bash",
-		"LANG=C.UTF-8",
-		"TZ=UTC",
-		KeyEnv + "=test-key",
-		"NO_COLOR=1",
-	}
+	env := agenttest.Environ(o.Home, "CODEX_HOME="+o.CodexHome(), KeyEnv+"=test-key", "NO_COLOR=1")
 	return append(env, o.Env...)
 }
 
@@ -102,15 +92,8 @@ func Command(ctx context.Context, o Options) (*exec.Cmd, error) {
 	if err := PrepareHome(o.CodexHome(), o.Dir, o.BaseURL, o.Model); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, o.Bin, o.Argv()...)
-	cmd.Dir = o.Dir
-	cmd.Env = o.Environ()
+	cmd := agenttest.Command(ctx, o.Bin, o.Dir, o.Environ(), o.Argv())
 	cmd.Stdin = bytes.NewReader(nil)
-	// Its own process group, so a timeout kills the shell commands Codex
-	// started too, not only the launcher.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	return cmd, nil
 }
 
@@ -125,15 +108,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	err = cmd.Run()
 	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	if err != nil {
-		return res, fmt.Errorf("codex %v: %w\nstderr:\n%s", o.Argv(), err, tail(res.Stderr))
+		return res, fmt.Errorf("codex %v: %w\nstderr:\n%s", o.Argv(), err, agenttest.Tail(res.Stderr, 4000))
 	}
 	return res, nil
-}
-
-func tail(b []byte) []byte {
-	const n = 4000
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
 }

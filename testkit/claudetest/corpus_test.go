@@ -19,7 +19,7 @@ func corpusVersions() []string { return []string{Latest, "2.0.77", "1.0.128"} }
 // running each real Claude Code version against the scripted fake model.
 // It only runs when asked to, because it rewrites checked-in files:
 //
-//	CLAUDETEST_CORPUS_DIR=$PWD/bridge/transcript/testdata/corpus go test ./bridge/claudetest -run GenerateCorpus -v
+//	CLAUDETEST_CORPUS_DIR=$PWD/bridge/transcript/testdata/corpus go test ./testkit/claudetest -run GenerateCorpus -v
 func TestGenerateCorpus(t *testing.T) {
 	out := os.Getenv("CLAUDETEST_CORPUS_DIR")
 	if out == "" {

@@ -9,8 +9,9 @@ import (
 	"io"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
+
+	"conductorbridge/testkit/agenttest"
 )
 
 // AppServer is `codex app-server` driven over stdio the way a UI drives
@@ -55,12 +56,7 @@ func StartAppServer(ctx context.Context, o Options) (*AppServer, error) {
 	if err := PrepareHome(o.CodexHome(), o.Dir, o.BaseURL, o.Model); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, o.Bin, "app-server")
-	cmd.Dir = o.Dir
-	cmd.Env = o.Environ()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
+	cmd := agenttest.Command(ctx, o.Bin, o.Dir, o.Environ(), []string{"app-server"})
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("codex app-server stdin: %w", err)
@@ -222,7 +218,7 @@ func (s *AppServer) Close() {
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
-		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		_ = s.cmd.Cancel() // the whole process group (agenttest.Command)
 		<-done
 	}
 }
