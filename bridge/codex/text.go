@@ -4,27 +4,14 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 
 	"conductorbridge/bridge/event"
 )
 
-// cut copies at most event.MaxText runes of b into a string. Only the kept
-// part is copied, so a multi-megabyte tool output costs 500 runes here.
-func cut(b []byte) (string, bool) {
-	if len(b) <= event.MaxText {
-		return string(b), false
-	}
-	n, i := 0, 0
-	for i < len(b) && n < event.MaxText {
-		_, size := utf8.DecodeRune(b[i:])
-		i += size
-		n++
-	}
-	return string(b[:i]), i < len(b)
-}
+// cut keeps at most event.MaxText runes of b, copying only those.
+func cut(b []byte) (string, bool) { return event.CutBytes(b, event.MaxText) }
 
 func cutString(s string) (string, bool) { return event.Cut(s, event.MaxText) }
 

@@ -10,6 +10,7 @@ package event
 
 import (
 	"time"
+	"unicode/utf8"
 )
 
 // Types of event, which are also the SSE event names.
@@ -198,4 +199,20 @@ func Cut(s string, n int) (string, bool) {
 		count++
 	}
 	return s, false
+}
+
+// CutBytes is Cut for a record's raw bytes: only the kept part is copied
+// into the string, so a multi-megabyte tool output costs n runes. The
+// agents' parsers cut every text with it.
+func CutBytes(b []byte, n int) (string, bool) {
+	if len(b) <= n {
+		return string(b), false
+	}
+	count, i := 0, 0
+	for i < len(b) && count < n {
+		_, size := utf8.DecodeRune(b[i:])
+		i += size
+		count++
+	}
+	return string(b[:i]), i < len(b)
 }

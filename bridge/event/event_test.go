@@ -28,6 +28,10 @@ func TestCut(t *testing.T) {
 		if got != tt.want || cut != tt.cut || !utf8.ValidString(got) {
 			t.Errorf("Cut(%q, %d) = %q, %v", tt.in, tt.n, got, cut)
 		}
+		got, cut = CutBytes([]byte(tt.in), tt.n)
+		if got != tt.want || cut != tt.cut || !utf8.ValidString(got) {
+			t.Errorf("CutBytes(%q, %d) = %q, %v", tt.in, tt.n, got, cut)
+		}
 	}
 }
 
