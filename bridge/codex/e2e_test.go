@@ -11,6 +11,7 @@ import (
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/codextest"
+	"conductorbridge/testkit/eventtest"
 	"conductorbridge/testkit/fakemodel"
 )
 
@@ -85,7 +86,7 @@ func TestStopHookDeliversToBusySession(t *testing.T) {
 		}
 	}
 	if users != 2 || turns != 1 {
-		t.Errorf("want the prompt and the delivered message in one turn, got %d user events, %d turns:\n%s", users, turns, describe(evs))
+		t.Errorf("want the prompt and the delivered message in one turn, got %d user events, %d turns:\n%s", users, turns, eventtest.Describe(evs))
 	}
 	log, err := os.ReadFile(notifyLog)
 	n, perr := ParseNotify(strings.TrimSpace(string(log)))
@@ -242,7 +243,7 @@ func TestBrokenHookDoesNotBreakCodex(t *testing.T) {
 		t.Errorf("%d model requests, want 1", n)
 	}
 	evs := parseRollout(t, codextest.Rollouts(t, o.CodexHome())[0])
-	if !strings.Contains(describe(evs), "turn_complete") {
-		t.Errorf("turn did not complete:\n%s", describe(evs))
+	if !strings.Contains(eventtest.Describe(evs), "turn_complete") {
+		t.Errorf("turn did not complete:\n%s", eventtest.Describe(evs))
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/codextest"
+	"conductorbridge/testkit/eventtest"
 	"conductorbridge/testkit/fakemodel"
 )
 
@@ -58,10 +59,10 @@ func TestRolloutIsWrittenLive(t *testing.T) {
 			evs := readSoFar(t, o.CodexHome())
 			p := parserOver(t, o.CodexHome())
 			if !p.InTurn() || !sawPrompt(evs, "wait for the gate") {
-				t.Fatalf("mid-turn: in turn %v, events:\n%s", p.InTurn(), describe(evs))
+				t.Fatalf("mid-turn: in turn %v, events:\n%s", p.InTurn(), eventtest.Describe(evs))
 			}
 			if want := version != codextest.Legacy; sawCall(evs, wait) != want {
-				t.Errorf("mid-turn, the running call is on disk: %v, want %v; events:\n%s", !want, want, describe(evs))
+				t.Errorf("mid-turn, the running call is on disk: %v, want %v; events:\n%s", !want, want, eventtest.Describe(evs))
 			}
 			if err := os.WriteFile(gate, nil, 0o644); err != nil {
 				t.Fatal(err)
@@ -70,7 +71,7 @@ func TestRolloutIsWrittenLive(t *testing.T) {
 				t.Fatal(err)
 			}
 			evs = parseRollout(t, codextest.Rollouts(t, o.CodexHome())[0])
-			if got := describe(evs); !strings.Contains(got, `"through\n"`) || !strings.Contains(got, "turn_complete") {
+			if got := eventtest.Describe(evs); !strings.Contains(got, `"through\n"`) || !strings.Contains(got, "turn_complete") {
 				t.Errorf("finished rollout:\n%s", got)
 			}
 		})

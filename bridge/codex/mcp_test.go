@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"conductorbridge/testkit/codextest"
+	"conductorbridge/testkit/eventtest"
 	"conductorbridge/testkit/fakemodel"
 )
 
@@ -107,7 +108,7 @@ func TestMCPToolOn047(t *testing.T) {
 	if reqs := srv.MainRequests(); len(reqs) != 2 || !reqs[1].Contains("definition of bridge") {
 		t.Fatalf("the MCP result did not reach the model")
 	}
-	got := describe(parseRollout(t, codextest.Rollouts(t, o.CodexHome())[0]))
+	got := eventtest.Describe(parseRollout(t, codextest.Rollouts(t, o.CodexHome())[0]))
 	if !strings.Contains(got, `tool_use mcp__docs__lookup call_fake0001_0 "{\"q\":\"bridge\"}"`) ||
 		!strings.Contains(got, `tool_result mcp__docs__lookup call_fake0001_0 error=false "definition of bridge"`) {
 		t.Errorf("MCP call on the stream:\n%s", got)

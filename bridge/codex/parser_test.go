@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/eventtest"
 )
 
 func corpusLines(t testing.TB, version string) [][]byte {
@@ -36,46 +37,6 @@ func feed(t testing.TB, p *Parser, lines ...string) []event.Event {
 		}
 	}
 	return out
-}
-
-// TestSaveResumesAnywhere cuts each corpus session after every line, saves
-// the parser, restores it with NewParser and goes on: the events must be
-// exactly those of one uninterrupted pass (stable across restarts).
-func TestSaveResumesAnywhere(t *testing.T) {
-	for _, version := range []string{"0.169.0", "0.47.0"} {
-		lines := corpusLines(t, version)
-		whole, _ := NewParser(nil)
-		var want []event.Event
-		for _, l := range lines {
-			want, _ = whole.Line(l, want)
-		}
-		want = whole.Quiet(want)
-		for cutAt := 1; cutAt < len(lines); cutAt++ {
-			p, _ := NewParser(nil)
-			var got []event.Event
-			for _, l := range lines[:cutAt] {
-				got, _ = p.Line(l, got)
-			}
-			saved, err := p.Save()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(saved) > 4096 {
-				t.Errorf("%s: state after %d lines is %d bytes", version, cutAt, len(saved))
-			}
-			q, err := NewParser(saved)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, l := range lines[cutAt:] {
-				got, _ = q.Line(l, got)
-			}
-			got = q.Quiet(got)
-			if describe(got) != describe(want) {
-				t.Fatalf("%s: cut after line %d differs:\n%s\n---\n%s", version, cutAt, describe(got), describe(want))
-			}
-		}
-	}
 }
 
 func TestBadLines(t *testing.T) {
@@ -133,7 +94,7 @@ func TestHugeOutputIsCut(t *testing.T) {
 		}
 	}
 	if len(out) != 5 || !out[3].IsError || out[1].IsError {
-		t.Errorf("events: %s", describe(out))
+		t.Errorf("events: %s", eventtest.Describe(out))
 	}
 }
 
@@ -166,13 +127,13 @@ func TestToolNames(t *testing.T) {
 		p, _ := NewParser(nil)
 		out := feed(t, p, c.line)
 		if len(out) != 1 || out[0].Type != event.ToolUse || out[0].Name != c.name || out[0].Input != c.input {
-			t.Errorf("%s\n  got %s", c.line, describe(out))
+			t.Errorf("%s\n  got %s", c.line, eventtest.Describe(out))
 		}
 	}
 	p, _ := NewParser(nil)
 	out := feed(t, p, `{"type":"response_item","payload":{"type":"web_search_call","id":"ws1","status":"completed","action":{"type":"search","query":"codex hooks"}}}`)
 	if len(out) != 2 || out[0].Name != ToolWebSearch || out[0].Input != "codex hooks" || out[1].Type != event.ToolResult || out[1].ToolUseID != "ws1" {
-		t.Errorf("web search: %s", describe(out))
+		t.Errorf("web search: %s", eventtest.Describe(out))
 	}
 }
 
@@ -201,7 +162,7 @@ func TestResultErrors(t *testing.T) {
 		p, _ := NewParser(nil)
 		out := feed(t, p, `{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":`+c.output+`}}`)
 		if len(out) != 1 || out[0].IsError != c.failed || out[0].Output != c.text {
-			t.Errorf("%s: %s", c.output, describe(out))
+			t.Errorf("%s: %s", c.output, eventtest.Describe(out))
 		}
 	}
 }
@@ -232,12 +193,12 @@ func TestPromptsAndPreambles(t *testing.T) {
 			want = c.text
 		}
 		if len(out) != 1 || out[0].Type != event.User || out[0].System != c.system || out[0].Content != want {
-			t.Errorf("%q: %s", c.text, describe(out))
+			t.Errorf("%q: %s", c.text, eventtest.Describe(out))
 		}
 	}
 	p, _ := NewParser(nil)
 	if out := feed(t, p, `{"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions>"}]}}`); len(out) != 0 {
-		t.Errorf("developer message shown: %s", describe(out))
+		t.Errorf("developer message shown: %s", eventtest.Describe(out))
 	}
 }
 
@@ -270,7 +231,7 @@ func TestTurnsUsageAndPrice(t *testing.T) {
 		}
 	}
 	if len(turns) != 2 {
-		t.Fatalf("turns: %s", describe(out))
+		t.Fatalf("turns: %s", eventtest.Describe(out))
 	}
 	want := event.Usage{InputTokens: 900, CacheReadTokens: 600, OutputTokens: 70, ReasoningOutputTokens: 10}
 	// Priced response by response: (400+600+50) + (500+20) tokens.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"conductorbridge/testkit/codextest"
+	"conductorbridge/testkit/eventtest"
 	"conductorbridge/testkit/fakemodel"
 )
 
@@ -21,7 +22,7 @@ func TestWebSearchOn169(t *testing.T) {
 	if _, err := codextest.Run(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	got := describe(parseRollout(t, codextest.Rollouts(t, o.CodexHome())[0]))
+	got := eventtest.Describe(parseRollout(t, codextest.Rollouts(t, o.CodexHome())[0]))
 	if !strings.Contains(got, `tool_use WebSearch ws_fake0001_0 "codex rollout format"`) || !strings.Contains(got, `tool_result WebSearch ws_fake0001_0 error=false`) {
 		t.Errorf("web search on the stream:\n%s", got)
 	}
