@@ -8,16 +8,8 @@ import (
 	"conductorbridge/bridge/event"
 )
 
-// cut keeps at most event.MaxText runes of b, copying only what it keeps
-// (4 bytes a rune at most: a longer b always has more runes than kept).
-func cut(b []byte) (string, bool) {
-	limit := 4*event.MaxText + 4
-	if len(b) <= limit {
-		return event.Cut(string(b), event.MaxText)
-	}
-	s, _ := event.Cut(string(b[:limit]), event.MaxText)
-	return s, true
-}
+// cut keeps at most event.MaxText runes of b, copying only those.
+func cut(b []byte) (string, bool) { return event.CutBytes(b, event.MaxText) }
 
 // hasPrefixTrim reports whether b starts with prefix after white space.
 func hasPrefixTrim(b []byte, prefix string) bool {

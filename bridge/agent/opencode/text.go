@@ -1,27 +1,13 @@
 package opencode
 
 import (
-	"unicode/utf8"
-
 	"github.com/valyala/fastjson"
 
 	"conductorbridge/bridge/event"
 )
 
-// cut copies at most event.MaxText runes of b into a string; only the kept
-// part is copied.
-func cut(b []byte) (string, bool) {
-	if len(b) <= event.MaxText {
-		return string(b), false
-	}
-	n, i := 0, 0
-	for i < len(b) && n < event.MaxText {
-		_, size := utf8.DecodeRune(b[i:])
-		i += size
-		n++
-	}
-	return string(b[:i]), i < len(b)
-}
+// cut keeps at most event.MaxText runes of b, copying only those.
+func cut(b []byte) (string, bool) { return event.CutBytes(b, event.MaxText) }
 
 // toolNames are OpenCode's built-in tools under the names the viewer
 // gives a badge (Claude Code's); any other tool keeps its own name.
