@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"conductorbridge/testkit/agenttest"
 	"conductorbridge/testkit/fakemodel"
 )
 
@@ -37,7 +38,7 @@ type Home struct {
 func NewHome(t testing.TB, baseURL string) *Home {
 	t.Helper()
 	h := &Home{Dir: t.TempDir()}
-	h.Work = filepath.Join(h.Dir, "work", "demo")
+	h.Work = agenttest.Workspace(h.Dir)
 	if err := h.Prepare(baseURL); err != nil {
 		t.Fatal(err)
 	}
@@ -93,20 +94,18 @@ func (h *Home) Data() string { return filepath.Join(h.Dir, ".local", "share") }
 // DB is the database OpenCode writes.
 func (h *Home) DB() string { return filepath.Join(h.Data(), "opencode", "opencode.db") }
 
-// Environ is the whole environment OpenCode runs with: nothing inherited
-// but PATH, so a developer's own configuration or keys never leak in; no
-// fetch of the models.dev catalogue (there is no network).
+// Environ is the whole environment OpenCode runs with (agenttest.Environ:
+// nothing of the developer's configuration or keys leaks in); no fetch of
+// the models.dev catalogue (there is no network).
 func (h *Home) Environ() []string {
-	return []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + h.Dir,
-		"XDG_CONFIG_HOME=" + h.Config(),
-		"XDG_DATA_HOME=" + h.Data(),
-		"XDG_CACHE_HOME=" + filepath.Join(h.Dir, ".cache"),
-		"XDG_STATE_HOME=" + filepath.Join(h.Dir, ".local", "state"),
+	return agenttest.Environ(h.Dir,
+		"XDG_CONFIG_HOME="+h.Config(),
+		"XDG_DATA_HOME="+h.Data(),
+		"XDG_CACHE_HOME="+filepath.Join(h.Dir, ".cache"),
+		"XDG_STATE_HOME="+filepath.Join(h.Dir, ".local", "state"),
 		"OPENCODE_DISABLE_MODELS_FETCH=1",
 		"OPENCODE_DISABLE_AUTOUPDATE=1",
-	}
+	)
 }
 
 // Server starts a fake Responses API for OpenCode: script's turns answer

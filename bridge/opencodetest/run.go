@@ -6,10 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
-	"syscall"
-	"time"
+
+	"conductorbridge/testkit/agenttest"
 )
 
 // Run is one finished `opencode run`.
@@ -23,15 +22,10 @@ type Run struct {
 // folder with prompt on stdin, and waits for it.
 func (h *Home) Run(ctx context.Context, bin, prompt string, args ...string) (Run, error) {
 	argv := append([]string{"run", "--format", "json", "--auto"}, args...)
-	cmd := exec.CommandContext(ctx, bin, argv...)
-	cmd.Dir = h.Work
-	cmd.Env = h.Environ()
+	cmd := agenttest.Command(ctx, bin, h.Work, h.Environ(), argv)
 	cmd.Stdin = strings.NewReader(prompt)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	r := Run{Stderr: stderr.String()}
 	sc := bufio.NewScanner(&stdout)
@@ -47,15 +41,7 @@ func (h *Home) Run(ctx context.Context, bin, prompt string, args ...string) (Run
 		}
 	}
 	if err != nil {
-		return r, fmt.Errorf("opencode run: %w: %s", err, tail(r.Stderr))
+		return r, fmt.Errorf("opencode run: %w: %s", err, agenttest.Tail([]byte(strings.TrimSpace(r.Stderr)), 2000))
 	}
 	return r, nil
-}
-
-func tail(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 2000 {
-		s = s[len(s)-2000:]
-	}
-	return s
 }
