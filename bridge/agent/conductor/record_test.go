@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/claudetest"
-	"conductorbridge/bridge/codextest"
-	"conductorbridge/bridge/fakemodel"
-	"conductorbridge/bridge/fakeopenai"
+	"conductorbridge/testkit/claudetest"
+	"conductorbridge/testkit/codextest"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestRecordCorpus writes testdata/corpus from real agent runs against
@@ -31,7 +30,7 @@ func TestRecordCorpus(t *testing.T) {
 	defer cancel()
 
 	bin := claudetest.Find(t, "")
-	version, err := claudetest.Version(bin)
+	version, err := claudetest.Agent().Version(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,9 +61,9 @@ func TestRecordCorpus(t *testing.T) {
 	writeCorpus(t, "claude-"+version, claude)
 
 	cbin := codextest.Find(t, codextest.Latest)
-	srv := fakeopenai.NewTest(t, fakeopenai.Build(func(r fakeopenai.Request) []fakeopenai.Item {
-		return []fakeopenai.Item{fakeopenai.Reasoning("Counting in the shell."), fakeopenai.Shell(r.ToolNames(), "seq 1 300")}
-	}), fakeopenai.Reply(fakeopenai.Message("Counted to 300.")))
+	srv := fakemodel.NewTest(t, fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
+		return []fakemodel.Block{fakemodel.Thinking("Counting in the shell."), fakemodel.Shell(r.ToolNames(), "seq 1 300")}
+	}), fakemodel.Reply(fakemodel.Text("Counted to 300.")))
 	res, err := codextest.Run(ctx, codextest.Options{Bin: cbin, BaseURL: srv.URL(), Home: t.TempDir(), Prompt: "count to 300", Args: []string{"--json"}})
 	if err != nil {
 		t.Fatal(err)
