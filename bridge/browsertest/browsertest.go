@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,9 +65,29 @@ func Poll(t testing.TB, ctx context.Context, what, expr string, limit time.Durat
 	t.Helper()
 	c, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	if _, err := chromedp.Run(c, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(10*time.Millisecond))); err != nil {
+	for {
+		_, err := chromedp.Run(c, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(10*time.Millisecond)))
+		if err == nil {
+			return
+		}
+		// Just after a navigation, chromedp may still hold the execution
+		// context of the document the tab left (its event announcing the
+		// new one not yet handled, on a busy machine): Chromium answers
+		// that it has no such context. The page is there; ask again in the
+		// context chromedp has learned since.
+		if c.Err() == nil && staleContext(err) {
+			continue
+		}
 		t.Fatalf("waiting for %s (%s): %v", what, expr, err)
 	}
+}
+
+// staleContext reports whether err is Chromium's answer to an evaluation in
+// an execution context that a navigation has torn down.
+func staleContext(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Cannot find context with specified id") ||
+		strings.Contains(msg, "Execution context was destroyed")
 }
 
 // Eval evaluates a JavaScript expression and decodes its value.
