@@ -120,6 +120,16 @@ func TestParserTurns(t *testing.T) {
 		}, []string{
 			`user "oops" cut=false`, `turn_complete $0.0000 1000ms in=0 out=0 model=`,
 		}},
+		{"Conductor's edit result shows its diff", []any{
+			"edit", obj{"type": "assistant", "message": obj{"id": "m1", "content": []any{
+				obj{"type": "tool_use", "id": "e1", "name": "Edit", "input": obj{"file_path": "/w/a.css", "old_string": "red", "new_string": "blue"}}}}},
+			obj{"type": "user", "message": obj{"content": []any{obj{"type": "tool_result", "tool_use_id": "e1",
+				"content": obj{"status": "success", "diffString": "-color: red\n+color: blue"}}}}},
+			result(0.01, 100, 1, 1, nil),
+		}, []string{
+			`user "edit" cut=false`, `tool_use e1 Edit "/w/a.css" cut=false`,
+			`tool_result e1 Edit "-color: red\n+color: blue" cut=false err=false`, `turn_complete $0.0100 100ms in=1 out=1 model=`,
+		}},
 		{"a prompt while the agent works joins its turn", []any{
 			"one", reply("m1", "working", 1, 1), "also this", reply("m2", "both done", 1, 1), result(0.01, 100, 2, 2, nil),
 		}, []string{

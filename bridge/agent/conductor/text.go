@@ -59,10 +59,14 @@ func toolInput(in *fastjson.Value) (string, bool) {
 }
 
 // resultText flattens a tool result (a string, text blocks, or any JSON)
-// to text.
+// to text. Conductor's own edit results ({status, diffString}) show their
+// diff.
 func resultText(c *fastjson.Value) (string, bool) {
 	if c == nil {
 		return "", false
+	}
+	if d := c.Get("diffString"); d != nil && d.Type() == fastjson.TypeString {
+		return cut(d.GetStringBytes())
 	}
 	switch c.Type() {
 	case fastjson.TypeNull:
