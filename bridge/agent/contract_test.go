@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/agent/conductor"
 	"conductorbridge/bridge/agent/opencode"
 	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/event"
@@ -44,6 +45,8 @@ var corpora = []corpus{
 	// OPENCODE_RECORD=1) has no output over the cut yet.
 	{agent: "opencode", globs: []string{"opencode/testdata/*.jsonl"}, uncut: true,
 		resume: func(s json.RawMessage) (agent.Parser, error) { return opencode.NewParser(s) }},
+	{agent: "conductor", globs: []string{"conductor/testdata/corpus/*/rows.jsonl"},
+		resume: func(s json.RawMessage) (agent.Parser, error) { return conductor.NewParser(s) }},
 }
 
 // TestCorpusContract runs every agent package's corpus through the same
