@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -23,13 +24,74 @@ import (
 // compares against (.ci/run); without it, one on PATH is used.
 const ccusagePinned = "/opt/ccusage-20.0.24/node_modules/.bin/ccusage"
 
+// tokscalePinned is where CI installs tokscale's native binary (.ci/run):
+// a tool that, like the bridge, caches what each file gave.
+const tokscalePinned = "/opt/tokscale-4.17.0/node_modules/@tokscale/cli-linux-x64-gnu/bin/tokscale"
+
 // benchUsageWorkspaces is how many workspaces the usage corpus spreads over.
 const benchUsageWorkspaces = 8
 
-// runBenchUsage reads a generated history of mb MB with `usage --json` and
-// with ccusage (daily --json --offline) side by side: wall time, MB/s and
-// peak resident memory of each, as separate processes on the same warm
-// files, and what each counted.
+// benchUsageRuns is how many times each kind of run is measured.
+const benchUsageRuns = 3
+
+// benchAppend is what is appended to one session before each run after
+// an append.
+const benchAppend = 1 << 20
+
+// usageRun is one measured run.
+type usageRun struct {
+	out  []byte
+	wall time.Duration
+	rss  int64 // KB
+}
+
+// usageRuns measures n runs of the command mk makes, calling before
+// ahead of each.
+func usageRuns(mk func() *exec.Cmd, before func() error) ([]usageRun, error) {
+	var runs []usageRun
+	for range benchUsageRuns {
+		if before != nil {
+			if err := before(); err != nil {
+				return nil, err
+			}
+		}
+		out, wall, rss, err := measureRun(mk())
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, usageRun{out, wall, rss})
+	}
+	return runs, nil
+}
+
+// median is the middle run's wall time, and every run's wall time and
+// peak memory in words.
+func median(runs []usageRun, unit time.Duration) (float64, string) {
+	walls := make([]time.Duration, len(runs))
+	var each, mem []string
+	for i, r := range runs {
+		walls[i] = r.wall
+		each = append(each, formatFigure(float64(r.wall)/float64(unit)))
+		mem = append(mem, formatFigure(float64(r.rss)/1024))
+	}
+	slices.Sort(walls)
+	return float64(walls[len(walls)/2]) / float64(unit), "runs " + strings.Join(each, ", ") + "; peak RSS " + strings.Join(mem, ", ") + " MB"
+}
+
+func peakOf(runs []usageRun) int64 {
+	var kb int64
+	for _, r := range runs {
+		kb = max(kb, r.rss)
+	}
+	return kb
+}
+
+// runBenchUsage reads a generated history of mb MB with `usage --json`
+// three ways — cold (no cache), warm (nothing changed) and after 1 MB was
+// appended to one session — and with ccusage (daily --json --offline) and
+// tokscale (which caches too) side by side: wall time, MB/s and peak
+// resident memory of each, as separate processes on the same warm files,
+// three runs each, and what each counted.
 func runBenchUsage(ctx context.Context, r *benchReport, exe, ccusage, dir string, mb int) error {
 	home := filepath.Join(dir, "home")
 	files, size, err := writeUsageCorpus(home, mb)
@@ -39,12 +101,20 @@ func runBenchUsage(ctx context.Context, r *benchReport, exe, ccusage, dir string
 	flushWrites()
 	emptyCodex := filepath.Join(dir, "codex")
 	os.MkdirAll(emptyCodex, 0o755)
+	state := filepath.Join(dir, "state")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return err
+	}
 	env := append(os.Environ(), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"), "CODEX_HOME="+emptyCodex, "XDG_STATE_HOME=")
 	what := fmt.Sprintf("%d MB, %d transcript files (sessions and their subagents) in %d workspaces, %d CPUs", size>>20, files, benchUsageWorkspaces, runtime.NumCPU())
 
-	bridge := exec.CommandContext(ctx, exe, "usage", "--json", "--tz", "UTC", "--home", home)
-	bridge.Env = env
-	bOut, bWall, bRSS, err := measureRun(bridge)
+	bridge := func() *exec.Cmd {
+		cmd := exec.CommandContext(ctx, exe, "usage", "--json", "--tz", "UTC", "--home", home, "--state-dir", state)
+		cmd.Env = env
+		return cmd
+	}
+	cache := filepath.Join(state, "usage.cache")
+	cold, err := usageRuns(bridge, func() error { return removeIfThere(cache) })
 	if err != nil {
 		return fmt.Errorf("conductor-bridge usage: %w", err)
 	}
@@ -55,14 +125,61 @@ func runBenchUsage(ctx context.Context, r *benchReport, exe, ccusage, dir string
 			Turns       int     `json:"turns"`
 		} `json:"total"`
 	}
-	if err := json.Unmarshal(bOut, &rep); err != nil {
+	if err := json.Unmarshal(cold[0].out, &rep); err != nil {
 		return fmt.Errorf("conductor-bridge usage --json: %w", err)
 	}
 	counted := fmt.Sprintf("; counted %d tokens, $%.2f in %d turns", rep.Total.TotalTokens, rep.Total.CostUSD, rep.Total.Turns)
-	r.add("usage: bridge wall time", bWall.Seconds(), "s", what+counted)
-	r.add("usage: bridge throughput", float64(size)/(1<<20)/bWall.Seconds(), "MB/s", what)
-	r.addKB("usage: bridge peak RSS", bRSS, what)
+	coldS, coldRuns := median(cold, time.Second)
+	r.add("usage: bridge wall time", coldS, "s", what+"; cold (no cache): "+coldRuns+counted)
+	r.add("usage: bridge throughput", float64(size)/(1<<20)/coldS, "MB/s", what+"; cold")
+	r.addKB("usage: bridge peak RSS", peakOf(cold), what+"; cold")
 
+	warm, err := usageRuns(bridge, nil)
+	if err != nil {
+		return fmt.Errorf("conductor-bridge usage, warm: %w", err)
+	}
+	for _, w := range warm {
+		if !bytes.Equal(w.out, cold[0].out) {
+			return fmt.Errorf("conductor-bridge usage: the warm run's report differs from the cold run's")
+		}
+	}
+	warmMS, warmRuns := median(warm, time.Millisecond)
+	r.add("usage: bridge warm wall time", warmMS, "ms", what+"; the cache in place, nothing changed: "+warmRuns)
+	r.addKB("usage: bridge warm peak RSS", peakOf(warm), what+"; warm")
+	if info, err := os.Stat(cache); err == nil {
+		r.add("usage: cache size", float64(info.Size())/(1<<20), "MB", fmt.Sprintf("%s; %.2f %% of the history", what, 100*float64(info.Size())/float64(size)))
+	}
+	grow, err := biggestSession(home)
+	if err != nil {
+		return err
+	}
+	appended := 0
+	appendMB := func() error {
+		appended++
+		return appendUsageSession(grow, appended)
+	}
+	after, err := usageRuns(bridge, appendMB)
+	if err != nil {
+		return fmt.Errorf("conductor-bridge usage, after an append: %w", err)
+	}
+	afterMS, afterRuns := median(after, time.Millisecond)
+	r.add("usage: bridge wall time after a 1 MB append", afterMS, "ms", what+"; 1 MB of turns appended to one session before each run: "+afterRuns)
+	r.addKB("usage: bridge after-append peak RSS", peakOf(after), what+"; after an append")
+	// The others read the grown history: the same for all.
+	r.benchCcusage(ctx, ccusage, env, what, coldS, warmMS)
+	r.benchTokscale(ctx, env, home, what, grow, &appended, coldS, warmMS)
+	return nil
+}
+
+func removeIfThere(path string) error {
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
+// benchCcusage runs ccusage three times (it keeps no cache: each run is cold).
+func (r *benchReport) benchCcusage(ctx context.Context, ccusage string, env []string, what string, coldS, warmMS float64) {
 	cc := ccusage
 	if cc == "" {
 		cc = ccusagePinned // the pinned release; whatever is on PATH may be another
@@ -75,14 +192,17 @@ func runBenchUsage(ctx context.Context, r *benchReport, exe, ccusage, dir string
 	verOut, err := exec.CommandContext(ctx, cc, "--version").Output()
 	if err != nil {
 		r.unknown("usage: ccusage wall time", "s", "no working ccusage at "+cc+" (.ci/run installs "+ccusagePinned+")")
-		return nil
+		return
 	}
 	ver := strings.TrimSpace(string(verOut))
-	ccCmd := exec.CommandContext(ctx, cc, "daily", "--json", "--offline", "--timezone", "UTC")
-	ccCmd.Env = env
-	cOut, cWall, cRSS, err := measureRun(ccCmd)
+	runs, err := usageRuns(func() *exec.Cmd {
+		cmd := exec.CommandContext(ctx, cc, "daily", "--json", "--offline", "--timezone", "UTC")
+		cmd.Env = env
+		return cmd
+	}, nil)
 	if err != nil {
-		return fmt.Errorf("%s: %w", ver, err)
+		r.unknown("usage: ccusage wall time", "s", ver+": "+err.Error())
+		return
 	}
 	var ccRep struct {
 		Totals struct {
@@ -90,15 +210,123 @@ func runBenchUsage(ctx context.Context, r *benchReport, exe, ccusage, dir string
 			TotalCost   float64 `json:"totalCost"`
 		} `json:"totals"`
 	}
-	if err := json.Unmarshal(cOut, &ccRep); err != nil {
-		return fmt.Errorf("%s daily --json: %w", ver, err)
-	}
+	json.Unmarshal(runs[0].out, &ccRep)
 	ccWhat := what + "; " + ver + " daily --json --offline"
-	r.add("usage: ccusage wall time", cWall.Seconds(), "s", ccWhat+fmt.Sprintf("; counted %d tokens, $%.2f", ccRep.Totals.TotalTokens, ccRep.Totals.TotalCost))
-	r.add("usage: ccusage throughput", float64(size)/(1<<20)/cWall.Seconds(), "MB/s", ccWhat)
-	r.addKB("usage: ccusage peak RSS", cRSS, ccWhat)
-	r.add("usage: ccusage time / bridge time", cWall.Seconds()/bWall.Seconds(), "×", ccWhat)
-	return nil
+	s, each := median(runs, time.Second)
+	r.add("usage: ccusage wall time", s, "s", ccWhat+": "+each+fmt.Sprintf("; counted %d tokens, $%.2f", ccRep.Totals.TotalTokens, ccRep.Totals.TotalCost))
+	r.addKB("usage: ccusage peak RSS", peakOf(runs), ccWhat)
+	r.add("usage: ccusage time / bridge time", s/coldS, "×", ccWhat+"; the bridge cold")
+	r.add("usage: ccusage time / bridge warm time", s*1000/warmMS, "×", ccWhat+"; the bridge warm")
+}
+
+// benchTokscale runs tokscale cold (its cache removed), warm and after an
+// append, three times each, where it is installed.
+func (r *benchReport) benchTokscale(ctx context.Context, env []string, home, what, grow string, appended *int, coldS, warmMS float64) {
+	tk := tokscalePinned
+	if _, err := os.Stat(tk); err != nil {
+		p, err := exec.LookPath("tokscale")
+		if err != nil {
+			r.unknown("usage: tokscale wall time", "s", "no tokscale at "+tokscalePinned+" (.ci/run installs it)")
+			return
+		}
+		tk = p
+	}
+	verOut, err := exec.CommandContext(ctx, tk, "--version").Output()
+	if err != nil {
+		r.unknown("usage: tokscale wall time", "s", "tokscale at "+tk+" does not run: "+err.Error())
+		return
+	}
+	ver := strings.TrimSpace(string(verOut))
+	mk := func() *exec.Cmd {
+		cmd := exec.CommandContext(ctx, tk, "models", "--json", "-c", "claude")
+		cmd.Env = env
+		return cmd
+	}
+	tkWhat := what + "; " + ver + " models --json -c claude (offline: its price fetches fail at once)"
+	cacheDir := filepath.Join(home, ".config", "tokscale", "cache")
+	cold, err := usageRuns(mk, func() error { return os.RemoveAll(cacheDir) })
+	if err != nil {
+		r.unknown("usage: tokscale wall time", "s", tkWhat+": "+err.Error())
+		return
+	}
+	s, each := median(cold, time.Second)
+	r.add("usage: tokscale wall time", s, "s", tkWhat+"; cold (its cache removed): "+each)
+	r.add("usage: tokscale time / bridge time", s/coldS, "×", tkWhat+"; both cold")
+	warm, err := usageRuns(mk, nil)
+	if err != nil {
+		r.unknown("usage: tokscale warm wall time", "ms", tkWhat+": "+err.Error())
+		return
+	}
+	ms, each := median(warm, time.Millisecond)
+	r.add("usage: tokscale warm wall time", ms, "ms", tkWhat+"; warm: "+each)
+	r.add("usage: tokscale warm time / bridge warm time", ms/warmMS, "×", tkWhat+"; both warm")
+	after, err := usageRuns(mk, func() error { *appended++; return appendUsageSession(grow, *appended) })
+	if err != nil {
+		r.unknown("usage: tokscale wall time after a 1 MB append", "ms", tkWhat+": "+err.Error())
+		return
+	}
+	ms, each = median(after, time.Millisecond)
+	r.add("usage: tokscale wall time after a 1 MB append", ms, "ms", tkWhat+"; 1 MB appended to one session before each run: "+each)
+}
+
+// biggestSession is the largest session file of the corpus: the one a
+// long-running agent keeps writing.
+func biggestSession(home string) (string, error) {
+	var best string
+	var most int64
+	err := filepath.WalkDir(filepath.Join(home, ".claude", "projects"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Base(filepath.Dir(path)) == "subagents" {
+			return err
+		}
+		if info, err := d.Info(); err == nil && info.Size() > most {
+			best, most = path, info.Size()
+		}
+		return nil
+	})
+	if best == "" && err == nil {
+		err = fmt.Errorf("no session file in %s", home)
+	}
+	return best, err
+}
+
+// appendUsageSession appends about 1 MB of new turns to the session file
+// path, later than anything in it (the nth append, an hour apart): as an
+// agent at work writes.
+func appendUsageSession(path string, n int) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var first struct {
+		SessionID string `json:"sessionId"`
+		Cwd       string `json:"cwd"`
+	}
+	if i := bytes.IndexByte(b, '\n'); i > 0 {
+		json.Unmarshal(b[:i], &first)
+	}
+	if first.SessionID == "" {
+		return fmt.Errorf("%s: no session id in its first line", path)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	cw := &countWriter{w: w}
+	s := synth.New(cw, first.SessionID, first.Cwd, uint64(n)<<40)
+	s.Continue(bytes.Count(b, []byte("\n")) + 1)
+	s.Now = time.Date(2027, 1, 1, n, 0, 0, 0, time.UTC)
+	for t := 0; cw.n < benchAppend; t++ {
+		if err := s.Turn("and now the next test " + strconv.Itoa(t)); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // measureRun runs cmd to its end and returns its stdout, wall time and

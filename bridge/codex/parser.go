@@ -23,6 +23,7 @@ import (
 
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/price"
 )
 
 // Agent is the value of event.Event.Agent for Codex sessions.
@@ -66,6 +67,44 @@ type Parser struct {
 	// parseAll turns off the look at a line's type before parsing it
 	// (skippable), for the test that proves the look changes nothing.
 	parseAll bool
+	// record: keep each turn's charges; ended holds those of the turns
+	// ended since TakeCharges.
+	record bool
+	ended  []TurnCharges
+}
+
+// TurnCharges is what made one turn's cost: the model it was priced as
+// when it had no response, else each response as priced.
+type TurnCharges struct {
+	Model   string
+	Charges []price.Request
+}
+
+// RecordCharges makes the parser keep what made each turn's cost, for
+// TakeCharges: the usage cache reprices turns without reading them again.
+func (p *Parser) RecordCharges() { p.record = true }
+
+// TakeCharges returns the charges of each turn ended since the last call,
+// in the order of their turn_complete events.
+func (p *Parser) TakeCharges() []TurnCharges {
+	out := p.ended
+	p.ended = nil
+	return out
+}
+
+// Reprice works out with pf what a turn's charges cost, as the parser
+// would have priced the turn with it.
+func Reprice(tc TurnCharges, pf PriceFunc) (cost float64, known bool) {
+	if len(tc.Charges) == 0 {
+		return pf(tc.Model, event.Usage{}) // nothing used: is the model known?
+	}
+	known = true
+	for _, c := range tc.Charges {
+		usd, ok := pf(c.Model, c.Usage)
+		cost += usd
+		known = known && ok
+	}
+	return cost, known
 }
 
 // State is everything a Parser remembers between lines: small, and
@@ -113,6 +152,9 @@ type Turn struct {
 	Cost      float64 `json:"cost,omitempty"`
 	Unpriced  bool    `json:"unpriced,omitempty"`
 	Responses int     `json:"responses,omitempty"`
+	// Charges are the responses as priced, kept only by a parser asked
+	// to (RecordCharges): the usage cache reprices turns from them.
+	Charges []price.Request `json:"charges,omitempty"`
 }
 
 // NewParser returns a parser resuming from saved (a Save result), or a
@@ -331,6 +373,9 @@ func (p *Parser) endTurn(out []event.Event, ts time.Time, durationMS int64) []ev
 	p.state.Waiting, p.state.WaitCall = "", ""
 	p.state.Tools = nil // a call still open when its turn ended is never answered
 	e := event.Event{Type: event.TurnComplete, TS: ts, Usage: t.Usage, Model: t.Model}
+	if p.record {
+		p.ended = append(p.ended, TurnCharges{Model: t.Model, Charges: t.Charges})
+	}
 	switch {
 	case durationMS > 0:
 		e.DurationMS = durationMS
@@ -350,6 +395,9 @@ func (p *Parser) endTurn(out []event.Event, ts time.Time, durationMS int64) []ev
 func (p *Parser) addResponse(t *Turn, u event.Usage) {
 	t.Usage = t.Usage.Add(u)
 	t.Responses++
+	if p.record {
+		t.Charges = append(t.Charges, price.Request{Model: t.Model, Usage: u})
+	}
 	usd, known := p.price(t.Model, u)
 	t.Cost += usd
 	t.Unpriced = t.Unpriced || !known

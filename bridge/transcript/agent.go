@@ -25,7 +25,7 @@ func NewParser(saved json.RawMessage) (*Parser, error) {
 		// A journal from before Sum: its usage by response, at the
 		// turn's model (1-hour writes and subagents were not kept).
 		for key, u := range t.Usage {
-			t.Sum.add(&p.State.Recent, Response{Key: key, Req: price.Request{Model: t.Model, Usage: u}}, p.table())
+			t.Sum.add(&p.State.Recent, Response{Key: key, Req: price.Request{Model: t.Model, Usage: u}}, p.table(), false)
 		}
 		t.Usage = nil
 	}

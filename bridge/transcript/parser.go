@@ -37,6 +37,10 @@ type Parser struct {
 	sink   *Parser
 	// countOnly: emit turn_complete events only (CountOnly).
 	countOnly bool
+	// record: keep each turn's charges (RecordCharges); ended holds those
+	// of the turns ended since TakeCharges.
+	record bool
+	ended  []TurnCharges
 	// saved is the size of the last state saved: the next is made in a
 	// buffer of about that size, not grown into one.
 	saved int
@@ -57,6 +61,34 @@ func (p *Parser) CountInto(main *Parser) { p.sink = main }
 // content into events nobody reads (a tool result's text, an input).
 // The streams never set it.
 func (p *Parser) CountOnly() { p.countOnly = true }
+
+// RecordCharges makes the parser keep what made each turn's cost, for
+// TakeCharges: the usage cache reprices turns without reading them again.
+func (p *Parser) RecordCharges() { p.record = true }
+
+// TurnCharges is what made one turn's cost: its own model (the event
+// names an unpriced one instead) and its charges.
+type TurnCharges struct {
+	Model   string
+	Charges []Charge
+}
+
+// TakeCharges returns the charges of each turn ended since the last call,
+// in the order of their turn_complete events.
+func (p *Parser) TakeCharges() []TurnCharges {
+	out := p.ended
+	p.ended = nil
+	return out
+}
+
+// EventModel is the model a turn_complete names: the turn's own, unless
+// some model of it had no price and the turn's own is not among those.
+func EventModel(model string, unknown []string) string {
+	if len(unknown) > 0 && (model == "" || !slices.Contains(unknown, model)) {
+		return unknown[0]
+	}
+	return model
+}
 
 func (p *Parser) table() *price.Table {
 	if p.prices != nil {
@@ -219,7 +251,7 @@ func (p *Parser) count(r Response) {
 		t = &Totals{}
 		p.State.Carry = t
 	}
-	t.add(&p.State.Recent, r, p.table())
+	t.add(&p.State.Recent, r, p.table(), p.record)
 }
 
 func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
@@ -230,12 +262,13 @@ func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
 		p.State.EndedAt = ts
 	}
 	s := t.Sum
+	if p.record {
+		p.ended = append(p.ended, TurnCharges{Model: t.Model, Charges: s.Log})
+	}
 	e := event.Event{Type: event.TurnComplete, TS: ts, SessionID: p.State.SessionID, Model: t.Model,
 		Usage: s.Usage, CostUSD: s.Cost, CostKnown: len(s.Unknown) == 0,
 		SubagentUsage: s.SubUsage, SubagentCostUSD: s.SubCost}
-	if !e.CostKnown && (e.Model == "" || !slices.Contains(s.Unknown, e.Model)) {
-		e.Model = s.Unknown[0] // the tooltip names the model that has no price
-	}
+	e.Model = EventModel(e.Model, s.Unknown) // the tooltip names the model that has no price
 	if !t.Start.IsZero() && !ts.IsZero() && ts.After(t.Start) {
 		e.DurationMS = ts.Sub(t.Start).Milliseconds()
 	}

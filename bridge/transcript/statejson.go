@@ -221,6 +221,32 @@ func (o *object) totals(t *Totals) {
 			}
 			in.b = append(in.b, ']')
 		}
+		if len(t.Log) > 0 {
+			in.key("log")
+			in.b = append(in.b, '[')
+			for i := range t.Log {
+				if i > 0 {
+					in.b = append(in.b, ',')
+				}
+				in.charge(&t.Log[i])
+			}
+			in.b = append(in.b, ']')
+		}
+	})
+}
+
+func (o *object) charge(c *Charge) {
+	o.nested(func(in *object) {
+		in.key("n")
+		in.request(&c.Now)
+		if c.Was != nil {
+			in.key("w")
+			in.request(c.Was)
+		}
+		if c.Side {
+			in.key("s")
+			in.bool(true)
+		}
 	})
 }
 

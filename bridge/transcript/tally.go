@@ -27,6 +27,41 @@ type Totals struct {
 	SubUsage event.Usage `json:"sub_usage,omitzero"`
 	SubCost  float64     `json:"sub_cost,omitempty"`
 	Unknown  []string    `json:"unknown,omitempty"`
+	// Log is every charge that made Cost, kept only by a parser asked to
+	// (RecordCharges): the usage cache reprices turns from it.
+	Log []Charge `json:"log,omitempty"`
+}
+
+// Charge is one step of a cost: a response as now counted and, when an
+// earlier line of it was counted already, as counted then (the step is
+// the difference of their prices).
+type Charge struct {
+	Now  price.Request  `json:"n"`
+	Was  *price.Request `json:"w,omitempty"`
+	Side bool           `json:"s,omitempty"`
+}
+
+// Reprice works out with tab what charges cost, as the turn they made
+// would have been counted with tab: cost, the subagents' part, and the
+// models tab has no price for.
+func Reprice(charges []Charge, tab *price.Table) (cost, sub float64, unknown []string) {
+	for _, c := range charges {
+		now, known := tab.Cost(c.Now)
+		was := 0.0
+		if c.Was != nil {
+			was, _ = tab.Cost(*c.Was)
+		}
+		if !known {
+			if m := c.Now.Model; !slices.Contains(unknown, m) && len(unknown) < unknownMax {
+				unknown = append(unknown, m)
+			}
+		}
+		cost += now - was
+		if c.Side {
+			sub += now - was
+		}
+	}
+	return cost, sub, unknown
 }
 
 // fullMax is how many of the newest responses keep their usage: a
@@ -105,7 +140,7 @@ func sameKeyed(a, b, id, req string) bool {
 
 // add counts what one line adds: the response's usage the first time its
 // key is seen, and only what a later line of it raises afterwards.
-func (t *Totals) add(recent *[]counted, r Response, tab *price.Table) {
+func (t *Totals) add(recent *[]counted, r Response, tab *price.Table, log bool) {
 	prev, merged := price.Request{}, r.Req
 	i := -1
 	if r.Key != "" {
@@ -144,6 +179,13 @@ func (t *Totals) add(recent *[]counted, r Response, tab *price.Table) {
 	if i >= 0 {
 		was, _ = tab.Cost(prev)
 	}
+	if log {
+		c := Charge{Now: merged, Side: r.Side}
+		if i >= 0 {
+			c.Was = &prev
+		}
+		t.Log = append(t.Log, c)
+	}
 	if !known {
 		if m := merged.Model; !slices.Contains(t.Unknown, m) && len(t.Unknown) < unknownMax {
 			t.Unknown = append(t.Unknown, m)
@@ -164,6 +206,7 @@ func (t *Totals) merge(o *Totals) {
 	}
 	t.Usage, t.Cost = t.Usage.Add(o.Usage), t.Cost+o.Cost
 	t.SubUsage, t.SubCost = t.SubUsage.Add(o.SubUsage), t.SubCost+o.SubCost
+	t.Log = append(t.Log, o.Log...)
 	for _, m := range o.Unknown {
 		if !slices.Contains(t.Unknown, m) && len(t.Unknown) < unknownMax {
 			t.Unknown = append(t.Unknown, m)

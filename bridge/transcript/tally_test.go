@@ -19,12 +19,12 @@ func TestCountedOnceAcrossTheWindow(t *testing.T) {
 	req := func(out int64) price.Request {
 		return price.Request{Model: "claude-opus-5-5", Usage: event.Usage{InputTokens: 10, OutputTokens: out}}
 	}
-	tot.add(&recent, Response{Key: "first", Req: req(1)}, tab)
-	tot.add(&recent, Response{Key: "first", Req: req(5)}, tab) // its final line: output 5
+	tot.add(&recent, Response{Key: "first", Req: req(1)}, tab, false)
+	tot.add(&recent, Response{Key: "first", Req: req(5)}, tab, false) // its final line: output 5
 	for i := range 3 * fullMax {
-		tot.add(&recent, Response{Key: fmt.Sprintf("other-%d", i), Req: req(5)}, tab)
+		tot.add(&recent, Response{Key: fmt.Sprintf("other-%d", i), Req: req(5)}, tab, false)
 	}
-	tot.add(&recent, Response{Key: "first", Req: req(5)}, tab) // seen again, long after
+	tot.add(&recent, Response{Key: "first", Req: req(5)}, tab, false) // seen again, long after
 	n := int64(1 + 3*fullMax)
 	if want := (event.Usage{InputTokens: 10 * n, OutputTokens: 5 * n}); tot.Usage != want {
 		t.Errorf("usage %+v, want %+v", tot.Usage, want)
@@ -65,15 +65,15 @@ func TestCountedOnceWithoutRequestID(t *testing.T) {
 	} {
 		var tot Totals
 		var recent []counted
-		tot.add(&recent, Response{Key: tt.keys[0], Req: req}, tab)
+		tot.add(&recent, Response{Key: tt.keys[0], Req: req}, tab, false)
 		extra := int64(0)
 		if tt.aged {
 			for i := range 2 * fullMax {
-				tot.add(&recent, Response{Key: fmt.Sprintf("other-%d", i), Req: req}, tab)
+				tot.add(&recent, Response{Key: fmt.Sprintf("other-%d", i), Req: req}, tab, false)
 			}
 			extra = 2 * fullMax
 		}
-		tot.add(&recent, Response{Key: tt.keys[1], Req: req}, tab)
+		tot.add(&recent, Response{Key: tt.keys[1], Req: req}, tab, false)
 		if want := 10 * (tt.wantCounts + extra); tot.Usage.InputTokens != want {
 			t.Errorf("%s: %d input tokens, want %d", tt.name, tot.Usage.InputTokens, want)
 		}

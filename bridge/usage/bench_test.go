@@ -87,3 +87,24 @@ func BenchmarkReadClaude(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadWarm reads a generated history with its cache file in
+// place and nothing changed, as a second `usage` run does (a new Cache
+// each time: the file is read and decoded every run).
+func BenchmarkReadWarm(b *testing.B) {
+	projects := filepath.Join(b.TempDir(), "projects")
+	writeSynthHistory(b, projects, 128)
+	path := filepath.Join(b.TempDir(), CacheFile)
+	if _, err := (Source{ClaudeProjects: projects, Cache: &Cache{Path: path}}).Read(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		c := &Cache{Path: path}
+		if _, err := (Source{ClaudeProjects: projects, Cache: c}).Read(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		if c.reread.Load() > 0 {
+			b.Fatal("a file was read again")
+		}
+	}
+}

@@ -35,8 +35,8 @@ type Cache struct {
 	said   bool              // a complaint was logged
 	// What the reads did with each group: for the tests that prove each
 	// way is taken.
-	reused, resumed, reread atomic.Int64
-	share                   int64 // snapShare, unless a test says otherwise
+	reused, resumed, reread, repriced atomic.Int64
+	share                             int64 // snapShare, unless a test says otherwise
 }
 
 func (c *Cache) snapShare() int64 {
@@ -56,6 +56,11 @@ type entry struct {
 	tail   []Turn  // what the files' end completed: read again if they grow
 	limits []Limit // Codex: the newest plan limits, with their workspace
 	snap   *resume // where a later read may go on (nil: from the start)
+	// priced is what made each turn's cost (done, then tail; nil: not
+	// known, the files are read again when prices change); prices is the
+	// table the costs are of.
+	priced []pricing
+	prices uint64
 }
 
 // fileID is what one file was when read: a later listing that finds the
@@ -169,14 +174,16 @@ func compare(g group, e *entry) change {
 	return res
 }
 
-// get returns g's entry, nil when there is none.
-func (c *Cache) get(g group) *entry {
+// get returns g's entry (nil when there is none) and whether its costs
+// are of the prices of this read.
+func (c *Cache) get(g group) (*entry, bool) {
 	if c == nil {
-		return nil
+		return nil, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m[g.files[0]]
+	e := c.m[g.files[0]]
+	return e, e != nil && e.prices == c.prices
 }
 
 func (c *Cache) put(g group, e *entry) {
@@ -188,6 +195,7 @@ func (c *Cache) put(g group, e *entry) {
 	if c.m == nil {
 		c.m = map[string]*entry{}
 	}
+	e.prices = c.prices
 	c.m[g.files[0]] = e
 	c.dirty = true
 }

@@ -19,7 +19,7 @@ const CacheFile = "usage.cache"
 // counted: a file of another version is rebuilt. Bump it whenever either
 // changes (the parsers counting a turn differently, say an interrupted
 // one): what the cache keeps are the turns as they were counted.
-const cacheVersion = 1
+const cacheVersion = 2
 
 // priceKey identifies a price table: costs in the cache are of it.
 func priceKey(t *price.Table) uint64 {
@@ -53,12 +53,14 @@ func (c *Cache) begin(prices uint64, roots [2]string) {
 			c.load()
 		}
 	}
-	if c.prices != prices || c.roots != roots {
+	if c.roots != roots {
 		if len(c.m) > 0 {
 			c.dirty = true
 		}
-		c.m, c.prices, c.roots = nil, prices, roots
+		c.m, c.roots = nil, roots
 	}
+	// Entries of other prices are repriced as the read meets them.
+	c.prices = prices
 }
 
 // load reads the cache file; one that cannot be read or decoded is
@@ -71,7 +73,10 @@ func (c *Cache) load() {
 	if err == nil {
 		var f cacheContent
 		if err = decodeCache(b, &f); err == nil {
-			c.m, c.prices, c.roots = f.entries, f.prices, f.roots
+			c.m, c.roots = f.entries, f.roots
+			for _, e := range c.m {
+				e.prices = f.prices
+			}
 			return
 		}
 		if errors.Is(err, errOldCache) {
@@ -105,6 +110,11 @@ func (c *Cache) finish() {
 		return
 	}
 	c.dirty = false
+	for k, e := range c.m {
+		if e.prices != c.prices {
+			delete(c.m, k) // not met by the read: its costs are of other prices
+		}
+	}
 	b := encodeCache(&cacheContent{entries: c.m, prices: c.prices, roots: c.roots})
 	if err := writeFile(c.Path, b); err != nil {
 		c.complain(fmt.Sprintf("usage cache %s not written: %v", c.Path, err))

@@ -38,6 +38,38 @@ type readOut struct {
 	snap  *resume  // where a later read may go on (nil: from the start only)
 	whole bool     // every file listed was read
 	ids   []fileID // with keep: what each file was when read
+	// priced is what made each turn's cost, in the order the turns came
+	// (with keep; nil when a turn's could not be told).
+	priced []pricing
+	lost   bool // a turn's pricing was not told
+}
+
+// pricing is what made one turn's cost, so that another price table
+// reprices it without the files.
+type pricing struct {
+	model  string              // the turn's own model
+	claude []transcript.Charge // a Claude turn's charges
+	codex  []price.Request     // a Codex turn's responses as priced
+	carry  bool                // usage after a session's last turn: named by an unpriced model only
+}
+
+// pair records the pricings of the turn_complete events in evs.
+func (o *readOut) pair(evs []event.Event, ends []pricing) {
+	j := 0
+	for _, e := range evs {
+		if e.Type != event.TurnComplete {
+			continue
+		}
+		if j >= len(ends) {
+			o.lost = true
+			return
+		}
+		o.priced = append(o.priced, ends[j])
+		j++
+	}
+	if j != len(ends) {
+		o.lost = true
+	}
 }
 
 // errNoResume: the files changed in a way a read from the saved state
@@ -75,6 +107,9 @@ func readClaudeFrom(g group, prices *price.Table, lean bool, bufs *buffers, from
 	main, err := newParser(saved)
 	if err != nil {
 		return out, err
+	}
+	if keep {
+		main.RecordCharges()
 	}
 	multi := len(g.files) > 1
 	// A resumed read, and one kept for resuming a session of several
@@ -173,6 +208,13 @@ func readClaudeFrom(g group, prices *price.Table, lean bool, bufs *buffers, from
 				n++
 			}
 		}
+		if keep {
+			var ends []pricing
+			for _, tc := range main.TakeCharges() {
+				ends = append(ends, pricing{model: tc.Model, claude: tc.Charges})
+			}
+			out.pair(evs, ends)
+		}
 		evs = evs[:0]
 	}
 	for {
@@ -248,6 +290,9 @@ func readClaudeFrom(g group, prices *price.Table, lean bool, bufs *buffers, from
 			t.End, t.Start = g.mod, g.mod
 		}
 		fn(t)
+		if keep {
+			out.priced = append(out.priced, pricing{claude: c.Log, carry: true})
+		}
 	}
 	return out, nil
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/price"
+	"conductorbridge/bridge/transcript"
 )
 
 // The cache file: a magic word, the version, the price table's key and the
@@ -122,6 +124,10 @@ func (e *encoder) entry(en *entry) {
 	e.turns(en.done)
 	e.turns(en.tail)
 	e.limits(en.limits)
+	e.bool(en.priced != nil)
+	for _, p := range en.priced {
+		e.pricing(p)
+	}
 	e.bool(en.snap != nil)
 	if r := en.snap; r != nil {
 		e.bytes(r.Main)
@@ -200,6 +206,60 @@ func (e *encoder) turns(ts []Turn) {
 		if f&turnSubCost != 0 {
 			e.float(t.SubCost)
 		}
+	}
+}
+
+// Request flags: which of a request's parts are written.
+const (
+	reqWebSearches = 1 << iota
+	reqWebFetches
+	reqFast
+	chargeWas  // a charge: the request as counted before follows
+	chargeSide // a charge: a subagent's
+)
+
+func (e *encoder) pricing(p pricing) {
+	e.ref(p.model)
+	e.bool(p.carry)
+	e.uint(uint64(len(p.claude)))
+	for i := range p.claude {
+		c := &p.claude[i]
+		var f byte
+		if c.Was != nil {
+			f |= chargeWas
+		}
+		if c.Side {
+			f |= chargeSide
+		}
+		e.request(&c.Now, f)
+		if c.Was != nil {
+			e.request(c.Was, 0)
+		}
+	}
+	e.uint(uint64(len(p.codex)))
+	for i := range p.codex {
+		e.request(&p.codex[i], 0)
+	}
+}
+
+func (e *encoder) request(r *price.Request, f byte) {
+	if r.WebSearches != 0 {
+		f |= reqWebSearches
+	}
+	if r.WebFetches != 0 {
+		f |= reqWebFetches
+	}
+	if r.Fast {
+		f |= reqFast
+	}
+	e.b = append(e.b, f)
+	e.ref(r.Model)
+	e.usage(r.Usage)
+	if f&reqWebSearches != 0 {
+		e.int(r.WebSearches)
+	}
+	if f&reqWebFetches != 0 {
+		e.int(r.WebFetches)
 	}
 }
 
@@ -395,6 +455,15 @@ func (d *decoder) entry(zones map[int64]*time.Location) *entry {
 	e.tail = d.turns(zones)
 	e.limits = d.limits(zones)
 	if d.bool() {
+		e.priced = make([]pricing, len(e.done)+len(e.tail))
+		for i := range e.priced {
+			e.priced[i] = d.pricing()
+			if d.err != nil {
+				return e
+			}
+		}
+	}
+	if d.bool() {
 		r := &resume{Main: d.bytes(), Cwd: d.ref()}
 		r.Files = make([]mark, d.count())
 		for i := range r.Files {
@@ -446,6 +515,45 @@ func (d *decoder) turns(zones map[int64]*time.Location) []Turn {
 		}
 	}
 	return ts
+}
+
+func (d *decoder) pricing() pricing {
+	p := pricing{model: d.ref(), carry: d.bool()}
+	if n := d.count(); n > 0 {
+		p.claude = make([]transcript.Charge, n)
+		for i := range p.claude {
+			c := &p.claude[i]
+			var f byte
+			c.Now, f = d.request()
+			c.Side = f&chargeSide != 0
+			if f&chargeWas != 0 {
+				was, _ := d.request()
+				c.Was = &was
+			}
+		}
+	}
+	if n := d.count(); n > 0 {
+		p.codex = make([]price.Request, n)
+		for i := range p.codex {
+			p.codex[i], _ = d.request()
+		}
+	}
+	return p
+}
+
+func (d *decoder) request() (price.Request, byte) {
+	var f byte
+	if b := d.raw(1); len(b) == 1 {
+		f = b[0]
+	}
+	r := price.Request{Model: d.ref(), Usage: d.usage(), Fast: f&reqFast != 0}
+	if f&reqWebSearches != 0 {
+		r.WebSearches = d.int()
+	}
+	if f&reqWebFetches != 0 {
+		r.WebFetches = d.int()
+	}
+	return r, f
 }
 
 func (d *decoder) usage() eventUsage {

@@ -72,6 +72,9 @@ func readCodexFrom(path string, prices *price.Table, bufs *buffers, from *resume
 		return out, errNoResume
 	}
 	p.Price = codexPrice(prices)
+	if keep {
+		p.RecordCharges()
+	}
 	var (
 		evs []event.Event
 		jp  fastjson.Parser
@@ -83,6 +86,13 @@ func readCodexFrom(path string, prices *price.Table, bufs *buffers, from *resume
 				fn(fromEvent(e, AgentCodex, p.Cwd(), p.ThreadID()))
 				n++
 			}
+		}
+		if keep {
+			var ends []pricing
+			for _, tc := range p.TakeCharges() {
+				ends = append(ends, pricing{model: tc.Model, codex: tc.Charges})
+			}
+			out.pair(evs, ends)
 		}
 		evs = evs[:0]
 	}

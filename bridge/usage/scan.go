@@ -15,6 +15,7 @@ import (
 
 	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/price"
+	"conductorbridge/bridge/transcript"
 )
 
 // Source is where the history is: each agent's folder and the prices.
@@ -137,13 +138,21 @@ type cached struct {
 // they were, on from the cache's marks when they only grew, else whole.
 func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
 	keep := s.Cache != nil
-	e := s.Cache.get(g)
+	e, fresh := s.Cache.get(g)
 	switch compare(g, e) {
 	case unchanged:
+		if !fresh {
+			// Of other prices: worked out again from its charges.
+			if e = e.repriced(prices); e == nil {
+				break
+			}
+			s.Cache.put(g, e)
+			s.Cache.repriced.Add(1)
+		}
 		s.Cache.reused.Add(1)
 		return cached{turns: e.turns(), limits: e.limits, bytes: e.bytes}
 	case grown:
-		if e.snap != nil {
+		if e.snap != nil && fresh {
 			c, ne, err := readGroupFrom(g, prices, bufs, e, keep, s.Cache.snapShare())
 			if !errors.Is(err, errNoResume) {
 				s.Cache.resumed.Add(1)
@@ -187,15 +196,60 @@ func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *entry, kee
 	if e.snap != nil && e.snap.size()*share > e.bytes {
 		e.snap = nil // reading the files again costs less than keeping where they stopped
 	}
+	if !out.lost && len(out.priced) == len(c.turns) {
+		e.priced = out.priced
+	}
 	if prev != nil {
 		e.done = slices.Concat(prev.done, c.turns[:out.done])
 		c.turns = slices.Concat(prev.done, c.turns)
-		c.bytes = out.bytes
+		if e.priced != nil && len(prev.priced) >= len(prev.done) {
+			e.priced = slices.Concat(prev.priced[:len(prev.done)], e.priced)
+		} else {
+			e.priced = nil
+		}
 	} else {
 		e.done = c.turns[:out.done:out.done]
 	}
 	e.tail = c.turns[len(e.done):]
 	return c, e, nil
+}
+
+// repriced is e with every turn's cost worked out again with prices
+// (nil when e does not say what made them). Where the files stopped is
+// let go: the parsers' state there holds costs of the old prices.
+func (e *entry) repriced(prices *price.Table) *entry {
+	if len(e.priced) != len(e.done)+len(e.tail) {
+		return nil
+	}
+	ne := *e
+	ne.snap = nil
+	ne.done, ne.tail = slices.Clone(e.done), slices.Clone(e.tail)
+	pf := codexPrice(prices)
+	for i := range len(ne.done) + len(ne.tail) {
+		var t *Turn
+		if i < len(ne.done) {
+			t = &ne.done[i]
+		} else {
+			t = &ne.tail[i-len(ne.done)]
+		}
+		p := e.priced[i]
+		if e.agent == AgentCodex {
+			t.CostUSD, t.CostKnown = codex.Reprice(codex.TurnCharges{Model: p.model, Charges: p.codex}, pf)
+			continue
+		}
+		var unknown []string
+		t.CostUSD, t.SubCost, unknown = transcript.Reprice(p.claude, prices)
+		t.CostKnown = len(unknown) == 0
+		if p.carry {
+			t.Model = ""
+			if len(unknown) > 0 {
+				t.Model = unknown[0]
+			}
+		} else {
+			t.Model = transcript.EventModel(p.model, unknown)
+		}
+	}
+	return &ne
 }
 
 // groups lists the work: every Claude session with its subagents' files,

@@ -25,6 +25,10 @@ type Writer struct {
 	cost float64
 }
 
+// Continue makes the writer go on after a file's n lines: its ids then
+// follow theirs rather than repeat them (a bench appending to a session).
+func (s *Writer) Continue(n int) { s.n = n }
+
 // New returns a Writer for a session in cwd, reproducible for a seed.
 func New(w io.Writer, sessionID, cwd string, seed uint64) *Writer {
 	return &Writer{W: w, SessionID: sessionID, Cwd: cwd, Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
