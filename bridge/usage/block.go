@@ -32,13 +32,20 @@ type Block struct {
 // the hour of the first turn that falls after the previous block ended.
 // The plans of different agents are metered apart.
 func Blocks(turns []Turn) []Block {
-	sorted := slices.Clone(turns)
-	slices.SortStableFunc(sorted, func(a, b Turn) int {
-		return cmp.Or(cmp.Compare(a.Agent, b.Agent), a.Start.Compare(b.Start))
+	// Their places are sorted, not the turns (large): those that start at
+	// once stay in the order they came.
+	order := make([]int32, len(turns))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		a, b := &turns[i], &turns[j]
+		return cmp.Or(cmp.Compare(a.Agent, b.Agent), a.Start.Compare(b.Start), cmp.Compare(i, j))
 	})
 	var out []Block
 	var cur *Block
-	for _, t := range sorted {
+	for _, i := range order {
+		t := &turns[i]
 		if t.Start.IsZero() {
 			continue
 		}

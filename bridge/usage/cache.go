@@ -59,8 +59,21 @@ type entry struct {
 	// priced is what made each turn's cost (done, then tail; nil: not
 	// known, the files are read again when prices change); prices is the
 	// table the costs are of.
-	priced []pricing
-	prices uint64
+	priced    []pricing
+	pricedRaw []byte // priced as the cache file holds it, not decoded yet
+	prices    uint64
+}
+
+// pricings is what made each turn's cost (nil: not known).
+func (e *entry) pricings() []pricing {
+	if e.priced == nil && e.pricedRaw != nil {
+		ps, err := decodePricing(e.pricedRaw)
+		if err != nil {
+			return nil
+		}
+		return ps
+	}
+	return e.priced
 }
 
 // fileID is what one file was when read: a later listing that finds the

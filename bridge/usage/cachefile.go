@@ -19,7 +19,7 @@ const CacheFile = "usage.cache"
 // counted: a file of another version is rebuilt. Bump it whenever either
 // changes (the parsers counting a turn differently, say an interrupted
 // one): what the cache keeps are the turns as they were counted.
-const cacheVersion = 2
+const cacheVersion = 3
 
 // priceKey identifies a price table: costs in the cache are of it.
 func priceKey(t *price.Table) uint64 {

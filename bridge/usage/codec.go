@@ -124,9 +124,13 @@ func (e *encoder) entry(en *entry) {
 	e.turns(en.done)
 	e.turns(en.tail)
 	e.limits(en.limits)
-	e.bool(en.priced != nil)
-	for _, p := range en.priced {
-		e.pricing(p)
+	raw := en.pricedRaw
+	if en.priced != nil {
+		raw = encodePricing(en.priced)
+	}
+	e.bool(raw != nil)
+	if raw != nil {
+		e.bytes(raw)
 	}
 	e.bool(en.snap != nil)
 	if r := en.snap; r != nil {
@@ -217,6 +221,39 @@ const (
 	chargeWas  // a charge: the request as counted before follows
 	chargeSide // a charge: a subagent's
 )
+
+// encodePricing writes what made each turn's cost as a block of its own
+// (with its own table of model names): a run that does not reprice copies
+// it as it is, never decoding it.
+func encodePricing(ps []pricing) []byte {
+	body := &encoder{strs: map[string]uint64{}}
+	for _, p := range ps {
+		body.pricing(p)
+	}
+	out := &encoder{}
+	out.uint(uint64(len(ps)))
+	out.uint(uint64(len(body.list)))
+	for _, s := range body.list {
+		out.str(s)
+	}
+	return append(out.b, body.b...)
+}
+
+func decodePricing(raw []byte) ([]pricing, error) {
+	d := &decoder{b: raw}
+	ps := make([]pricing, d.count())
+	d.strs = make([]string, d.count())
+	for i := range d.strs {
+		d.strs[i] = d.str()
+	}
+	for i := range ps {
+		ps[i] = d.pricing()
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail()
+	}
+	return ps, d.err
+}
 
 func (e *encoder) pricing(p pricing) {
 	e.ref(p.model)
@@ -455,13 +492,7 @@ func (d *decoder) entry(zones map[int64]*time.Location) *entry {
 	e.tail = d.turns(zones)
 	e.limits = d.limits(zones)
 	if d.bool() {
-		e.priced = make([]pricing, len(e.done)+len(e.tail))
-		for i := range e.priced {
-			e.priced[i] = d.pricing()
-			if d.err != nil {
-				return e
-			}
-		}
+		e.pricedRaw = d.bytes() // decoded only to reprice
 	}
 	if d.bool() {
 		r := &resume{Main: d.bytes(), Cwd: d.ref()}

@@ -114,16 +114,35 @@ feed:
 			h.Errors = append(h.Errors, c.err.Error())
 		}
 	}
-	h.Turns = make([]Turn, 0, n)
-	for _, i := range order {
-		h.Turns = append(h.Turns, results[i].turns...)
-	}
-	slices.SortStableFunc(h.Turns, func(a, b Turn) int { return a.End.Compare(b.End) })
+	h.Turns = byEnd(results, order, n)
 	for _, l := range limits {
 		h.Limits = append(h.Limits, l)
 	}
 	slices.SortFunc(h.Limits, func(a, b Limit) int { return cmp.Compare(a.Agent+a.Name, b.Agent+b.Name) })
 	return h, nil
+}
+
+// byEnd joins the groups' turns (in order) sorted by their end, those
+// that end at once in the order they came: the turns are large, so their
+// places are sorted, and each is moved once.
+func byEnd(results []cached, order []int, n int) []Turn {
+	type place struct {
+		end  time.Time
+		i, j int32 // group, turn
+		seq  int32
+	}
+	places := make([]place, 0, n)
+	for _, i := range order {
+		for j := range results[i].turns {
+			places = append(places, place{results[i].turns[j].End, int32(i), int32(j), int32(len(places))})
+		}
+	}
+	slices.SortFunc(places, func(a, b place) int { return cmp.Or(a.end.Compare(b.end), cmp.Compare(a.seq, b.seq)) })
+	turns := make([]Turn, len(places))
+	for k, p := range places {
+		turns[k] = results[p.i].turns[p.j]
+	}
+	return turns
 }
 
 // cached is what one group gave.
@@ -202,8 +221,8 @@ func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *entry, kee
 	if prev != nil {
 		e.done = slices.Concat(prev.done, c.turns[:out.done])
 		c.turns = slices.Concat(prev.done, c.turns)
-		if e.priced != nil && len(prev.priced) >= len(prev.done) {
-			e.priced = slices.Concat(prev.priced[:len(prev.done)], e.priced)
+		if was := prev.pricings(); e.priced != nil && len(was) >= len(prev.done) {
+			e.priced = slices.Concat(was[:len(prev.done)], e.priced)
 		} else {
 			e.priced = nil
 		}
@@ -218,11 +237,12 @@ func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *entry, kee
 // (nil when e does not say what made them). Where the files stopped is
 // let go: the parsers' state there holds costs of the old prices.
 func (e *entry) repriced(prices *price.Table) *entry {
-	if len(e.priced) != len(e.done)+len(e.tail) {
+	priced := e.pricings()
+	if len(priced) != len(e.done)+len(e.tail) {
 		return nil
 	}
 	ne := *e
-	ne.snap = nil
+	ne.snap, ne.priced, ne.pricedRaw = nil, priced, nil
 	ne.done, ne.tail = slices.Clone(e.done), slices.Clone(e.tail)
 	pf := codexPrice(prices)
 	for i := range len(ne.done) + len(ne.tail) {
@@ -232,7 +252,7 @@ func (e *entry) repriced(prices *price.Table) *entry {
 		} else {
 			t = &ne.tail[i-len(ne.done)]
 		}
-		p := e.priced[i]
+		p := priced[i]
 		if e.agent == AgentCodex {
 			t.CostUSD, t.CostKnown = codex.Reprice(codex.TurnCharges{Model: p.model, Charges: p.codex}, pf)
 			continue
