@@ -121,6 +121,11 @@ func TestUsagePageInRealChromium(t *testing.T) {
 	if math.Abs(rep.Total.CostUSD-9.00) > 1e-9 || len(rep.Rows) != 3 {
 		t.Errorf("JSON: $%.4f over %d days, want $9.00 over 3: %s", rep.Total.CostUSD, len(rep.Rows), js)
 	}
+	// The page's reads keep the usage command's cache in the state folder,
+	// private to its owner.
+	if info, err := os.Stat(filepath.Join(p.stateDir(), "usage.cache")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the bridge's usage cache: %v %v", info, err)
+	}
 	type bar struct {
 		Day, Workspace string
 		Cost, Height   float64

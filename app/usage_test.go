@@ -110,3 +110,69 @@ func TestUsageJSONSurvivesAFarFutureReset(t *testing.T) {
 		t.Errorf("an impossible reset was printed: %v", rep.Limits[0])
 	}
 }
+
+// TestUsageCacheSameOutput: the usage command prints byte for byte the
+// same with its cache (made, then used, then used after a file grew) as
+// with --no-cache, for every view with first and last days, zones and
+// JSON or text; --no-cache neither makes nor changes the cache.
+func TestUsageCacheSameOutput(t *testing.T) {
+	home := t.TempDir()
+	copyCorpus(t, home)
+	state := t.TempDir()
+	cache := filepath.Join(state, "usage.cache")
+	grow := filepath.Join(home, ".claude", "projects", "-demo-1-0-128", "de4fded4-d372-46ad-b1c5-0d88aca1c2ef.jsonl")
+	b, err := os.ReadFile(grow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	views := []string{"day", "week", "month", "session", "workspace", "model", "block"}
+	ranges := [][]string{nil, {"--since", "2026-12-02"}, {"--until", "2026-12-02"}, {"--since", "2026-12-03", "--until", "2026-12-03"}}
+	zones := []string{"UTC", "Asia/Kolkata", "America/Los_Angeles"}
+	for i, by := range views {
+		for j, asJSON := range []bool{false, true} {
+			args := []string{"usage", "--home", home, "--codex-home", filepath.Join(home, ".codex"), "--state-dir", state,
+				"--by", by, "--tz", zones[(i+j)%len(zones)]}
+			args = append(args, ranges[(i+2*j)%len(ranges)]...)
+			if asJSON {
+				args = append(args, "--json")
+			}
+			name := strings.Join(args[7:], " ")
+			os.Remove(cache)
+			want, err := runCLI(t, append(args, "--no-cache")...)
+			if err != nil {
+				t.Fatalf("%s --no-cache: %v %s", name, err, want)
+			}
+			if _, err := os.Stat(cache); err == nil {
+				t.Fatalf("%s --no-cache made a cache", name)
+			}
+			for _, run := range []string{"cold", "warm"} {
+				got, err := runCLI(t, args...)
+				if err != nil || got != want {
+					t.Fatalf("%s, %s: %v\n%s\nwant (--no-cache)\n%s", name, run, err, got, want)
+				}
+			}
+			if _, err := os.Stat(cache); err != nil {
+				t.Fatalf("%s: no cache made: %v", name, err)
+			}
+			// The session grows by a few of its own lines.
+			f, err := os.OpenFile(grow, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(strings.Join(lines[len(lines)-1-(i%3):], ""))
+			f.Close()
+			before, _ := os.ReadFile(cache)
+			want, err = runCLI(t, append(args, "--no-cache")...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if after, _ := os.ReadFile(cache); string(after) != string(before) {
+				t.Fatalf("%s --no-cache changed the cache", name)
+			}
+			if got, err := runCLI(t, args...); err != nil || got != want {
+				t.Fatalf("%s, after the session grew: %v\n%s\nwant (--no-cache)\n%s", name, err, got, want)
+			}
+		}
+	}
+}
