@@ -3,8 +3,8 @@ package conductor
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"conductorbridge/bridge/sqlitewake"
@@ -22,11 +22,7 @@ type Follower struct {
 	deliver func(tab string, rows []Row)
 	logf    func(format string, args ...any)
 	poll    time.Duration
-	wake    chan struct{}
-
-	mu      sync.Mutex
-	tabs    map[string]Cursor // followed tabs: the last row handed over
-	pending map[string]bool   // followed since the last read: caught up first
+	tabs    *sqlitewake.Followed[Cursor] // each tab's last row handed over
 
 	head   Cursor   // the table's last row at the last read; Run's alone
 	primed bool     // head is set
@@ -60,41 +56,26 @@ func NewFollower(path string, opt Options) *Follower {
 		path = abs
 	}
 	return &Follower{db: db{path: path}, deliver: opt.Deliver, logf: opt.Logf, poll: opt.Poll,
-		wake: make(chan struct{}, 1), tabs: map[string]Cursor{}, pending: map[string]bool{}}
+		tabs: sqlitewake.NewFollowed[Cursor]()}
 }
 
 // Follow starts handing over tab's rows after the row at: the Parser's
 // Cursor when it resumes, the zero Cursor for the whole record. Following
 // a tab already followed starts it again from at.
-func (f *Follower) Follow(tab string, at Cursor) {
-	f.mu.Lock()
-	f.tabs[tab], f.pending[tab] = at, true
-	f.mu.Unlock()
-	f.Check()
-}
+func (f *Follower) Follow(tab string, at Cursor) { f.tabs.Follow(tab, at) }
 
 // Unfollow stops handing over tab's rows.
-func (f *Follower) Unfollow(tab string) {
-	f.mu.Lock()
-	delete(f.tabs, tab)
-	delete(f.pending, tab)
-	f.mu.Unlock()
-}
+func (f *Follower) Unfollow(tab string) { f.tabs.Unfollow(tab) }
 
 // Check makes Run look at the database now, as a file event does.
-func (f *Follower) Check() {
-	select {
-	case f.wake <- struct{}{}:
-	default:
-	}
-}
+func (f *Follower) Check() { f.tabs.Check() }
 
 // Run follows until ctx ends (bridge/sqlitewake wakes it). A database
 // that is missing or cannot be read is logged and tried again at the
 // next event or poll.
 func (f *Follower) Run(ctx context.Context) error {
 	defer f.db.close()
-	return sqlitewake.Run(ctx, f.db.path, sqlitewake.Options{Poll: f.poll, Wake: f.wake, Logf: f.logf}, f.read)
+	return sqlitewake.Run(ctx, f.db.path, sqlitewake.Options{Poll: f.poll, Wake: f.tabs.Wake(), Logf: f.logf}, f.read)
 }
 
 // read hands over what was committed since the last read, and reports
@@ -111,13 +92,7 @@ func (f *Follower) read(ctx context.Context) bool {
 		f.fail(ctx, err)
 		return false
 	}
-	f.mu.Lock()
-	pending := make([]string, 0, len(f.pending))
-	for tab := range f.pending {
-		pending = append(pending, tab)
-	}
-	clear(f.pending)
-	f.mu.Unlock()
+	pending := f.tabs.TakePending()
 	if !changed && len(pending) == 0 {
 		return false
 	}
@@ -135,11 +110,7 @@ func (f *Follower) fail(ctx context.Context, err error) {
 		f.logf("conductor record: %v", err)
 	}
 	f.db.close()
-	f.mu.Lock()
-	for tab := range f.tabs {
-		f.pending[tab] = true
-	}
-	f.mu.Unlock()
+	f.tabs.Again()
 }
 
 // scan catches up the tabs followed since the last read, then reads the
@@ -153,7 +124,7 @@ func (f *Follower) scan(ctx context.Context, pending []string) error {
 		// Conductor's rowids moved (a VACUUM renumbers them) or its last
 		// rows went: every tab is found again by its last row's id.
 		f.primed = false
-		pending = f.followed()
+		pending = f.tabs.Keys()
 	}
 	for _, tab := range pending {
 		if err := f.catchUp(ctx, tab, last); err != nil {
@@ -185,23 +156,10 @@ func (f *Follower) moved(last Cursor, keyAtHead string) bool {
 	return last.Row < f.head.Row || keyAtHead != f.head.Key
 }
 
-// followed lists the followed tabs.
-func (f *Follower) followed() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]string, 0, len(f.tabs))
-	for tab := range f.tabs {
-		out = append(out, tab)
-	}
-	return out
-}
-
 // catchUp hands over a newly followed tab's rows after its cursor, up to
 // last, a page at a time.
 func (f *Follower) catchUp(ctx context.Context, tab string, last Cursor) error {
-	f.mu.Lock()
-	at, ok := f.tabs[tab]
-	f.mu.Unlock()
+	at, ok := f.tabs.Cursor(tab)
 	if !ok {
 		return nil
 	}
@@ -212,7 +170,7 @@ func (f *Follower) catchUp(ctx context.Context, tab string, last Cursor) error {
 		}
 		if n > 0 {
 			at.Row = n
-			f.setCursor(tab, at)
+			f.tabs.Move(tab, at)
 		}
 	}
 	for at.Row < last.Row {
@@ -243,9 +201,7 @@ func (f *Follower) hand(rows []Row) {
 		}
 		run := rows[:n]
 		rows = rows[n:]
-		f.mu.Lock()
-		at, ok := f.tabs[tab]
-		f.mu.Unlock()
+		at, ok := f.tabs.Cursor(tab)
 		if !ok {
 			continue
 		}
@@ -258,37 +214,20 @@ func (f *Follower) hand(rows []Row) {
 		if f.deliver != nil {
 			f.deliver(tab, run)
 		}
-		f.setCursor(tab, Cursor{Row: run[len(run)-1].RowID, Key: run[len(run)-1].ID})
+		f.tabs.Move(tab, Cursor{Row: run[len(run)-1].RowID, Key: run[len(run)-1].ID})
 	}
-}
-
-// setCursor moves a followed tab's cursor (an unfollowed tab stays so).
-func (f *Follower) setCursor(tab string, at Cursor) {
-	f.mu.Lock()
-	if _, ok := f.tabs[tab]; ok {
-		f.tabs[tab] = at
-	}
-	f.mu.Unlock()
 }
 
 // queryTabs refreshes the followed tabs' query arguments.
 func (f *Follower) queryTabs() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	same := len(f.order) == len(f.tabs)
-	for _, tab := range f.order {
-		if _, ok := f.tabs[tab]; !ok {
-			same = false
-			break
-		}
-	}
-	if same {
+	tabs := f.tabs.Keys()
+	slices.Sort(tabs)
+	if slices.Equal(tabs, f.order) {
 		return
 	}
-	f.order, f.args = f.order[:0], f.args[:0]
-	for tab := range f.tabs {
-		f.order = append(f.order, tab)
+	f.order, f.args = tabs, f.args[:0]
+	for _, tab := range tabs {
 		f.args = append(f.args, tab)
 	}
-	f.in = strings.TrimSuffix(strings.Repeat("?, ", len(f.order)), ", ")
+	f.in = strings.TrimSuffix(strings.Repeat("?, ", len(tabs)), ", ")
 }
