@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"conductorbridge/bridge/sqlitewake"
@@ -16,15 +15,11 @@ import (
 // (aggregate_id, seq) per session. Its Store is its own: read-only, short
 // statements, so OpenCode never waits for it.
 type Follower struct {
-	store   *Store
-	deliver func(session string, rows []Row)
-	logf    func(format string, args ...any)
-	poll    time.Duration
-	wake    chan struct{}
-
-	mu       sync.Mutex
-	sessions map[string]int64 // followed sessions: the next seq to hand over
-	pending  map[string]bool  // followed since the last read: caught up first
+	store    *Store
+	deliver  func(session string, rows []Row)
+	logf     func(format string, args ...any)
+	poll     time.Duration
+	sessions *sqlitewake.Followed[int64] // each session's next seq to hand over
 
 	version int64 // data_version at the last read; Run's alone
 	primed  bool
@@ -50,40 +45,25 @@ func NewFollower(path string, opt FollowOptions) *Follower {
 		opt.Logf = func(string, ...any) {}
 	}
 	return &Follower{store: NewStore(path), deliver: opt.Deliver, logf: opt.Logf, poll: opt.Poll,
-		wake: make(chan struct{}, 1), sessions: map[string]int64{}, pending: map[string]bool{}}
+		sessions: sqlitewake.NewFollowed[int64]()}
 }
 
 // Follow starts handing over session's rows from seq next (a resumed
 // Parser's Next; 0 for the whole record). Following a session again
 // starts it again from next.
-func (f *Follower) Follow(session string, next int64) {
-	f.mu.Lock()
-	f.sessions[session], f.pending[session] = max(next, 0), true
-	f.mu.Unlock()
-	f.Check()
-}
+func (f *Follower) Follow(session string, next int64) { f.sessions.Follow(session, max(next, 0)) }
 
 // Unfollow stops handing over session's rows.
-func (f *Follower) Unfollow(session string) {
-	f.mu.Lock()
-	delete(f.sessions, session)
-	delete(f.pending, session)
-	f.mu.Unlock()
-}
+func (f *Follower) Unfollow(session string) { f.sessions.Unfollow(session) }
 
 // Check makes Run look at the database now.
-func (f *Follower) Check() {
-	select {
-	case f.wake <- struct{}{}:
-	default:
-	}
-}
+func (f *Follower) Check() { f.sessions.Check() }
 
 // Run follows until ctx ends. A database that is missing (OpenCode never
 // ran) or cannot be read is tried again at the next event or poll.
 func (f *Follower) Run(ctx context.Context) error {
 	defer f.store.Close()
-	return sqlitewake.Run(ctx, f.store.Path(), sqlitewake.Options{Poll: f.poll, Wake: f.wake, Logf: f.logf}, f.read)
+	return sqlitewake.Run(ctx, f.store.Path(), sqlitewake.Options{Poll: f.poll, Wake: f.sessions.Wake(), Logf: f.logf}, f.read)
 }
 
 // read hands over what was committed since the last read and reports
@@ -95,19 +75,10 @@ func (f *Follower) read(ctx context.Context) bool {
 		return false
 	}
 	changed := !f.primed || v != f.version
-	f.mu.Lock()
-	var todo []string
+	todo := f.sessions.TakePending()
 	if changed {
-		for s := range f.sessions {
-			todo = append(todo, s)
-		}
-	} else {
-		for s := range f.pending {
-			todo = append(todo, s)
-		}
+		todo = f.sessions.Keys()
 	}
-	clear(f.pending)
-	f.mu.Unlock()
 	for _, s := range todo {
 		if err := f.catchUp(ctx, s); err != nil {
 			f.fail(ctx, err)
@@ -121,9 +92,7 @@ func (f *Follower) read(ctx context.Context) bool {
 // catchUp hands over session's rows from its cursor on, a page at a time.
 func (f *Follower) catchUp(ctx context.Context, session string) error {
 	for {
-		f.mu.Lock()
-		next, ok := f.sessions[session]
-		f.mu.Unlock()
+		next, ok := f.sessions.Cursor(session)
 		if !ok {
 			return nil
 		}
@@ -137,11 +106,7 @@ func (f *Follower) catchUp(ctx context.Context, session string) error {
 		if f.deliver != nil {
 			f.deliver(session, rows)
 		}
-		f.mu.Lock()
-		if _, ok := f.sessions[session]; ok {
-			f.sessions[session] = rows[len(rows)-1].Seq + 1
-		}
-		f.mu.Unlock()
+		f.sessions.Move(session, rows[len(rows)-1].Seq+1)
 		if len(rows) < maxRows {
 			return nil
 		}
@@ -156,9 +121,5 @@ func (f *Follower) fail(ctx context.Context, err error) {
 		f.logf("opencode record: %v", err)
 	}
 	f.primed = false
-	f.mu.Lock()
-	for s := range f.sessions {
-		f.pending[s] = true
-	}
-	f.mu.Unlock()
+	f.sessions.Again()
 }
