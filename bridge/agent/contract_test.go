@@ -238,7 +238,8 @@ func checkCut(t *testing.T, evs []event.Event) bool {
 }
 
 // checkTurns: a prompt opens a turn (a message typed while one is open
-// joins it), one turn_complete closes it, and none is open at the end.
+// joins it), one turn_complete with the turn's usage closes it, and none
+// is open at the end.
 // Subagents' and system messages open no turn of the session's.
 func checkTurns(t *testing.T, evs []event.Event) {
 	t.Helper()
@@ -248,6 +249,9 @@ func checkTurns(t *testing.T, evs []event.Event) {
 		case e.Type == event.User && !e.Sidechain && !e.System:
 			open = true
 		case e.Type == event.TurnComplete:
+			if e.Usage.OutputTokens == 0 {
+				t.Errorf("event %d: a turn_complete without the turn's usage", i)
+			}
 			if !open {
 				t.Errorf("event %d: a turn_complete with no turn open (two for one turn?)", i)
 			}
