@@ -230,6 +230,11 @@ func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *entry, kee
 		e.done = c.turns[:out.done:out.done]
 	}
 	e.tail = c.turns[len(e.done):]
+	if e.priced != nil {
+		// Kept encoded: a charge per response is more than the turns
+		// themselves, and only a price change reads them.
+		e.pricedRaw, e.priced = encodePricing(e.priced), nil
+	}
 	return c, e, nil
 }
 
@@ -242,7 +247,10 @@ func (e *entry) repriced(prices *price.Table) *entry {
 		return nil
 	}
 	ne := *e
-	ne.snap, ne.priced, ne.pricedRaw = nil, priced, nil
+	ne.snap, ne.priced, ne.pricedRaw = nil, nil, e.pricedRaw
+	if ne.pricedRaw == nil {
+		ne.pricedRaw = encodePricing(priced)
+	}
 	ne.done, ne.tail = slices.Clone(e.done), slices.Clone(e.tail)
 	pf := codexPrice(prices)
 	for i := range len(ne.done) + len(ne.tail) {
