@@ -22,7 +22,7 @@ type corpus struct {
 	want  want
 }
 
-func corpora(t *testing.T) []corpus {
+func corpora(t testing.TB) []corpus {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	if err != nil || len(files) == 0 {

@@ -23,5 +23,23 @@
 // Store reads the event table by seq, read-only and never holding a lock
 // OpenCode waits on; Row.Line makes each row one line for Parser, which
 // implements agent.Parser, so the engine tails a session as it tails a
-// file, with the last seq as its cursor.
+// file, with the parser's Next as its cursor. Follower hands each followed
+// session's new rows over as OpenCode commits them. Sessions and Tab find
+// a folder's sessions and a Conductor "acp" tab's: `opencode acp` answers
+// ACP's session/new with OpenCode's own session id, which Conductor keeps
+// in sessions.claude_session_id.
+//
+// Messages (both routes proven with the real binary): a session no turn
+// runs in takes one through `opencode run --session <id>` with the message
+// on stdin (RunSession); a busy one through the server of the process
+// running it (every `opencode acp` listens on loopback, port 4096 or any
+// free one, with no credential): Servers.Find picks the process whose
+// /session/status says the session is busy, after the kernel says the
+// listening socket is this user's, and PromptAsync posts to
+// /session/<id>/prompt_async on that same connection; OpenCode records the
+// message at once and runs it when the turn ends. Anything else is a
+// *DeliverError (409) with its reason: a busy `opencode run` serves
+// nothing; another user's server is never asked; listing a process's
+// listening sockets is Linux-only for now (peer.Listening), so on macOS a
+// busy session is refused until it is idle.
 package opencode

@@ -78,25 +78,26 @@ func TestRealSessionStreams(t *testing.T) {
 	// What the model served and was sent, and OpenCode's own totals
 	// from its session row: the oracle.
 	w := want{Thinking: []string{"I should list the folder."}, Assistant: []string{"Let me look.", "The folder holds README.md."},
-		Tool: "Bash", ToolInput: "echo hi; ls", Model: opencodetest.Model}
+		Model: opencodetest.Model}
 	users := main[0].UserTexts()
-	w.User = users[len(users)-1]
+	w.Users = []string{users[len(users)-1]}
 	for _, out := range main[1].ToolOutputs() {
-		w.ToolOutput = out
+		w.Tools = append(w.Tools, toolWant{Name: "Bash", Input: "echo hi; ls", Output: out})
 	}
 	var in, out, reasoning, cacheRead int64
+	var cost float64
 	row := sqlRow(t, home.DB(), "SELECT cost, tokens_input, tokens_output, tokens_reasoning, tokens_cache_read FROM session WHERE id = ?", run.Session)
-	if err := row(&w.Cost, &in, &out, &reasoning, &cacheRead); err != nil {
+	if err := row(&cost, &in, &out, &reasoning, &cacheRead); err != nil {
 		t.Fatal(err)
 	}
-	w.Usage = event.Usage{InputTokens: in, OutputTokens: out + reasoning, ReasoningOutputTokens: reasoning, CacheReadTokens: cacheRead}
+	w.Turns = []turnWant{{Cost: cost, Usage: event.Usage{InputTokens: in, OutputTokens: out + reasoning, ReasoningOutputTokens: reasoning, CacheReadTokens: cacheRead}}}
 	// The served usage is in OpenAI's convention (input with the cache).
 	if in+cacheRead != 1200+1500 || cacheRead != 1100 || out+reasoning != 40+25 {
 		t.Errorf("OpenCode stored in=%d cache=%d out=%d reasoning=%d for the served usage", in, cacheRead, out, reasoning)
 	}
 	pr := opencodetest.Prices
-	if byHand := (float64(in)*pr.Input + float64(out+reasoning)*pr.Output + float64(cacheRead)*pr.CacheRead) / 1e6; math.Abs(byHand-w.Cost) > 1e-9 {
-		t.Errorf("OpenCode's cost %v, the configured prices make %v", w.Cost, byHand)
+	if byHand := (float64(in)*pr.Input + float64(out+reasoning)*pr.Output + float64(cacheRead)*pr.CacheRead) / 1e6; math.Abs(byHand-cost) > 1e-9 {
+		t.Errorf("OpenCode's cost %v, the configured prices make %v", cost, byHand)
 	}
 	w.check(t, evs)
 	// The tool's id is the model's call id, and its output what the

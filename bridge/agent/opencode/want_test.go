@@ -11,18 +11,26 @@ import (
 // what the fake model was sent and served, and OpenCode's own totals.
 // Recorded beside each corpus file (testdata/<name>.want.json).
 type want struct {
-	User       string      `json:"user"`
-	Thinking   []string    `json:"thinking"`
-	Assistant  []string    `json:"assistant"`
-	Tool       string      `json:"tool"`
-	ToolInput  string      `json:"tool_input"`
-	ToolOutput string      `json:"tool_output"`
-	Usage      event.Usage `json:"usage"`
-	Cost       float64     `json:"cost"`
-	Model      string      `json:"model"`
+	Users     []string   `json:"users"`
+	Thinking  []string   `json:"thinking"`
+	Assistant []string   `json:"assistant"`
+	Tools     []toolWant `json:"tools"`
+	Turns     []turnWant `json:"turns"`
+	Model     string     `json:"model"`
 }
 
-// check compares one turn's events with w.
+type toolWant struct {
+	Name   string `json:"name"`
+	Input  string `json:"input"`
+	Output string `json:"output"`
+}
+
+type turnWant struct {
+	Usage event.Usage `json:"usage"`
+	Cost  float64     `json:"cost"`
+}
+
+// check compares a session's events with w.
 func (w want) check(t *testing.T, evs []event.Event) {
 	t.Helper()
 	by := map[string][]event.Event{}
@@ -36,8 +44,8 @@ func (w want) check(t *testing.T, evs []event.Event) {
 		}
 		return s
 	}
-	if u := texts(event.User); len(u) != 1 || u[0] != w.User {
-		t.Errorf("user %q, want %q", u, w.User)
+	if u := texts(event.User); !equal(u, w.Users) {
+		t.Errorf("user %q, want %q", u, w.Users)
 	}
 	if th := texts(event.Thinking); !equal(th, w.Thinking) {
 		t.Errorf("thinking %q, want %q", th, w.Thinking)
@@ -46,24 +54,29 @@ func (w want) check(t *testing.T, evs []event.Event) {
 		t.Errorf("assistant %q, want %q", as, w.Assistant)
 	}
 	tu, tr := by[event.ToolUse], by[event.ToolResult]
-	if len(tu) != 1 || len(tr) != 1 {
-		t.Fatalf("tool_use %+v, tool_result %+v: want one each", tu, tr)
+	if len(tu) != len(w.Tools) || len(tr) != len(w.Tools) {
+		t.Fatalf("tool_use %+v, tool_result %+v: want %d each", tu, tr, len(w.Tools))
 	}
-	if tu[0].Name != w.Tool || tu[0].Input != w.ToolInput || tu[0].ToolUseID == "" {
-		t.Errorf("tool_use %+v, want %s %q", tu[0], w.Tool, w.ToolInput)
-	}
-	if tr[0].ToolUseID != tu[0].ToolUseID || tr[0].Name != w.Tool || tr[0].Output != w.ToolOutput || tr[0].IsError {
-		t.Errorf("tool_result %+v, want %q for %s", tr[0], w.ToolOutput, tu[0].ToolUseID)
+	for i, tw := range w.Tools {
+		if tu[i].Name != tw.Name || tu[i].Input != tw.Input || tu[i].ToolUseID == "" {
+			t.Errorf("tool_use %+v, want %s %q", tu[i], tw.Name, tw.Input)
+		}
+		if tr[i].ToolUseID != tu[i].ToolUseID || tr[i].Name != tw.Name || tr[i].Output != tw.Output || tr[i].IsError {
+			t.Errorf("tool_result %+v, want %q for %s", tr[i], tw.Output, tu[i].ToolUseID)
+		}
 	}
 	tc := by[event.TurnComplete]
-	if len(tc) != 1 {
-		t.Fatalf("%d turn_complete, want 1", len(tc))
+	if len(tc) != len(w.Turns) {
+		t.Fatalf("%d turn_complete, want %d", len(tc), len(w.Turns))
 	}
-	if tc[0].Usage != w.Usage || !tc[0].CostKnown || math.Abs(tc[0].CostUSD-w.Cost) > 1e-12 || tc[0].Model != w.Model || tc[0].DurationMS <= 0 {
-		t.Errorf("turn_complete %+v, want usage %+v cost %v model %s", tc[0], w.Usage, w.Cost, w.Model)
+	for i, tw := range w.Turns {
+		e := tc[i]
+		if e.Usage != tw.Usage || !e.CostKnown || math.Abs(e.CostUSD-tw.Cost) > 1e-12 || e.Model != w.Model || e.DurationMS <= 0 {
+			t.Errorf("turn_complete %d %+v, want usage %+v cost %v model %s", i, e, tw.Usage, tw.Cost, w.Model)
+		}
 	}
 	if evs[len(evs)-1].Type != event.TurnComplete {
-		t.Errorf("the turn's last event is %s", evs[len(evs)-1].Type)
+		t.Errorf("the session's last event is %s", evs[len(evs)-1].Type)
 	}
 }
 
