@@ -28,14 +28,31 @@ const catchUpLimit = 16 << 20
 // write that recorded reading it, and coarse modification times.
 const catchUpSlack = 2 * time.Second
 
-// downtime is when the bridge last recorded anything, if this read of the
-// workspace is the first since a start after an earlier run; zero
-// otherwise (a first start ever, or a workspace already caught up).
+// downtime is the moment after which what a record gained is news nobody
+// has seen:
+//   - in the first read of a workspace found by the first scan, when the
+//     bridge last wrote its journal in an earlier run (zero in a first
+//     start ever: history is read as tails);
+//   - in the first read of a workspace found later in this run (a plain
+//     project whose first session just placed it, a new Conductor
+//     workspace), when this run started, or the earlier run's last write:
+//     a session that created its workspace is read from its start, however
+//     late the scan that placed it ran;
+//   - after a workspace's first read, when this run began following it: a
+//     session found later (its folder's event missed, a slow scan) is read
+//     from where it stood then, never as a tail of history.
 func (w *workspace) downtime() time.Time {
-	if w.caughtUp || w.eng.cfg.Hub == nil {
-		return time.Time{}
+	if w.caughtUp {
+		return w.followedAt
 	}
-	return w.eng.cfg.Hub.LastWritten()
+	var last time.Time
+	if w.eng.cfg.Hub != nil {
+		last = w.eng.cfg.Hub.LastWritten()
+	}
+	if w.initial || !last.IsZero() {
+		return last
+	}
+	return w.eng.started
 }
 
 // changedWhileDown reports whether a record was written after since.

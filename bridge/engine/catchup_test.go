@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 )
 
@@ -91,5 +93,94 @@ func TestSessionResumedWhileDownStreamsFromWhereItStood(t *testing.T) {
 	}
 	if strings.Contains(got, "yesterday") || countTurns(after, c) != 1 {
 		t.Errorf("history published again: %s", got)
+	}
+}
+
+// A session that places its own workspace (a plain folder no workspace
+// had: the bridge learns of it from the transcript's cwd) is read from its
+// start, however late the scan that placed it ran, while the bridge was
+// up: here the whole transcript, far longer than the tail an old one
+// gets, appears at once, as if every scan had missed it until its turns
+// were done. Failed before: the workspace's first read took the record
+// for history and read only its last 4 KiB (the subagent end-to-end test
+// lost its turn's first responses this way on a loaded machine).
+func TestSessionThatPlacesItsWorkspaceLateIsReadWhole(t *testing.T) {
+	h := newHome(t)
+	known, _ := h.workspace("known")
+	const k = "cccccccc-2222-4222-8222-0000000000c1"
+	cwdOf[k] = known
+	_, knownProj := h.workspace("known")
+	h.write(filepath.Join(knownProj, k+".jsonl"), prompt(k, "known"))
+	r := h.start()
+	r.waitWorkspace(t, known)
+
+	dir := filepath.Join(h.root, "work", "late")
+	os.MkdirAll(dir, 0o755)
+	const s = "dddddddd-2222-4222-8222-0000000000d1"
+	cwdOf[s] = dir
+	// Written beside, then moved in whole: the bridge's first sight of it
+	// is a finished record.
+	tmp := filepath.Join(h.root, s+".jsonl")
+	h.write(tmp, now(prompt(s, "first prompt")), now(answer(s, "m1", "first answer", "end_turn")),
+		now(prompt(s, "second prompt")), now(answer(s, "m2", strings.Repeat("long ", 2000), "end_turn")))
+	proj := filepath.Join(h.projects, discover.EncodeProjectDir(dir))
+	os.MkdirAll(proj, 0o755)
+	if err := os.Rename(tmp, filepath.Join(proj, s+".jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	id := r.waitWorkspace(t, dir)
+	evs := r.collect(t, id, 0, func(evs []event.Event) bool { return countTurns(evs, s) >= 2 })
+	got := summary(evs)
+	for _, want := range []string{"user:first prompt", "assistant:first answer", "user:second prompt"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s: %s", want, got)
+		}
+	}
+
+	// The same in a workspace already followed: a session whose folder
+	// event came too late is read from where it stood when the bridge
+	// began following, its start here.
+	const s2 = "dddddddd-2222-4222-8222-0000000000d2"
+	cwdOf[s2] = known
+	tmp = filepath.Join(h.root, s2+".jsonl")
+	h.write(tmp, now(prompt(s2, "third prompt")), now(answer(s2, "m3", "third answer", "end_turn")),
+		now(prompt(s2, "fourth prompt")), now(answer(s2, "m4", strings.Repeat("long ", 2000), "end_turn")))
+	if err := os.Rename(tmp, filepath.Join(knownProj, s2+".jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	kid := r.waitWorkspace(t, known)
+	evs = r.collect(t, kid, 0, func(evs []event.Event) bool { return countTurns(evs, s2) >= 2 })
+	if got := summary(evs); !strings.Contains(got, "user:third prompt") || !strings.Contains(got, "assistant:third answer") {
+		t.Errorf("a followed workspace's late session lost its start: %s", got)
+	}
+}
+
+// A transcript whose lines are all stamped long before the bridge
+// started, moved into a followed folder (a copy, a restore), is read as an
+// old transcript is: its tail, not nothing and not all of it.
+func TestOldStampedRecordSeenLateGetsItsTail(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("restored")
+	const k = "eeeeeeee-2222-4222-8222-0000000000e1"
+	cwdOf[k] = dir
+	h.write(filepath.Join(proj, k+".jsonl"), prompt(k, "here first"))
+	r := h.start()
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.User, "here first"))
+
+	const s = "ffffffff-2222-4222-8222-0000000000f1"
+	cwdOf[s] = dir
+	tmp := filepath.Join(h.root, s+".jsonl")
+	h.write(tmp, prompt(s, "ancient history"))
+	for i := 0; i < 200; i++ { // far more than TailBytes (4 KiB)
+		h.write(tmp, answer(s, fmt.Sprintf("m%d", i), strings.Repeat("x", 100), "end_turn"))
+	}
+	h.write(tmp, prompt(s, "recent"))
+	if err := os.Rename(tmp, filepath.Join(proj, s+".jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	evs := r.collect(t, id, 0, has(event.User, "recent"))
+	if strings.Contains(summary(evs), "ancient history") {
+		t.Error("an old record seen late was read whole")
 	}
 }

@@ -141,10 +141,15 @@ func (w *workspace) start(id string, wt wanted) *tail {
 	switch down := w.downtime(); {
 	case err != nil:
 	case changedWhileDown(info, down):
-		// Written while no bridge was looking: what it gained is news
-		// (catchup.go), read from where it stood when the bridge last
-		// wrote, its start for a session born since.
-		if off := catchUpFrom(wt.path, info.Size(), down); off > 0 {
+		// Written since anyone saw it (catchup.go): what it gained is
+		// news, read from where it stood then, its start for a session
+		// born since — and never less than the tail an old transcript
+		// gets (a record whose lines are stamped long ago).
+		off := catchUpFrom(wt.path, info.Size(), down)
+		if tail := info.Size() - w.tailBytes(); tail < off {
+			off = max(tail, 0)
+		}
+		if off > 0 {
 			t.reader.SkipTo(off)
 		}
 	case info.Size() > w.tailBytes():

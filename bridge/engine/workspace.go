@@ -84,6 +84,7 @@ type workspace struct {
 
 	readAt, listedAt time.Time // see snapshot
 	caughtUp         bool      // the first read is done
+	followedAt       time.Time // when this run began following the workspace (its first read)
 
 	// What the journal's last line holds: journaledOK once this run has
 	// journaled a line, journaledShape its sessions (see delta).
@@ -188,6 +189,7 @@ func (w *workspace) setWorkspace(ws discover.Workspace) {
 func (w *workspace) follow() {
 	w.enqueue(func() {
 		w.restore()
+		w.followedAt = time.Now()
 		w.sync()
 		w.caughtUp = true
 		if w.initial {
