@@ -124,12 +124,28 @@ func (h *heldFile) closeLocked() {
 	}
 }
 
+// still reports whether the held file is still what path names, with its
+// stat. The common case, a record that grew, costs one fstat: a file
+// that grew and still has a name is the one being written (a file
+// replaced by rename or deleted has none left). Otherwise the path's own
+// stat says whether it names another file now, or nothing, or no regular
+// file: a replacement shows there however it was made.
+func (h *heldFile) still(path string, seen int64) (fs.FileInfo, bool) {
+	if info, err := h.f.Stat(); err == nil && info.Size() > seen && linked(info) {
+		return info, true
+	}
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() || !os.SameFile(info, h.info) {
+		return nil, false
+	}
+	return info, true
+}
+
 // openHeld returns r's record open, as Read needs it, with its stat and
 // the function that ends the read. Without Files it is opened for this
-// read alone. With Files the file stays open between reads: the path's
-// stat (one system call, no descriptor) tells whether it is still the
-// same regular file; a replaced one is opened again, so Read sees the new
-// file as it would have on its own.
+// read alone. With Files the file stays open between reads (see still);
+// a replaced one is opened again, so Read sees the new file as it would
+// have on its own.
 func (r *Reader) openHeld() (*os.File, fs.FileInfo, func(), error) {
 	if r.Files == nil {
 		f, info, err := openRegular(r.Path) // a FIFO named *.jsonl must not hang the follower
@@ -147,8 +163,7 @@ func (r *Reader) openHeld() (*os.File, fs.FileInfo, func(), error) {
 	}
 	h.mu.Lock()
 	if h.f != nil {
-		info, err := os.Stat(r.Path)
-		if err == nil && info.Mode().IsRegular() && os.SameFile(info, h.info) {
+		if info, ok := h.still(r.Path, r.Seen()); ok {
 			return h.f, info, h.mu.Unlock, nil
 		}
 		h.closeLocked() // gone or replaced: open what is there now

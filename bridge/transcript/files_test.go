@@ -11,8 +11,9 @@ import (
 )
 
 // TestHeldRecordReadsAsAFreshOpenWould runs one record's life — growth, a
-// partial line, truncation, replacement by rename, deletion, coming back,
-// a FIFO in its place — past two readers, one opening the file for each
+// partial line, truncation, replacement by rename (the old file gone, or
+// kept under another name), deletion, coming back, a FIFO in its place —
+// past two readers, one opening the file for each
 // read and one keeping it open (Files), and wants the same lines, resets
 // and errors from both at every step.
 func TestHeldRecordReadsAsAFreshOpenWould(t *testing.T) {
@@ -33,6 +34,26 @@ func TestHeldRecordReadsAsAFreshOpenWould(t *testing.T) {
 			os.Rename(tmp, path)
 		}},
 		{"grows after the replacement", func(t *testing.T) { appendFile(t, path, "after\n") }},
+		{"replaced while the old file keeps another name", func(t *testing.T) {
+			if err := os.Link(path, filepath.Join(dir, "old-name")); err != nil {
+				t.Skipf("cannot link: %v", err)
+			}
+			tmp := filepath.Join(dir, "new")
+			os.WriteFile(tmp, []byte("linked-away\nwas\nhere\nand\nlonger\n"), 0o644)
+			os.Rename(tmp, path)
+		}},
+		{"grows after that", func(t *testing.T) { appendFile(t, path, "more\n") }},
+		{"replaced while its old writer goes on", func(t *testing.T) {
+			old, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer old.Close()
+			tmp := filepath.Join(dir, "new")
+			os.WriteFile(tmp, []byte("fresh\n"), 0o644)
+			os.Rename(tmp, path)
+			old.WriteString("written to the file no longer named\n")
+		}},
 		{"deleted", func(t *testing.T) { os.Remove(path) }},
 		{"back", func(t *testing.T) { appendFile(t, path, "again\n") }},
 		{"a FIFO in its place", func(t *testing.T) {
