@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/activationtest"
+	"conductorbridge/testkit/activationtest"
 )
 
 // activated starts `serve` the way the login item's socket unit does:

@@ -14,9 +14,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"conductorbridge/bridge/browsertest"
 	"conductorbridge/bridge/browsetest"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/browsertest"
 	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/fakemodel"
 )

@@ -12,8 +12,8 @@ import (
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/codextest"
+	"conductorbridge/testkit/dbustest"
 	"conductorbridge/testkit/fakemodel"
-	"conductorbridge/tray/dbustest"
 )
 
 // TestCodexApprovalNeedsInput: real Codex 0.169, driven through its app

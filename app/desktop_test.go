@@ -14,7 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"conductorbridge/bridge/browsertest"
+	"conductorbridge/testkit/browsertest"
 )
 
 // standInOpener puts an xdg-open (and open) on PATH that records its argv.

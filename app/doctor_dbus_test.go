@@ -5,7 +5,7 @@ package main
 import (
 	"testing"
 
-	"conductorbridge/tray/dbustest"
+	"conductorbridge/testkit/dbustest"
 )
 
 // doctorDesktop is a desktop session for doctor: a private D-Bus with a

@@ -15,8 +15,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"conductorbridge/assets"
-	"conductorbridge/bridge/browsertest"
 	"conductorbridge/bridge/nativehost"
+	"conductorbridge/testkit/browsertest"
 )
 
 // panelEnv is a bridge with two workspaces (none paired yet) and a real

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/usertest"
+	"conductorbridge/testkit/usertest"
 )
 
 // The impostor of issue 24: another OS user listening on the bridge's own

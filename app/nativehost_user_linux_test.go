@@ -12,7 +12,7 @@ import (
 
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/nativehost"
-	"conductorbridge/bridge/usertest"
+	"conductorbridge/testkit/usertest"
 )
 
 // The native host, tried with a real second OS user: neither the host

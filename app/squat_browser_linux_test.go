@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"conductorbridge/bridge/auth"
-	"conductorbridge/bridge/browsertest"
+	"conductorbridge/testkit/browsertest"
 )
 
 // impostorReport is what the squatter's page (or its service worker's)

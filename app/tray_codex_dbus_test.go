@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"conductorbridge/testkit/codextest"
+	"conductorbridge/testkit/dbustest"
 	"conductorbridge/testkit/fakemodel"
-	"conductorbridge/tray/dbustest"
 )
 
 // TestCodexTabInTheMenuBar: a real Codex run beside a Claude Code session

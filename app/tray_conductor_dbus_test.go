@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"conductorbridge/testkit/claudetest"
+	"conductorbridge/testkit/dbustest"
 	"conductorbridge/testkit/fakemodel"
-	"conductorbridge/tray/dbustest"
 )
 
 // TestBackgroundTabNotifiesOnRealDBus runs real Claude Code in two tabs of

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/hooks"
-	"conductorbridge/tray/dbustest"
+	"conductorbridge/testkit/dbustest"
 )
 
 // TestMenuBarOnRealDBus runs the bridge with its menu bar on a private

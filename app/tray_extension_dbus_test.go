@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/nativehost"
-	"conductorbridge/tray/dbustest"
+	"conductorbridge/testkit/dbustest"
 )
 
 // TestMenuInstallsTheChromeExtension: the menu's "Install Chrome

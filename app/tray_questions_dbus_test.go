@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/tray/dbustest"
+	"conductorbridge/testkit/dbustest"
 )
 
 // TestQuestionsInTheListingAndTheMenuBar: two tabs of one Conductor

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/tray/dbustest"
+	"conductorbridge/testkit/dbustest"
 )
 
 // TestTabNotifiesOnRealDBus: the real bridge follows two sessions of one

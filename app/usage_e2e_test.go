@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"conductorbridge/bridge/browsertest"
+	"conductorbridge/testkit/browsertest"
 )
 
 // pastTurn appends to w's project a session of its own with one turn on

@@ -15,8 +15,8 @@ import (
 	usagerep "conductorbridge/bridge/usage"
 	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/codextest"
+	"conductorbridge/testkit/dbustest"
 	"conductorbridge/testkit/fakemodel"
-	"conductorbridge/tray/dbustest"
 )
 
 // TestUsageEqualsTheStreamsAndTheMenuBar: real Claude Code (a turn with a

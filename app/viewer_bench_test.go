@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/browsertest"
+	"conductorbridge/testkit/browsertest"
 )
 
 // BenchmarkViewerLatency measures, in a real Chromium, the time from a

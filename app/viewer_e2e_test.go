@@ -18,10 +18,10 @@ import (
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
 
-	"conductorbridge/bridge/browsertest"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/testkit/browsertest"
 )
 
 // transcriptWriter appends Claude Code 2.1-format records to a session file.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"conductorbridge/bridge/browsertest"
+	"conductorbridge/testkit/browsertest"
 )
 
 // secondTab starts another Claude Code session in the same project as w,

@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"conductorbridge/bridge/browsertest"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/browsertest"
 )
 
 // renderPage loads render.js and viewer.css in a page of their own.

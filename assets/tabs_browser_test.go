@@ -18,7 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"conductorbridge/bridge/browsertest"
+	"conductorbridge/testkit/browsertest"
 )
 
 // Two agent sessions in one workspace, as the bridge's API and stream

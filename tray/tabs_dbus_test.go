@@ -16,7 +16,7 @@ import (
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/pairing"
-	"conductorbridge/tray/dbustest"
+	"conductorbridge/testkit/dbustest"
 )
 
 const tabsChildEnv = "TRAY_TABS_DBUS_CHILD"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"conductorbridge/bridge/activationtest"
+	"conductorbridge/testkit/activationtest"
 )
 
 // TestHandedOverChild is what systemd starts in the test below: it takes

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/httplimit"
-	"conductorbridge/bridge/usertest"
+	"conductorbridge/testkit/usertest"
 )
 
 // Issue 24, finding 2: another OS user opened the whole connection cap,

@@ -17,7 +17,7 @@ import (
 
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/usertest"
+	"conductorbridge/testkit/usertest"
 )
 
 // The hole of issue 12, tried for real: a process of another OS user

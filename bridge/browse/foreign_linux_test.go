@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"conductorbridge/bridge/usertest"
+	"conductorbridge/testkit/usertest"
 )
 
 // foreignPrefix starts the lines the foreign listener prints for each

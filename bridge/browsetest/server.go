@@ -1,7 +1,7 @@
 // Package browsetest is a stand-in for gstack's browse server (`$B`, the
 // daemon that drives Chrome for an agent), for the tests and the bench:
 // gstack is not published where this project's CI can install it. (Not to
-// be mixed up with bridge/browsertest, which starts a real Chromium.)
+// be mixed up with testkit/browsertest, which starts a real Chromium.)
 //
 // It is written from gstack's source, github.com/garrytan/gstack at
 // commit 85fd9db554ae4aaaa6d356d2daf873121ee85bdd, and speaks its wire:

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"conductorbridge/bridge/usertest"
+	"conductorbridge/testkit/usertest"
 )
 
 // The peer checks, tried with a real second OS user: its listener passed

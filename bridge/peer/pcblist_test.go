@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"conductorbridge/bridge/cctest"
+	"conductorbridge/testkit/cctest"
 )
 
 // The oracle for pcblist.go is testdata/pcblist_n.c: xnu's declarations of

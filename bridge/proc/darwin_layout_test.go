@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"conductorbridge/bridge/cctest"
+	"conductorbridge/testkit/cctest"
 )
 
 // The oracle for the darwin code is testdata/darwin_proc.c: xnu's

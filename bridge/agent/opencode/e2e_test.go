@@ -11,8 +11,8 @@ import (
 
 	"conductorbridge/bridge/agent/opencode"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/opencodetest"
 	"conductorbridge/testkit/fakemodel"
+	"conductorbridge/testkit/opencodetest"
 )
 
 // script is the session every end-to-end test plays: a step that thinks,

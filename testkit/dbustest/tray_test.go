@@ -15,7 +15,7 @@ import (
 	"fyne.io/systray"
 	"github.com/godbus/dbus/v5"
 
-	"conductorbridge/tray/dbustest"
+	"conductorbridge/testkit/dbustest"
 )
 
 const trayTitle = "Conductor Test"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"conductorbridge/tray/dbustest"
+	"conductorbridge/testkit/dbustest"
 )
 
 func TestWatcherRegistration(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/tray/dbustest"
+	"conductorbridge/testkit/dbustest"
 )
 
 // childEnv selects a child mode when this test binary re-executes itself.

@@ -13,7 +13,7 @@ import (
 	"github.com/gen2brain/beeep"
 	"github.com/godbus/dbus/v5"
 
-	"conductorbridge/tray/dbustest"
+	"conductorbridge/testkit/dbustest"
 )
 
 // runNotifyChild is the subprocess side of TestBeeepNotify. It runs in its
