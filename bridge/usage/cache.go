@@ -247,6 +247,9 @@ func (c *Cache) keep(groups []group) {
 
 // turns is every turn of the entry, oldest first as read.
 func (e *entry) turns() []Turn {
+	if len(e.tail) == 0 {
+		return e.done // read only: the history copies what it keeps
+	}
 	return slices.Concat(e.done, e.tail)
 }
 
