@@ -26,6 +26,13 @@ type Parser interface {
 	Quiet(out []event.Event) []event.Event
 	// EndTurn is a hook's word that the agent finished its turn.
 	EndTurn(out []event.Event) []event.Event
+	// Interrupt ends the open turn because its agent is gone (killed,
+	// crashed, its terminal closed) or the record is read to its end for
+	// good: a turn that spent anything ends with a turn_complete marked
+	// Interrupted, carrying every token and dollar spent so far; one
+	// that spent nothing ends with none. The streams and `usage` both end
+	// cut-off turns here, so they count them alike.
+	Interrupt(out []event.Event) []event.Event
 	// InTurn reports whether a turn is open (the agent is working).
 	InTurn() bool
 	// Unsure reports whether the open turn's end can only be inferred

@@ -258,6 +258,31 @@ func (p *Parser) EndTurn(out []event.Event) []event.Event {
 	return p.endTurn(out, p.state.Turn.Last, 0)
 }
 
+// Interrupt ends the open turn of a Codex that is gone (agent.Parser):
+// with an interrupted turn_complete when it spent anything — a 0.47 turn
+// cut off after its token counts but before any message still spent
+// them — silently when it spent nothing.
+func (p *Parser) Interrupt(out []event.Event) []event.Event {
+	t := p.state.Turn
+	if t == nil {
+		return out
+	}
+	if t.Usage == (event.Usage{}) {
+		p.state.Turn = nil
+		p.state.Waiting, p.state.WaitCall = "", ""
+		p.state.Tools = nil
+		return out
+	}
+	ts := t.Last
+	if ts.IsZero() {
+		ts = t.Start
+	}
+	n := len(out)
+	out = p.endTurn(out, ts, 0)
+	out[n].Interrupted = true
+	return out
+}
+
 // Line parses one rollout line and appends its events to out. A line that
 // is not a JSON object returns ErrNotJSON and leaves the state untouched.
 func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
@@ -333,7 +358,9 @@ func (p *Parser) eventMsg(pl *fastjson.Value, ts time.Time, out []event.Event) [
 		out = p.endTurn(out, ts, pl.GetInt64("duration_ms"))
 	case "turn_aborted":
 		if p.state.Turn != nil {
+			n := len(out)
 			out = p.endTurn(out, ts, 0)
+			out[n].Interrupted = true
 		}
 		p.state.Tools = nil // the interrupted calls will never be answered
 		p.state.Waiting, p.state.WaitCall = "", ""

@@ -40,8 +40,11 @@ type Config struct {
 	ScanEvery   time.Duration // rescan for workspaces (default 3 s)
 	ScanTimeout time.Duration // give up on one scan after this (default 10 s): a locked database never stalls the engine
 	SweepEvery  time.Duration // stat live files as a backstop to fsnotify (default 1 s)
-	QuietAfter  time.Duration // infer an old-format turn's end after this quiet (default 2 s)
-	TailBytes   int64         // on first sight read only this much of a transcript (default 256 KiB)
+	QuietAfter  time.Duration // infer an old-format turn's end after this quiet (default 2 s); a dead agent's turn ends after it too
+	// OrphanAfter ends an open turn whose agent was never known (a record
+	// from elsewhere) after this quiet (default 30 min; orphan.go).
+	OrphanAfter time.Duration
+	TailBytes   int64 // on first sight read only this much of a transcript (default 256 KiB)
 	// ColdTailBytes is TailBytes for the sessions of the workspaces the
 	// first scan finds, read all at once at start: a thousand workspaces'
 	// tails are what a cold start costs (default 32 KiB, at most
@@ -96,6 +99,9 @@ func (c *Config) withDefaults() {
 	if c.QuietAfter <= 0 {
 		c.QuietAfter = 2 * time.Second
 	}
+	if c.OrphanAfter <= 0 {
+		c.OrphanAfter = 30 * time.Minute
+	}
 	if c.TailBytes <= 0 {
 		c.TailBytes = 256 << 10
 	}
@@ -139,6 +145,7 @@ type Engine struct {
 	// whose folders are watched need not look at them (see tail.look).
 	folders   atomic.Uint64
 	looks     atomic.Int64    // folder looks made (tail.looked), for tests
+	reaps     atomic.Int64    // looks for gone agents made (reap), for tests
 	reads     chan struct{}   // slots for workspaces reading their sessions at once
 	scanMu    sync.Mutex      // scans are serialised
 	rescanOn  map[string]bool // RescanOn, cleaned

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"conductorbridge/bridge/discover"
-	"conductorbridge/bridge/proc"
 )
 
 // AgentPID records the pid of the agent process a hook call came from (the
@@ -83,11 +82,4 @@ func (w *workspace) recheckPIDs() {
 			w.republish()
 		}
 	})
-}
-
-// isAgentProcess reports whether pid is a live Claude Code process, by
-// its name and arguments (never its environment).
-func isAgentProcess(pid int) bool {
-	p, _, err := proc.Parent(pid)
-	return err == nil && discover.IsClaudeCommand(p.Comm, p.Args)
 }

@@ -45,6 +45,7 @@ type tail struct {
 	oversized      int
 	lastID         int64 // the last event id this session published
 	hinted         bool  // adopted from a hook call, not found by a listing
+	agentPID       int   // the live agent last seen running the open turn (orphan.go)
 
 	journaled journaled // what the journal's last line holds of it (see delta)
 	rewound   bool      // read again from its start since: the bytes no longer explain its state

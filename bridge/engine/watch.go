@@ -443,6 +443,9 @@ func (s *sweeper) sweep() time.Duration {
 		for _, si := range snap.sessions {
 			busy = busy || si.Status == event.StateWorking
 		}
+		if snap.orphanCandidate(s.last, s.e.cfg.QuietAfter) {
+			w.enqueue(w.reap) // a working session gone quiet: is its agent still there?
+		}
 		if poke {
 			w.poke(relook)
 			busy = true

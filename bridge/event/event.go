@@ -112,6 +112,9 @@ type Event struct {
 	SubagentCostUSD float64
 	DurationMS      int64
 	Model           string
+	// Interrupted: the turn did not finish — the person stopped it, or
+	// its agent died — and Usage is what it spent until then.
+	Interrupted bool
 
 	// status
 	State  string // working / idle / needs_input / error

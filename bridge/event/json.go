@@ -42,6 +42,7 @@ type wire struct {
 	SubagentCostUSD     *float64 `json:"subagent_cost_usd,omitempty"`
 	DurationMS          *int64   `json:"duration_ms,omitempty"`
 	Model               string   `json:"model,omitempty"`
+	Interrupted         bool     `json:"interrupted,omitempty"`
 
 	State  string `json:"state,omitempty"`
 	Reason string `json:"reason,omitempty"`
@@ -99,7 +100,7 @@ func (e Event) marshalWire() ([]byte, error) {
 		}
 		w.CostUSD = costJSON{set: true, known: e.CostKnown, v: e.CostUSD}
 		w.CostKnown = &e.CostKnown
-		w.DurationMS, w.Model = &e.DurationMS, e.Model
+		w.DurationMS, w.Model, w.Interrupted = &e.DurationMS, e.Model, e.Interrupted
 		if e.SubagentUsage != (Usage{}) || e.SubagentCostUSD != 0 {
 			su := e.SubagentUsage
 			w.SubagentTokens, w.SubagentCostUSD = &su, &e.SubagentCostUSD
@@ -184,6 +185,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		e.SubagentCostUSD = *w.SubagentCostUSD
 	}
 	e.DurationMS = num(w.DurationMS)
+	e.Interrupted = w.Interrupted
 	e.GapFrom, e.AvailableFrom = num(w.GapFrom), num(w.AvailableFrom)
 	e.Paired = flag(w.Paired)
 	e.OK, e.BrowseID = flag(w.OK), num(w.BrowseID)

@@ -275,6 +275,33 @@ func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
 	return append(out, e)
 }
 
+// Interrupt ends the open turn of an agent that is gone (agent.Parser):
+// with an interrupted turn_complete when it spent anything, silently when
+// it spent nothing (a prompt no response answered).
+func (p *Parser) Interrupt(out []event.Event) []event.Event {
+	t := p.State.Turn
+	if t == nil {
+		return out
+	}
+	p.State.Tools = nil // the calls still open will never be answered
+	if t.Sum.Usage == (event.Usage{}) && t.Sum.Cost == 0 {
+		p.State.Turn = nil
+		return out
+	}
+	n := len(out)
+	out = p.endTurn(out, cmpTime(t.Last, t.Start))
+	out[n].Interrupted = true
+	return out
+}
+
+// cmpTime is a unless it is zero, else b.
+func cmpTime(a, b time.Time) time.Time {
+	if a.IsZero() {
+		return b
+	}
+	return a
+}
+
 func (p *Parser) assistant(v *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
 	msg := v.Get("message")
 	if msg == nil {
@@ -435,7 +462,9 @@ func (p *Parser) prompt(base event.Event, text []byte, out []event.Event) []even
 	}
 	if bytes.HasPrefix(text, interrupted) {
 		if p.State.Turn != nil && !base.Sidechain {
+			n := len(out)
 			out = p.endTurn(out, base.TS)
+			out[n].Interrupted = true
 			p.State.Tools = nil // the interrupted calls will never be answered
 		}
 		return out

@@ -19,7 +19,9 @@ const CacheFile = "usage.cache"
 // counted: a file of another version is rebuilt. Bump it whenever either
 // changes (the parsers counting a turn differently, say an interrupted
 // one): what the cache keeps are the turns as they were counted.
-const cacheVersion = 3
+// 4: a cut-off turn is ended by the parsers' Interrupt (a Codex turn
+// with token counts and no response yet counts).
+const cacheVersion = 4
 
 // priceKey identifies a price table: costs in the cache are of it.
 func priceKey(t *price.Table) uint64 {

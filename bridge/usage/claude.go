@@ -259,11 +259,10 @@ func readClaudeFrom(g group, prices *price.Table, lean bool, bufs *buffers, from
 	evs = main.Flush(evs)
 	evs = main.Quiet(evs)
 	// The file ends here for good: a turn cut off mid-way (the agent was
-	// killed) still spent what it spent. A prompt still unanswered spent
-	// nothing yet and is no turn.
-	if t := main.State.Turn; t != nil && t.Sum.Usage != (event.Usage{}) {
-		evs = main.EndTurn(evs)
-	}
+	// killed) still spent what it spent, and ends as the streams end it
+	// (Interrupt). A prompt still unanswered spent nothing yet and is no
+	// turn.
+	evs = main.Interrupt(evs)
 	emit()
 	if c := main.State.Carry; c != nil && c.Usage != (event.Usage{}) {
 		if from != nil {

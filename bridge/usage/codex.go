@@ -126,9 +126,7 @@ func readCodexFrom(path string, prices *price.Table, bufs *buffers, from *resume
 	}
 	evs = p.Flush(evs)
 	evs = p.Quiet(evs)
-	if t := p.State().Turn; t != nil && t.Responses > 0 {
-		evs = p.EndTurn(evs) // history: a turn cut off still spent what it spent
-	}
+	evs = p.Interrupt(evs) // history: a turn cut off still spent what it spent, as the streams count it
 	emit()
 	if len(latest) > 0 {
 		for i := range latest {

@@ -116,6 +116,27 @@ func (p *Parser) EndTurn(out []event.Event) []event.Event {
 	return p.endTurn(out, p.State.Turn.Last, ending{})
 }
 
+// Interrupt ends the open turn of an agent that is gone (agent.Parser):
+// marked interrupted when it spent anything, silently when it did not.
+func (p *Parser) Interrupt(out []event.Event) []event.Event {
+	t := p.State.Turn
+	if t == nil {
+		return out
+	}
+	if t.Usage == (event.Usage{}) && !t.Spent {
+		p.State.Turn = nil
+		return out
+	}
+	n := len(out)
+	out = p.EndTurn(out)
+	for i := n; i < len(out); i++ {
+		if out[i].Type == event.TurnComplete {
+			out[i].Interrupted = true
+		}
+	}
+	return out
+}
+
 // askTools are the tools whose unanswered call means the agent waits for
 // the person.
 var askTools = map[string]bool{"mcp__conductor__AskUserQuestion": true, "AskUserQuestion": true}

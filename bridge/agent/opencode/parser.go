@@ -150,6 +150,27 @@ func (p *Parser) EndTurn(out []event.Event) []event.Event {
 	return p.endTurn(out, p.state.Turn.Last, time.Time{})
 }
 
+// Interrupt ends the open turn of an agent that is gone (agent.Parser):
+// marked interrupted when it spent anything, silently when it did not.
+func (p *Parser) Interrupt(out []event.Event) []event.Event {
+	t := p.state.Turn
+	if t == nil {
+		return out
+	}
+	if t.Usage == (event.Usage{}) && t.Cost == 0 {
+		p.state.Turn = nil
+		return out
+	}
+	n := len(out)
+	out = p.EndTurn(out)
+	for i := n; i < len(out); i++ {
+		if out[i].Type == event.TurnComplete {
+			out[i].Interrupted = true
+		}
+	}
+	return out
+}
+
 // Line parses one event row (Row.Line) and appends its events to out.
 func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
 	jp := parsers.Get()

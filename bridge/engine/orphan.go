@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/proc"
+)
+
+// A turn ends when its agent does. The record of a killed agent (kill -9,
+// a crash, a closed terminal) just stops mid-turn: no stop reason, no
+// task_complete, no hook. So while a session's turn is open the engine
+// keeps the pid of the agent running it (the scan's, a hook's, else the
+// workspace's own agent when it has a single session at work), and once
+// that process is gone — or is no longer an agent: a pid reused by another
+// program never counts as alive — and the record has been quiet for
+// QuietAfter, the parser ends the turn (agent.Parser.Interrupt): a
+// turn_complete marked interrupted with what it spent, then idle. Where no
+// process was ever known (a record from elsewhere), the turn ends after
+// OrphanAfter of quiet.
+
+// orphanCandidate reports, from a snapshot alone, whether a session may be
+// working for an agent that is gone: the sweep then asks its workspace to
+// look (reap).
+func (s *snapshot) orphanCandidate(now time.Time, quiet time.Duration) bool {
+	for _, si := range s.sessions {
+		if si.Streamed && si.Status == event.StateWorking && now.Sub(si.LastActivity) >= quiet {
+			return true
+		}
+	}
+	return false
+}
+
+// reap ends the open turns whose agent is gone. It reads every session
+// first: a turn whose end was written meanwhile ends as written.
+func (w *workspace) reap() {
+	w.eng.reaps.Add(1)
+	w.sync()
+	now := time.Now()
+	evs := w.evs[:0]
+	working := 0
+	for _, t := range w.tails {
+		if t.parser.InTurn() {
+			working++
+		}
+	}
+	for _, t := range w.sorted() {
+		if !t.parser.InTurn() {
+			t.agentPID = 0
+			continue
+		}
+		pid := w.pidOf(t.id, t.meta)
+		if pid == 0 && working == 1 {
+			pid = w.ws.PID // the workspace's own agent, working on its only open turn
+		}
+		if pid != 0 && isAgentProcess(pid) {
+			t.agentPID = pid
+			continue
+		}
+		quiet := now.Sub(t.liveMod)
+		gone := t.agentPID != 0 && !isAgentProcess(t.agentPID) && quiet >= w.eng.cfg.QuietAfter
+		orphan := t.agentPID == 0 && quiet >= w.eng.cfg.OrphanAfter
+		if !gone && !orphan {
+			continue
+		}
+		w.eng.log.Info().Str("workspace", w.id).Str("session", t.id).Int("pid", t.agentPID).
+			Dur("quiet", quiet).Msg("the agent of an open turn is gone: the turn ends, interrupted")
+		n := len(evs)
+		evs = t.parser.Interrupt(evs)
+		t.stamp(evs, n)
+		t.needs = ""
+		evs = t.statusChange(evs, false)
+		t.agentPID = 0
+	}
+	w.publish(evs)
+}
+
+// isAgentProcess reports whether pid is a live agent process (Claude Code
+// or Codex), by its name and arguments (never its environment): a pid
+// reused by another program is not one.
+func isAgentProcess(pid int) bool {
+	if !proc.Alive(pid) {
+		return false
+	}
+	p, _, err := proc.Parent(pid)
+	return err == nil && (discover.IsClaudeCommand(p.Comm, p.Args) || discover.IsCodexCommand(p.Comm, p.Args))
+}

@@ -1,0 +1,153 @@
+//go:build linux || darwin
+
+package engine
+
+import (
+	"context"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/proc"
+)
+
+// pidScanner gives the workspace of dir the pid it holds: the agent the
+// process table shows running there.
+type pidScanner struct {
+	inner Scanner
+	dir   string
+	pid   atomic.Int64
+}
+
+func (s *pidScanner) Scan(ctx context.Context) ([]discover.Workspace, error) {
+	ws, err := s.inner.Scan(ctx)
+	for i := range ws {
+		if ws[i].Directory == s.dir {
+			ws[i].PID = int(s.pid.Load())
+		}
+	}
+	return ws, err
+}
+
+// startProcess starts a real process whose arguments name it name, and
+// waits until the table shows it so. A line on its stdin makes the same
+// pid exec into a program that is no agent (as when an agent's pid is
+// reused by another program).
+func startProcess(t *testing.T, name string) (*exec.Cmd, io.WriteCloser) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", `exec -a `+name+` bash -c 'read x; exec -a not-an-agent sleep 600'`)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Skip("no bash:", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitFor(t, name+" in the process table", func() bool {
+		a, err := proc.Args(cmd.Process.Pid)
+		return err == nil && len(a) > 0 && a[0] == name
+	})
+	return cmd, in
+}
+
+// A turn whose agent is killed mid-tool ends: one turn_complete marked
+// interrupted with the tokens already spent, then idle, in the stream and
+// in the workspace's status alike. While the agent lives, however quiet,
+// the turn stays open; a pid that is alive but not an agent's (reused by
+// another program) does not keep it open. Failed on main: the stream's
+// last word stayed working.
+func TestATurnEndsWhenItsAgentDies(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		kill bool // killed, or its pid alive but another program's
+	}{
+		{"killed agent", true},
+		{"pid reused by another program", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHome(t)
+			dir, proj := h.workspace("killed")
+			const s = "aaaaaaaa-4444-4444-8444-0000000000a1"
+			cwdOf[s] = dir
+			path := filepath.Join(proj, s+".jsonl")
+			agent, stdin := startProcess(t, "claude")
+			ps := &pidScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}, dir: dir}
+			ps.pid.Store(int64(agent.Process.Pid))
+			r := h.startWith(func(c *Config) { c.Scanner = ps })
+			h.write(path, prompt(s, "run the slow build"), answer(s, "m1", "running it", "tool_use"))
+			id := r.waitWorkspace(t, dir)
+			r.collect(t, id, 0, has(event.Status, event.StateWorking))
+			// Quiet for many QuietAfters, agent alive: still working.
+			waitFor(t, "a reap of the live agent's session", func() bool { return r.eng.reaps.Load() >= 3 })
+			if in, _ := r.eng.Workspace(id); in.Status != event.StateWorking {
+				t.Fatalf("a live agent's turn ended: %s", in.Status)
+			}
+			if tt.kill {
+				agent.Process.Kill()
+				agent.Wait()
+			} else {
+				stdin.Write([]byte("go\n"))
+				waitFor(t, "the pid to run another program", func() bool {
+					a, err := proc.Args(agent.Process.Pid)
+					return err == nil && len(a) > 0 && a[0] == "not-an-agent"
+				})
+			}
+			evs := r.collect(t, id, 0, has(event.TurnComplete, ""))
+			tc := evs[len(evs)-1]
+			if !tc.Interrupted || tc.Usage.InputTokens != 10 || tc.Usage.OutputTokens != 5 || !tc.CostKnown || tc.CostUSD <= 0 {
+				t.Errorf("turn_complete %+v", tc)
+			}
+			r.collect(t, id, tc.ID, has(event.Status, event.StateIdle))
+			waitFor(t, "the workspace idle", func() bool {
+				in, _ := r.eng.Workspace(id)
+				si, _ := sessionOf(in, s)
+				return in.Status == event.StateIdle && si.Status == event.StateIdle
+			})
+			more := r.collect(t, id, 0, has(event.Status, event.StateIdle))
+			n := 0
+			for _, e := range more {
+				if e.Type == event.TurnComplete {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d turn_completes", n)
+			}
+		})
+	}
+}
+
+// A record whose agent was never known (written elsewhere) ends its open
+// turn after OrphanAfter of quiet; a turn that spent nothing ends with no
+// turn_complete.
+func TestAnOrphanTurnEndsAfterItsQuiet(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("orphan")
+	const a, b = "aaaaaaaa-5555-4555-8555-0000000000a1", "bbbbbbbb-5555-4555-8555-0000000000b1"
+	cwdOf[a], cwdOf[b] = dir, dir
+	h.write(filepath.Join(proj, a+".jsonl"), prompt(a, "spent"), answer(a, "m1", "working", "tool_use"))
+	h.write(filepath.Join(proj, b+".jsonl"), prompt(b, "nothing answered"))
+	r := h.startWith(func(c *Config) { c.OrphanAfter = 300 * time.Millisecond })
+	id := r.waitWorkspace(t, dir)
+	evs := r.collect(t, id, 0, func(evs []event.Event) bool {
+		idle := 0
+		for _, e := range evs {
+			if e.Type == event.Status && e.State == event.StateIdle && e.ID > 0 {
+				idle++
+			}
+		}
+		return has(event.TurnComplete, "")(evs) && idle >= 2
+	})
+	for _, e := range evs {
+		if e.Type == event.TurnComplete && (e.SessionID != a || !e.Interrupted || e.Usage.InputTokens != 10) {
+			t.Errorf("turn_complete %+v", e)
+		}
+	}
+	waitFor(t, "the workspace idle", func() bool { in, _ := r.eng.Workspace(id); return in.Status == event.StateIdle })
+}
