@@ -36,7 +36,9 @@ func (s *snapshot) orphanCandidate(now time.Time, quiet time.Duration) bool {
 // first: a turn whose end was written meanwhile ends as written.
 func (w *workspace) reap() {
 	w.eng.reaps.Add(1)
-	w.sync()
+	if w.readAll() {
+		w.armQuiet() // only news re-arms it: a look every sweep must not hold off the quiet spell
+	}
 	now := time.Now()
 	evs := w.evs[:0]
 	working := 0

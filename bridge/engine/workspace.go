@@ -282,6 +282,14 @@ func cmpOr(a, b string) string {
 // sync takes any newer picture of the workspace, lists its sessions when
 // asked to, reads whatever each session's record gained and publishes it.
 func (w *workspace) sync() {
+	w.readAll()
+	w.armQuiet()
+}
+
+// readAll is sync without arming the quiet timer, and reports whether it
+// published anything.
+func (w *workspace) readAll() bool {
+	before := w.topic.LastID()
 	if ws := w.update.Swap(nil); ws != nil {
 		w.ws = *ws
 	}
@@ -300,7 +308,7 @@ func (w *workspace) sync() {
 		evs = w.readTail(t, evs)
 	}
 	w.publish(evs)
-	w.armQuiet()
+	return w.topic.LastID() != before
 }
 
 // readTail reads what one session gained, publishing batch by batch while
