@@ -74,11 +74,7 @@ func reply(id, text string, in, out int) obj {
 // writes after it ends nothing more.
 func TestParserTurns(t *testing.T) {
 	opus := "claude-opus-5-5"
-	cases := []struct {
-		name  string
-		items []any
-		want  []string
-	}{
+	cases := []parserCase{
 		{"a process's turns restate its cost", []any{
 			"one", reply("m1", "first", 100, 10), result(0.0016, 700, 100, 10, map[string][2]int{opus: {100, 10}}),
 			"two", reply("m2", "second", 100, 10), result(0.0040, 500, 100, 10, map[string][2]int{opus: {200, 20}}),
@@ -137,14 +133,7 @@ func TestParserTurns(t *testing.T) {
 			`assistant "both done" cut=false`, `turn_complete $0.0100 100ms in=2 out=2 model=claude-opus-5-5`,
 		}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := describe(feed(t, &Parser{}, rowsOf(t, 1, c.items...)))
-			if want := strings.Join(c.want, "\n") + "\n"; got != want {
-				t.Errorf("\n got %s\nwant %s", got, want)
-			}
-		})
-	}
+	runCases(t, cases)
 }
 
 // TestParserRows: what a row holds besides frames — a cancelled queued
@@ -207,11 +196,7 @@ func TestParserRowLine(t *testing.T) {
 // updates (OpenCode), Claude Code's stream-json — and as JSON text.
 func TestParserAgentsOwnFrames(t *testing.T) {
 	raw := func(v any) obj { return obj{"type": "assistant", "content": obj{"rawPayload": v}} }
-	cases := []struct {
-		name  string
-		items []any
-		want  []string
-	}{
+	cases := []parserCase{
 		{"codex", []any{
 			"list files",
 			raw(obj{"type": "thread.started", "thread_id": "th-1"}),
@@ -262,14 +247,7 @@ func TestParserAgentsOwnFrames(t *testing.T) {
 			`user "q" cut=false`, `tool_use t1 mcp__conductor__AskUserQuestion "{\"question\":\"Which colour?\"}" cut=false`,
 		}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := describe(feed(t, &Parser{}, rowsOf(t, 1, c.items...)))
-			if want := strings.Join(c.want, "\n") + "\n"; got != want {
-				t.Errorf("\n got %s\nwant %s", got, want)
-			}
-		})
-	}
+	runCases(t, cases)
 }
 
 // TestParserWaitsForAQuestion: an unanswered question tool call is the
@@ -299,5 +277,24 @@ func TestParserWaitsForAQuestion(t *testing.T) {
 	}
 	if _, err := NewParser(json.RawMessage(`{"turn":`)); err == nil {
 		t.Error("a damaged state resumed without error")
+	}
+}
+
+// parserCase is rows and the events they must give, one line each.
+type parserCase struct {
+	name  string
+	items []any
+	want  []string
+}
+
+func runCases(t *testing.T, cases []parserCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := describe(feed(t, &Parser{}, rowsOf(t, 1, c.items...)))
+			if want := strings.Join(c.want, "\n") + "\n"; got != want {
+				t.Errorf("\n got %s\nwant %s", got, want)
+			}
+		})
 	}
 }
