@@ -187,6 +187,9 @@ func brief(e event.Event) string {
 		if e.DurationMS != 0 {
 			took = fmt.Sprintf(" %dms", e.DurationMS)
 		}
+		if e.Interrupted {
+			took += " interrupted"
+		}
 		return fmt.Sprintf("turn_complete %s%s in=%d out=%d model=%s", cost, took, e.Usage.InputTokens, e.Usage.OutputTokens, e.Model)
 	}
 	return e.Type

@@ -304,6 +304,7 @@ func (p *Parser) endTurn(out []event.Event, ts time.Time, end ending) []event.Ev
 	}
 	e := event.Event{Type: event.TurnComplete, TS: ts, SessionID: p.State.SessionID, Model: t.Model,
 		Usage: t.Usage, CostUSD: end.cost, CostKnown: end.costKnown, DurationMS: end.durationMS}
+	e.Interrupted = end.stopped // "aborted by user", a cancelled run
 	if end.usage != nil {
 		e.Usage = *end.usage
 	}

@@ -108,13 +108,13 @@ func TestParserTurns(t *testing.T) {
 			"next", reply("m2", "fine", 10, 1), result(0.0110, 200, 10, 1, map[string][2]int{opus: {310, 21}}),
 		}, []string{
 			`user "long job" cut=false`, `assistant "starting" cut=false`, `tool_use t1 Bash "sleep 100" cut=false`,
-			`turn_complete unknown 3000ms in=300 out=20 model=claude-opus-5-5`,
+			`turn_complete unknown 3000ms interrupted in=300 out=20 model=claude-opus-5-5`,
 			`user "next" cut=false`, `assistant "fine" cut=false`, `turn_complete $0.0010 200ms in=10 out=1 model=claude-opus-5-5`,
 		}},
 		{"aborted before anything was spent", []any{
 			"oops", obj{"type": "error", "content": "aborted by user"},
 		}, []string{
-			`user "oops" cut=false`, `turn_complete $0.0000 1000ms in=0 out=0 model=`,
+			`user "oops" cut=false`, `turn_complete $0.0000 1000ms interrupted in=0 out=0 model=`,
 		}},
 		{"Conductor's edit result shows its diff", []any{
 			"edit", obj{"type": "assistant", "message": obj{"id": "m1", "content": []any{
@@ -224,7 +224,7 @@ func TestParserAgentsOwnFrames(t *testing.T) {
 		}, []string{
 			`user "read it" cut=false`, `tool_use c1 Read "x.txt" cut=false`, `tool_result c1 Read "hello" cut=false err=false`,
 			`tool_use c2 Bash "false" cut=false`, `tool_result c2 Bash "exit 1" cut=false err=true`,
-			`turn_complete $0.0000 4000ms in=0 out=0 model=`,
+			`turn_complete $0.0000 4000ms interrupted in=0 out=0 model=`,
 		}},
 		{"acp", []any{
 			"hi",
