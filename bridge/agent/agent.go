@@ -60,3 +60,11 @@ type Waiter interface {
 type Asker interface {
 	Ask(reason string)
 }
+
+// StopHooked is a Parser whose record's end of a turn a Stop hook can take
+// back (Claude Code goes on with the turn from the hook's answer). Told
+// that the session's hooks call the bridge, it holds each end until the
+// hook says the turn is over (Quiet), so one turn is one turn_complete.
+type StopHooked interface {
+	HookedStops()
+}

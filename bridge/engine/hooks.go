@@ -152,6 +152,40 @@ func (e *Engine) NeedsInput(ctx context.Context, ws string, c Call, reason strin
 	})
 }
 
+// HooksCall notes that a session's hooks call the bridge: its Stop hook
+// will say whether a turn goes on, so the session's turn ends wait for it
+// (agent.StopHooked). A session not followed yet is marked when it is.
+func (e *Engine) HooksCall(ws string, c Call) {
+	if c.SessionID == "" {
+		return
+	}
+	e.mu.RLock()
+	w, ok := e.workspaces[ws]
+	e.mu.RUnlock()
+	if !ok {
+		return
+	}
+	w.enqueue(func() {
+		if w.stopHooked[c.SessionID] {
+			return
+		}
+		if w.stopHooked == nil {
+			w.stopHooked = make(map[string]bool)
+		}
+		w.stopHooked[c.SessionID] = true
+		if t := w.tails[c.SessionID]; t != nil {
+			w.holdEnds(t)
+		}
+	})
+}
+
+// holdEnds makes t's turn ends wait for its Stop hook, if its hooks call in.
+func (w *workspace) holdEnds(t *tail) {
+	if h, ok := t.parser.(agent.StopHooked); ok && w.stopHooked[t.id] {
+		h.HookedStops()
+	}
+}
+
 // follows reports whether some workspace streams the session.
 func (e *Engine) follows(session string) bool {
 	_, ok := e.Place(Call{SessionID: session})

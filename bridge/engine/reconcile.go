@@ -99,6 +99,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 		if t == nil {
 			continue
 		}
+		w.holdEnds(t)
 		w.tails[id] = t
 		w.watchTail(t)
 		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(), SessionID: id, Agent: agentTag(t.agent), Path: t.reader.Path, Reason: SessionStart})

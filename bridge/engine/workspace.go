@@ -79,8 +79,9 @@ type workspace struct {
 	hinted  map[string]string // session id → transcript path a hook named
 	tabOf   map[string]string // agent session id → the Conductor tab it was seen in
 
-	hookPIDs map[string]int // session id → the agent process its hooks came from (hookpid.go)
-	hooked   atomic.Bool    // hookPIDs is not empty: each scan checks them
+	hookPIDs   map[string]int  // session id → the agent process its hooks came from (hookpid.go)
+	stopHooked map[string]bool // session id → its hooks call in: turn ends wait for its Stop hook
+	hooked     atomic.Bool     // hookPIDs is not empty: each scan checks them
 
 	readAt, listedAt time.Time // see snapshot
 	caughtUp         bool      // the first read is done
@@ -249,6 +250,7 @@ func (w *workspace) restore() {
 	}
 	for id, tc := range c.Sessions {
 		if t := w.resume(id, tc); t != nil {
+			w.holdEnds(t)
 			w.tails[id] = t
 			w.watchTail(t)
 		}

@@ -56,6 +56,9 @@ type Engine interface {
 	// AgentPID records (running) or forgets the agent process a call
 	// came from as its session's.
 	AgentPID(ws string, c engine.Call, running bool)
+	// HooksCall notes that the session's hooks call in: its turn ends
+	// then wait for its Stop hook, which may go on with the turn.
+	HooksCall(ws string, c engine.Call)
 	Hint(ctx context.Context, cwd, transcriptPath string) (string, bool)
 }
 
@@ -117,13 +120,18 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 	}
 	call := in.call()
 	h.Engine.AgentPID(ws, call, event != HookSessionEnd)
+	if event != HookCodexNotify && event != HookSessionEnd {
+		h.Engine.HooksCall(ws, call)
+	}
 	switch event {
 	case HookStop:
-		h.Engine.TurnEnded(ctx, ws, call)
+		// A message handed over goes on with the turn (one turn, one
+		// turn_complete); only without one is the turn over now.
 		if m, ok := h.take(ctx, ws, "stop", in.SessionID); ok {
 			si, _ := h.Engine.Session(ws, in.SessionID)
 			return stopAnswer(m, si.Agent, si.Version)
 		}
+		h.Engine.TurnEnded(ctx, ws, call)
 	case HookRewake:
 		return h.rewake(ctx, ws, in.SessionID)
 	case HookPostToolUse:

@@ -33,8 +33,13 @@ func NewParser(saved json.RawMessage) (*Parser, error) {
 }
 
 // Unsure reports whether the open turn's end can only be inferred from a
-// quiet spell (versions before 2.1 write no final stop reason).
-func (p *Parser) Unsure() bool { t := p.State.Turn; return t != nil && t.Unsure }
+// quiet spell (versions before 2.1 write no final stop reason), or waits
+// for the Stop hook's word (HookedStops), which the quiet spell stands in
+// for should the hook never call.
+func (p *Parser) Unsure() bool {
+	t := p.State.Turn
+	return t != nil && (t.Unsure || (t.EndMsg != "" && p.State.Hooked))
+}
 
 // Version is the Claude Code version writing the transcript.
 func (p *Parser) Version() string { return p.State.Version }

@@ -120,6 +120,9 @@ type State struct {
 	// Ended is the id of the response that ended the last turn: more
 	// lines of it (read after the turn was flushed) add content, not a turn.
 	Ended string `json:"ended,omitempty"`
+	// Hooked: the session's Stop hook calls the bridge, which then holds
+	// a turn's end until the hook says whether it goes on (HookedStops).
+	Hooked bool `json:"hooked,omitempty"`
 	// EndedAt is when the last turn ended. A subagent file's response
 	// from before it belongs to a turn already reported (its file was
 	// read after the session's, as when a finished session is first
@@ -161,9 +164,17 @@ func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
 	ts := parseTime(v.GetStringBytes("timestamp"))
 
 	// A pending end of turn is settled by the first line that is not part
-	// of the response that ended it.
+	// of the response that ended it — but for what Claude Code writes
+	// while its Stop hooks run (attachments: the hooks' results, a prompt
+	// snapshot), and for a Stop hook's answer that goes on with the turn,
+	// which makes it one turn, not two (stopContinues).
 	if t := p.State.Turn; t != nil && t.EndMsg != "" {
-		if typ != "assistant" || string(v.GetStringBytes("message", "id")) != t.EndMsg {
+		switch {
+		case typ == "assistant" && string(v.GetStringBytes("message", "id")) == t.EndMsg:
+		case stopContinues(typ, v):
+			t.EndMsg = ""
+		case typ == "attachment":
+		default:
 			out = p.endTurn(out, t.Last)
 		}
 	}
@@ -196,25 +207,59 @@ func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
 
 // Flush is called when the reader has caught up with the end of the file.
 // A response that ended the turn with a known stop reason is complete once
-// no more of it is on disk, so its turn_complete goes out now.
+// no more of it is on disk, so its turn_complete goes out now — unless the
+// session's Stop hook calls the bridge (HookedStops): it may yet go on
+// with the turn, and says when it does not.
 func (p *Parser) Flush(out []event.Event) []event.Event {
-	if t := p.State.Turn; t != nil && t.EndMsg != "" {
+	if t := p.State.Turn; t != nil && t.EndMsg != "" && !p.State.Hooked {
 		out = p.endTurn(out, t.Last)
 	}
 	return out
 }
 
-// Quiet is called after the file has been quiet for a while. For versions
-// that never write a stop reason, a turn whose last response asked for no
-// tool ends here (DESIGN.md: no tool call left unanswered, no further line,
-// a short quiet spell). It reports whether it ended a turn.
+// Quiet is called after the file has been quiet for a while, and when the
+// Stop hook says the turn is over. For versions that never write a stop
+// reason, a turn whose last response asked for no tool ends here
+// (DESIGN.md: no tool call left unanswered, no further line, a short quiet
+// spell); so does a turn whose end Flush held for the Stop hook.
 func (p *Parser) Quiet(out []event.Event) []event.Event {
 	t := p.State.Turn
-	if t == nil || !t.Unsure || len(p.State.Tools) > 0 {
+	if t == nil || (!t.Unsure && t.EndMsg == "") || len(p.State.Tools) > 0 {
 		return out
 	}
 	return p.endTurn(out, t.Last)
 }
+
+// HookedStops tells the parser that the session's hooks call the bridge,
+// so its Stop hook will say whether a turn that the record says ended goes
+// on (Claude Code 2.1 continues a turn with a Stop hook's additional
+// context; older releases with its feedback): Flush then holds the turn's
+// end for that word (Quiet), or for the record's own (a line that settles
+// it, the stop hooks' summary). A message handed over at the end of a turn
+// thus never splits it, in the stream as in the usage report, which reads
+// the whole record.
+func (p *Parser) HookedStops() { p.State.Hooked = true }
+
+// stopContinues reports whether a line is a Stop hook's answer going on
+// with the turn that had ended: its additional context (2.1), or its
+// feedback on a block (before).
+func stopContinues(typ string, v *fastjson.Value) bool {
+	switch typ {
+	case "attachment":
+		a := v.Get("attachment")
+		return a != nil && string(a.GetStringBytes("type")) == "hook_additional_context" &&
+			string(a.GetStringBytes("hookEvent")) == "Stop"
+	case "user":
+		c := v.Get("message", "content")
+		return v.GetBool("isMeta") && c != nil && c.Type() == fastjson.TypeString &&
+			bytes.HasPrefix(c.GetStringBytes(), stopFeedback)
+	}
+	return false
+}
+
+// stopFeedback starts the record of a Stop hook's block, which Claude Code
+// hands the model as the user's.
+var stopFeedback = []byte("Stop hook feedback:")
 
 // EndTurn ends the open turn now, if any: the Stop hook says exactly when.
 func (p *Parser) EndTurn(out []event.Event) []event.Event {

@@ -80,6 +80,10 @@ func appendState(b []byte, s *State) (_ []byte, ok bool) {
 		o.key("ended")
 		o.str(s.Ended)
 	}
+	if s.Hooked {
+		o.key("hooked")
+		o.bool(true)
+	}
 	if !s.EndedAt.IsZero() {
 		o.key("ended_at")
 		o.time(s.EndedAt)
