@@ -36,8 +36,17 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	for i := 0; ctx.Err() == nil; i++ {
 		t := script[i%len(script)]
-		if err := a.record(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": t.prompt}}); err != nil {
+		prompt := t.prompt
+		if round := i/len(script) + 1; round > 1 {
+			// The script again, in the same session: said so, or it reads
+			// as the same events twice.
+			prompt = fmt.Sprintf("(demo replay, round %d) %s", round, prompt)
+		}
+		if err := a.record(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": prompt}}); err != nil {
 			return err
+		}
+		if _, err := a.Hooks(ctx, inject.HookUserPromptSubmit, a.input(inject.HookUserPromptSubmit, map[string]any{"prompt": prompt})); err != nil && ctx.Err() != nil {
+			return ctx.Err()
 		}
 		if err := a.play(ctx, t); err != nil {
 			return err
@@ -50,7 +59,8 @@ func (a *Agent) Run(ctx context.Context) error {
 }
 
 // play does a turn's steps and ends it; then the Stop hook may hand over a
-// message, which the agent answers before it stops for real.
+// message, which the agent answers in the same turn, as Claude Code 2.1
+// does, before it stops for real.
 func (a *Agent) play(ctx context.Context, t turn) error {
 	for _, s := range t.steps {
 		if err := a.step(ctx, s); err != nil {
@@ -62,21 +72,59 @@ func (a *Agent) play(ctx context.Context, t turn) error {
 	}
 	for active := false; ; active = true {
 		ans, err := a.Hooks(ctx, inject.HookStop, a.input(inject.HookStop, map[string]any{"stop_hook_active": active}))
-		if err != nil || ans.Stdout == "" {
+		if err != nil {
 			return ctx.Err()
 		}
-		var block struct{ Decision, Reason string }
-		if json.Unmarshal([]byte(ans.Stdout), &block) != nil || block.Decision != "block" {
-			return ctx.Err()
-		}
-		if err := a.record(map[string]any{"type": "user", "isMeta": true,
-			"message": map[string]any{"role": "user", "content": "Stop hook feedback:\n" + block.Reason}}); err != nil {
+		framed, err := a.stopHookRecords(ans.Stdout)
+		if err != nil || framed == "" {
 			return err
 		}
-		if err := a.answer(ctx, block.Reason); err != nil {
+		if err := a.answer(ctx, framed); err != nil {
 			return err
 		}
 	}
+}
+
+// stopHookRecords writes what Claude Code 2.1.328 records of its Stop
+// hook's answer (transcript lines its own tests read): the notice and the
+// additional context it goes on with the turn from, then the hooks'
+// summary. It returns the message handed over, "" for none. An older
+// agent's block (decision, reason) is recorded as its feedback.
+func (a *Agent) stopHookRecords(stdout string) (string, error) {
+	var out struct {
+		SystemMessage      string `json:"systemMessage"`
+		HookSpecificOutput struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+		Decision, Reason string
+	}
+	_ = json.Unmarshal([]byte(stdout), &out) // no answer, or not JSON: nothing handed over
+	framed := out.HookSpecificOutput.AdditionalContext
+	hook := func(typ string, content any) map[string]any {
+		return map[string]any{"type": "attachment", "attachment": map[string]any{"type": typ, "content": content, "hookName": "Stop", "hookEvent": "Stop"}}
+	}
+	var recs []map[string]any
+	if out.SystemMessage != "" {
+		recs = append(recs, hook("hook_system_message", out.SystemMessage))
+	}
+	context := []string{}
+	if framed != "" {
+		context = append(context, framed)
+		recs = append(recs, hook("hook_additional_context", context))
+	}
+	if framed == "" && out.Decision == "block" && out.Reason != "" {
+		framed = out.Reason
+		recs = append(recs, map[string]any{"type": "user", "isMeta": true,
+			"message": map[string]any{"role": "user", "content": "Stop hook feedback:\n" + framed}})
+	}
+	recs = append(recs, map[string]any{"type": "system", "subtype": "stop_hook_summary", "hookCount": 1,
+		"hookAdditionalContext": context, "preventedContinuation": false, "hasOutput": stdout != ""})
+	for _, r := range recs {
+		if err := a.record(r); err != nil {
+			return "", err
+		}
+	}
+	return framed, nil
 }
 
 // idle waits for the next prompt. A message sent meanwhile wakes the agent
