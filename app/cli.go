@@ -36,6 +36,9 @@ func workspaces(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	list, err := listWorkspaces(ctx, c.client(), c.token())
 	if err != nil {
+		if !couldScan(err) {
+			return err // a bridge runs, but not this state folder's: name it, never a scan of nothing
+		}
 		fmt.Fprintf(stderr, "%v; scanning directly\n", err)
 		if list, err = scanDirect(ctx, c); err != nil {
 			return err

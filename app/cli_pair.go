@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"path/filepath"
 
@@ -65,9 +66,10 @@ func expose(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // openViewer prints a one-time link to the viewer and opens it in the
 // browser. Given a workspace, the viewer shows it (and it is paired).
 func openViewer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var printOnly *bool
+	var printOnly, usagePage *bool
 	c, fs, err := clientFlags("open", args, stderr, func(fs *flag.FlagSet) {
 		printOnly = fs.Bool("print", false, "only print the link")
+		usagePage = fs.Bool("usage", false, "open the usage page (what every turn cost) instead of the viewer")
 	})
 	if err != nil {
 		return err
@@ -76,13 +78,16 @@ func openViewer(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	switch fs.NArg() {
 	case 0:
 	case 1:
+		if *usagePage {
+			return errors.New("usage: conductor-bridge open --usage (the usage page shows every workspace)")
+		}
 		ws, err := findWorkspace(ctx, c, fs.Arg(0))
 		if err != nil {
 			return err
 		}
 		body["workspace"] = ws.ID
 	default:
-		return errors.New("usage: conductor-bridge open [--print] [<workspace>]")
+		return errors.New("usage: conductor-bridge open [--print] [--usage | <workspace>]")
 	}
 	var res struct {
 		URL    string `json:"url"`
@@ -94,13 +99,16 @@ func openViewer(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if res.Paired {
 		fmt.Fprintf(stderr, "paired %s with Chrome\n", body["workspace"])
 	}
+	if *usagePage {
+		res.URL += "?to=usage" // the link signs the browser in, then shows the usage page
+	}
 	fmt.Fprintln(stdout, res.URL)
 	fmt.Fprintln(stderr, "(the link works once, within 5 minutes)")
 	if *printOnly {
 		return nil
 	}
-	if err := openURL(c.StateDir, res.URL); err != nil {
-		fmt.Fprintf(stderr, "could not open a browser (%v); open the link above yourself\n", err)
+	if err := openURL(c.StateDir, res.URL, true); err != nil {
+		return fmt.Errorf("%w; open the link above in a browser yourself", err)
 	}
 	return nil
 }
@@ -116,17 +124,23 @@ func token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	path := filepath.Join(c.StateDir, tokenFile)
+	// Only a bridge makes a state folder and its token: a token printed
+	// for a folder no bridge uses would open nothing.
+	_, herr := probeHealth(ctx, c.client())
+	if herr != nil && !couldScan(herr) {
+		return herr // a bridge of another state folder runs: say which
+	}
 	if *rotate {
 		// The running bridge rotates it, so it cuts off open streams at
 		// once; with no bridge running, rotate the file it will read.
-		if _, herr := probeHealth(ctx, c.client()); herr == nil {
+		if herr == nil {
 			if err := apiCall(ctx, c, http.MethodPost, "/api/token/rotate", nil, nil); err != nil {
 				return err
 			}
 		} else {
-			s, err := auth.LoadOrCreate(path)
+			s, err := auth.Open(path)
 			if err != nil {
-				return err
+				return noToken(c, err)
 			}
 			if err := s.Rotate(); err != nil {
 				return err
@@ -134,10 +148,19 @@ func token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stderr, "token rotated; the old one no longer works")
 	}
-	s, err := auth.LoadOrCreate(path)
+	t, err := auth.Read(path)
 	if err != nil {
-		return err
+		return noToken(c, err)
 	}
-	fmt.Fprintln(stdout, s.Value())
+	fmt.Fprintln(stdout, t)
 	return nil
+}
+
+// noToken says why there is no token to print: no bridge has run with
+// this state folder.
+func noToken(c config, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no API token in %s: no bridge has run with this state folder (start one: conductor-bridge; or pass --state-dir of the one running)", c.StateDir)
+	}
+	return fmt.Errorf("read the API token: %w", err)
 }

@@ -22,16 +22,19 @@ import (
 // apiCall sends a state-changing request to the running bridge with the
 // token from the state dir, and decodes the JSON answer into out.
 func apiCall(ctx context.Context, c config, method, path string, body, out any) error {
+	cl := c.client()
 	token, err := auth.Read(filepath.Join(c.StateDir, tokenFile))
 	if err != nil {
-		return fmt.Errorf("no API token (has the bridge run on this state dir?): %w", err)
+		if _, herr := probeHealth(ctx, cl); herr != nil {
+			return herr // no bridge here: say where one is, if one is
+		}
+		return fmt.Errorf("no API token in %s: %w", c.StateDir, err)
 	}
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	cl := c.client()
 	req, err := http.NewRequestWithContext(ctx, method, cl.url(path), rd)
 	if err != nil {
 		return err
@@ -332,6 +335,9 @@ func workspaceList(ctx context.Context, c config, stderr io.Writer) ([]apiWorksp
 	list, err := listWorkspaces(ctx, c.client(), c.token())
 	if err == nil {
 		return list, nil
+	}
+	if !couldScan(err) {
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "%v; scanning directly\n", err)
 	return scanDirect(ctx, c)

@@ -21,6 +21,9 @@ import (
 // API token or the hook secret, and answer in the bridge's name.
 type bridgeClient struct {
 	sock string
+	// addr is the port asked, when nothing listens on sock, whether a
+	// bridge of another state folder runs ("": not asked).
+	addr string
 	tr   *http.Transport
 }
 
@@ -38,8 +41,15 @@ func newClient(stateDir string) *bridgeClient {
 	}}
 }
 
-// client is this state dir's bridge, for a command.
-func (c *config) client() *bridgeClient { return newClient(c.StateDir) }
+// client is this state dir's bridge, for a command: the one way every
+// command finds the bridge (the state folder from --state-dir, else
+// $CONDUCTOR_BRIDGE_STATE_DIR, else the home's; see config.resolve), and
+// the port it asks when that folder's bridge is not running.
+func (c *config) client() *bridgeClient {
+	b := newClient(c.StateDir)
+	b.addr = c.Addr
+	return b
+}
 
 // http returns a client of the socket whose calls take at most timeout
 // (0: no bound, for streams).
@@ -50,11 +60,14 @@ func (b *bridgeClient) http(timeout time.Duration) *http.Client {
 // url is the request URL for path on the bridge.
 func (b *bridgeClient) url(path string) string { return socketURL + path }
 
-// noBridge turns a failure to reach the bridge into what a person reads.
+// noBridge turns a failure to reach the bridge into what a person reads:
+// nothing runs (errNotRunning, the only case where a command may fall back
+// on reading the files itself), or a bridge of another state folder does
+// (errOtherBridge), or the socket is not safe to use.
 func (b *bridgeClient) noBridge(err error) error {
 	switch {
 	case errors.Is(err, localsock.ErrNotRunning):
-		return fmt.Errorf("Conductor Bridge is not running (no one listens on %s): start it with conductor-bridge", b.sock)
+		return b.notRunning()
 	case errors.Is(err, localsock.ErrUnsafe):
 		return fmt.Errorf("refusing to talk to the bridge: %w", err)
 	}
@@ -66,6 +79,9 @@ type health struct {
 	Status  string `json:"status"`
 	Service string `json:"service"`
 	Version string `json:"version"`
+	// StateDir is the bridge's state folder, told to its own user's
+	// programs only (never to a browser).
+	StateDir string `json:"state_dir,omitempty"`
 }
 
 func probeHealth(ctx context.Context, cl *bridgeClient) (health, error) {
@@ -76,6 +92,11 @@ func probeHealth(ctx context.Context, cl *bridgeClient) (health, error) {
 
 // getJSON reads path with the API token (every read but /health needs it).
 func getJSON(ctx context.Context, cl *bridgeClient, path, token string, v any) error {
+	return getJSONWithin(ctx, cl, path, token, v, 5*time.Second)
+}
+
+// getJSONWithin is getJSON for a read that may take up to timeout.
+func getJSONWithin(ctx context.Context, cl *bridgeClient, path, token string, v any, timeout time.Duration) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cl.url(path), nil)
 	if err != nil {
 		return err
@@ -83,7 +104,7 @@ func getJSON(ctx context.Context, cl *bridgeClient, path, token string, v any) e
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := cl.http(5 * time.Second).Do(req)
+	resp, err := cl.http(timeout).Do(req)
 	if err != nil {
 		return cl.noBridge(err)
 	}

@@ -44,13 +44,13 @@ func (o *originList) Set(v string) error {
 
 // register adds the shared flags to fs; call resolve after fs.Parse.
 func (c *config) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.Addr, "addr", DefaultAddr, "where serve listens for browsers (loopback only); the other commands find the bridge by its socket in the state dir")
+	fs.StringVar(&c.Addr, "addr", DefaultAddr, "where serve listens for browsers (loopback only); the other commands reach the bridge by its socket in the state folder, and ask this port only to name a bridge of another folder")
 	fs.StringVar(&c.Home, "home", "", "home directory (default $HOME)")
 	fs.StringVar(&c.ClaudeProjects, "claude-projects", "", "Claude Code transcripts (default ~/.claude/projects or $CLAUDE_CONFIG_DIR/projects)")
 	fs.StringVar(&c.CodexHome, "codex-home", "", "Codex's home: rollouts and config.toml (default $CODEX_HOME or ~/.codex)")
 	fs.StringVar(&c.ConductorDB, "conductor-db", "", "Conductor's database")
 	fs.StringVar(&c.ConductorRoot, "conductor-root", "", "Conductor's folder (default ~/conductor)")
-	fs.StringVar(&c.StateDir, "state-dir", "", "the bridge's own state")
+	fs.StringVar(&c.StateDir, "state-dir", "", "the bridge's own state, where the CLI finds it (default $"+stateDirEnv+", else per --home)")
 	fs.StringVar(&c.LogDir, "log-dir", "", "log directory")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 }
@@ -74,6 +74,13 @@ func (c *config) resolve() error {
 		}
 	}
 	c.Home = home
+	if d := os.Getenv(stateDirEnv); d != "" && c.StateDir == "" {
+		// The one place every command's state folder comes from when
+		// --state-dir is not given: a demo prints it.
+		if c.StateDir, err = filepath.Abs(d); err != nil {
+			return fmt.Errorf("%s: %w", stateDirEnv, err)
+		}
+	}
 	set(&c.ClaudeProjects, def.ClaudeProjects)
 	set(&c.ClaudeSettings, def.ClaudeSettings)
 	set(&c.CodexHome, def.CodexHome)

@@ -122,13 +122,13 @@ func startDemo(ctx context.Context, c config, h *demo.Home, speed float64, seed 
   socket:  %s   (for tools; token: %s)
   home:    %s   (removed when the demo ends)
   seed:    %d
-Send the agent a message from the viewer, or:
-  curl --unix-socket %s -X POST -H "Authorization: Bearer $(cat %s)" \
-    -H "Content-Type: application/json" -d '{"message":"please check the mobile view"}' \
-    %s/workspace/%s/session/messages
+  CLI:     export %s=%s
+           (in another terminal; then every command reaches this demo: conductor-bridge workspaces,
+           tail tokyo, send tokyo "please check the mobile view", usage, open --usage;
+           from a clone, go run ./app <command>)
+Send the agent a message from the viewer, or from that terminal.
 Ctrl-C to stop.
-`, link.URL, c.baseURL(), c.client().sock, filepath.Join(c.StateDir, tokenFile), c.Home, seed,
-		c.client().sock, filepath.Join(c.StateDir, tokenFile), socketURL, tokyo.ID)
+`, link.URL, c.baseURL(), c.client().sock, filepath.Join(c.StateDir, tokenFile), c.Home, seed, stateDirEnv, shellWord(c.StateDir))
 
 	secret, err := auth.Read(filepath.Join(c.StateDir, hookSecretFile))
 	if err != nil {

@@ -36,6 +36,9 @@ func TestDemo(t *testing.T) {
 	for sc.Scan() && !strings.HasPrefix(sc.Text(), "Ctrl-C") {
 		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":"); ok && len(strings.Fields(v)) > 0 {
 			lines[k] = strings.Fields(v)[0]
+			if k == "CLI" {
+				lines[k] = strings.TrimSpace(v)
+			}
 		}
 	}
 	go func() {
@@ -115,6 +118,8 @@ func TestDemo(t *testing.T) {
 		delivered = delivered || (e.Type == event.User && e.MessageID == res.ID && e.Content == "please check the mobile view")
 		return delivered && e.Type == event.Assistant && strings.Contains(e.Content, "please check the mobile view")
 	})
+
+	demoCLI(t, lines["CLI"], strings.TrimPrefix(base, "http://"))
 
 	// Ctrl-C: the demo stops and its home is gone.
 	cmd.Process.Signal(syscall.SIGINT)

@@ -20,7 +20,10 @@ import (
 // openBrowser hands a URL (or a folder) to the desktop. Its argument is in
 // the opener's argv, which every user of the machine can read (ps): never
 // pass it a secret, use openURL.
-func openBrowser(target string) error {
+//
+// check waits a moment for the opener's word (the CLI, which says when no
+// browser opened); the menu bar's clicks do not wait.
+func openBrowser(target string, check bool) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
@@ -30,10 +33,30 @@ func openBrowser(target string) error {
 	default:
 		cmd = exec.Command("xdg-open", target)
 	}
+	var out strings.Builder
+	cmd.Stderr = &out
 	if err := cmd.Start(); err != nil {
-		return err
+		return fmt.Errorf("no way to open a browser here (%w)", err)
 	}
-	go cmd.Wait() // reap it
+	// The opener hands the page to a browser and exits; one that fails
+	// (no browser, no display) does so at once. One still running after a
+	// while has started a browser in the foreground: it stays, reaped.
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	if !check {
+		return nil
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			why := strings.TrimSpace(out.String())
+			if why == "" {
+				why = err.Error()
+			}
+			return fmt.Errorf("no browser could be opened here (%s: %s)", filepath.Base(cmd.Path), why)
+		}
+	case <-time.After(5 * time.Second):
+	}
 	return nil
 }
 
@@ -41,15 +64,15 @@ func openBrowser(target string) error {
 // (whoever opens it first is signed in), so it never goes into argv: the
 // browser is handed a file of the state dir's, readable by this user
 // only, that sends it on to the link.
-func openURL(stateDir, u string) error {
+func openURL(stateDir, u string, check bool) error {
 	if !isViewerLink(u) {
-		return openBrowser(u)
+		return openBrowser(u, check)
 	}
 	page, err := writeRedirect(filepath.Join(stateDir, openDir), u, time.Now())
 	if err != nil {
 		return fmt.Errorf("open viewer link: %w", err)
 	}
-	return openBrowser((&url.URL{Scheme: "file", Path: page}).String())
+	return openBrowser((&url.URL{Scheme: "file", Path: page}).String(), check)
 }
 
 // openDir holds the redirect pages openURL writes, under the state dir.

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -108,12 +109,93 @@ func run(ctx context.Context, args []string, rawStdout, rawStderr io.Writer) err
 		fmt.Fprintln(stdout, "conductor-bridge", version())
 		return nil
 	case "help", "-h", "-help", "--help":
+		if len(args) > 0 && cmd == "help" {
+			return helpCmd(ctx, args[0], stdout)
+		}
 		usage(stdout)
 		return nil
 	default:
-		usage(stderr)
-		return fmt.Errorf("unknown command %q", cmd)
+		return unknownCommand(cmd)
 	}
+}
+
+// commands are the command names a person types (run's cases), for help
+// and for a suggestion when one is mistyped.
+var commands = []string{"demo", "serve", "workspaces", "ls", "tail", "send", "hooks", "register", "unregister", "pair", "unpair",
+	"expose", "open", "extension", "native-host", "token", "service", "doctor", "usage", "bench", "version", "help"}
+
+// unknownCommand says so in one line, with the nearest command's name.
+func unknownCommand(cmd string) error {
+	best, dist := "", 3 // farther than 2 edits is no suggestion
+	for _, c := range commands {
+		if d := editDistance(cmd, c); d < dist || (strings.HasPrefix(c, cmd) && len(cmd) >= 2 && best == "") {
+			best, dist = c, min(d, dist)
+		}
+	}
+	if best != "" {
+		return fmt.Errorf("unknown command %q; did you mean %q? (conductor-bridge help lists every command)", cmd, best)
+	}
+	return fmt.Errorf("unknown command %q (conductor-bridge help lists every command)", cmd)
+}
+
+// editDistance is the Levenshtein distance between two short words.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// helpCmd is `help <command>`: the command's lines of the usage, then its
+// flags.
+func helpCmd(ctx context.Context, cmd string, stdout io.Writer) error {
+	if cmd == "ls" {
+		cmd = "workspaces"
+	}
+	if !slices.Contains(commands, cmd) {
+		return unknownCommand(cmd)
+	}
+	var all strings.Builder
+	usage(&all)
+	in := false
+	for _, line := range strings.Split(all.String(), "\n") {
+		switch {
+		case strings.HasPrefix(line, "  "+cmd+" ") || line == "  "+cmd:
+			in = true
+		case in && !strings.HasPrefix(line, "    "):
+			in = false
+		}
+		if in {
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	flagsOf := map[string][]string{"hooks": {"status", "-h"}, "extension": {"install", "-h"}}
+	switch cmd {
+	case "service", "native-host", "version", "help":
+		return nil // no flags
+	}
+	args, ok := flagsOf[cmd]
+	if !ok {
+		args = []string{"-h"}
+	}
+	fmt.Fprintln(stdout, "\nflags:")
+	if err := run(ctx, append([]string{cmd}, args...), stdout, stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return nil
 }
 
 func usage(w io.Writer) {
@@ -135,7 +217,8 @@ commands:
   unregister <ws>          let a registered workspace go
   pair <ws> | unpair <ws>  pair a workspace with Chrome (browsers see paired ones only)
   expose [paired|all]      which workspaces browsers may see
-  open [--print] [<ws>]    open the session viewer (a one-time link; pairs <ws>)
+  open [--print] [--usage | <ws>]
+                           open the session viewer (a one-time link; pairs <ws>), or the usage page
   extension install|uninstall [--allow-origin chrome-extension://<id>]
                            the Chrome side panel: writes the unpacked extension and the native
                            messaging host manifest for Chrome, Chromium, Brave, Edge and Arc
@@ -147,14 +230,17 @@ commands:
   doctor [--json] [--fix]  check the setup and say how to fix what is wrong (--fix: point hooks and
                            the login item at this binary when theirs is gone, reinstall an old login item)
   usage [--by day|week|month|session|workspace|model|block] [--since D] [--until D] [--tz Z] [--json]
-        [--no-cache]       what every turn cost, from the transcripts (Claude, Codex); what each
-                           file gave is kept in usage.cache in the state dir (--no-cache: read all)
+        [--no-cache]       what every turn cost, from the transcripts (Claude, Codex): the running
+                           bridge's report, else the files read here, what each gave kept in
+                           usage.cache in the state dir (--no-cache: read all)
   bench        measure idle cost, stream latency, fan-out, cold start, memory and descriptors
   version      print the version
 
 Every command but serve reaches the bridge through its socket file in the state
-dir (--state-dir), never its port: --addr is where serve listens.
+folder: --state-dir, else $CONDUCTOR_BRIDGE_STATE_DIR (a demo prints it), else the
+home's. --addr is where serve listens; a command whose folder has no bridge asks
+that port whether one of another folder runs, and says which folder to pass.
 
-Run 'conductor-bridge <command> -h' for a command's flags.
+Run 'conductor-bridge help <command>' for a command's flags.
 `)
 }

@@ -113,7 +113,7 @@ func runMenu(ctx context.Context, c config, b *bridge, quit, onExit func(), why 
 		Engine: b.engine, Pairing: b.pairing, Settings: settings, Log: log,
 		LoginItem: newLoginItem(c, log),
 		Actions: tray.Actions{
-			OpenURL:  func(u string) error { return openURL(c.StateDir, u) }, // no link in argv
+			OpenURL:  func(u string) error { return openURL(c.StateDir, u, false) }, // no link in argv
 			CopyText: copyText,
 			ViewerLink: func(ctx context.Context, ws string) (string, error) {
 				link, _, err := b.api.ViewerLink(c.Addr, ws)

@@ -319,7 +319,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		HooksSeen: seen,
 		Registrar: &registrar.Registrar{Registry: reg, Engine: eng, Worktrees: filepath.Join(c.StateDir, "worktrees")},
 		Pairing:   pairs, Sessions: &auth.Sessions{Token: token}, Links: &auth.Links{},
-		Viewer: assets.Viewer, Log: log,
+		Viewer: assets.Viewer, Favicon: assets.AppIcon, Log: log, StateDir: c.StateDir,
 		// The usage page reads the same files the streams do, with the
 		// same prices; the cache (the usage command's, in the state
 		// folder) parses only what changed between views.

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -39,19 +42,13 @@ func usageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	prices, err := price.Load(c.StateDir)
-	if err != nil {
-		fmt.Fprintf(stderr, "your prices.json is unreadable (%v); pricing with the built-in table\n", err)
+	// The running bridge's report, like every other command's answer:
+	// the transcripts and prices it reads are its state folder's (a
+	// demo's too). Only with no bridge running are the files read here.
+	rep, err := bridgeUsage(ctx, c, *by, *since, *until, *tz)
+	if couldScan(err) {
+		rep, err = readUsage(ctx, c, q, !*noCache, stderr)
 	}
-	src := usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices}
-	if !*noCache {
-		src.Cache = usageCache(c.StateDir, func(msg string) { fmt.Fprintln(stderr, msg) })
-	}
-	h, err := src.Read(ctx)
-	if err != nil {
-		return err
-	}
-	rep, err := usagerep.Summarize(h, q)
 	if err != nil {
 		return err
 	}
@@ -76,13 +73,70 @@ func usageCache(stateDir string, log func(string)) *usagerep.Cache {
 	return &usagerep.Cache{Path: filepath.Join(stateDir, usagerep.CacheFile), Log: log}
 }
 
+// bridgeUsage asks the running bridge for the report (GET /api/usage).
+func bridgeUsage(ctx context.Context, c config, by, since, until, tz string) (*usagerep.Report, error) {
+	v := url.Values{}
+	for k, x := range map[string]string{"by": by, "since": since, "until": until, "tz": cmp.Or(tz, localZone())} {
+		if x != "" {
+			v.Set(k, x)
+		}
+	}
+	var rep usagerep.Report
+	if err := getJSONWithin(ctx, c.client(), "/api/usage?"+v.Encode(), c.token(), &rep, 2*time.Minute); err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
+
+// localZone is the zone days are counted in when none is asked: this
+// terminal's, which the bridge (started elsewhere) may not share. ""
+// leaves the bridge's.
+func localZone() string {
+	tz := os.Getenv("TZ")
+	if tz == "" {
+		return ""
+	}
+	if _, err := time.LoadLocation(tz); err != nil {
+		return ""
+	}
+	return tz
+}
+
+// readUsage reads the transcripts and rollouts itself: no bridge runs.
+func readUsage(ctx context.Context, c config, q usagerep.Query, cache bool, stderr io.Writer) (*usagerep.Report, error) {
+	prices, err := price.Load(c.StateDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "your prices.json is unreadable (%v); pricing with the built-in table\n", err)
+	}
+	src := usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices}
+	if cache {
+		src.Cache = usageCache(c.StateDir, func(msg string) { fmt.Fprintln(stderr, msg) })
+	}
+	h, err := src.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return usagerep.Summarize(h, q)
+}
+
 func printUsage(w io.Writer, rep *usagerep.Report) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	head := strings.ToUpper(rep.By)
-	fmt.Fprintf(tw, "%s\tTURNS\tINPUT\tOUTPUT\tCACHE WRITE\tCACHE READ\tTOTAL TOKENS\tCOST\tWORKSPACE\n", head)
+	// Only a session's row has one workspace: the column is shown when
+	// some row has it.
+	withWS := slices.ContainsFunc(rep.Rows, func(r usagerep.Row) bool { return r.Workspace != "" })
+	fmt.Fprintf(tw, "%s\tTURNS\tINPUT\tOUTPUT\tCACHE WRITE\tCACHE READ\tTOTAL TOKENS\tCOST", head)
+	if withWS {
+		fmt.Fprint(tw, "\tWORKSPACE")
+	}
+	fmt.Fprintln(tw)
 	line := func(r usagerep.Row) {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(r.Key), r.Turns, thousands(r.Usage.InputTokens), thousands(r.Usage.OutputTokens),
-			thousands(r.Usage.CacheCreationTokens), thousands(r.Usage.CacheReadTokens), thousands(r.TotalTokens), dollars(r.CostUSD, r.CostKnown), field(r.Workspace))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s", field(r.Key), r.Turns, thousands(r.Usage.InputTokens), thousands(r.Usage.OutputTokens),
+			thousands(r.Usage.CacheCreationTokens), thousands(r.Usage.CacheReadTokens), thousands(r.TotalTokens), dollars(r.CostUSD, r.CostKnown))
+		if withWS {
+			fmt.Fprintf(tw, "\t%s", field(r.Workspace))
+		}
+		fmt.Fprintln(tw)
 	}
 	for _, r := range rep.Rows {
 		line(r)

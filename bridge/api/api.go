@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 
@@ -74,7 +75,12 @@ type Server struct {
 	Viewer fs.FS
 	// Usage reads the usage history for GET /api/usage (nil: none).
 	Usage UsageHistory
-	Log   zerolog.Logger
+	// Favicon is the icon a browser asks for at /favicon.ico (PNG; nil: 404).
+	Favicon []byte
+	// StateDir is the bridge's state folder, which GET /health tells the
+	// user's own programs (the CLI of another folder says to pass it).
+	StateDir string
+	Log      zerolog.Logger
 
 	viewers viewers   // open browser streams, for Viewing
 	list    listCache // GET /api/workspaces, encoded workspace by workspace
@@ -89,6 +95,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /{$}", s.viewerFile)
 	mux.HandleFunc("GET /viewer/{file...}", s.viewerFile)
 	mux.HandleFunc("GET /usage", s.usagePage)
+	mux.HandleFunc("GET /favicon.ico", s.favicon)
 	mux.HandleFunc("GET /open/{code}", s.openLink)
 	mux.HandleFunc("POST /extension-token", s.extensionToken)
 
@@ -139,7 +146,7 @@ func (s *Server) Handler() http.Handler {
 // (EventSource gives up for good on a 404).
 func (s *Server) afterFirstScan(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/health" && r.URL.Path != "/" && r.URL.Path != "/usage" && !isStatic(r.URL.Path) {
+		if r.URL.Path != "/health" && r.URL.Path != "/" && r.URL.Path != "/usage" && r.URL.Path != "/favicon.ico" && !isStatic(r.URL.Path) {
 			select {
 			case <-s.Engine.Ready():
 			case <-r.Context().Done():
@@ -165,7 +172,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 			active++
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	out := map[string]any{
 		"status":            "healthy",
 		"service":           "conductor-bridge",
 		"version":           s.Version,
@@ -175,7 +182,40 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		// Whether the start's reading is over: a tool that waits for the
 		// bridge asks this, not the workspace list, which is far dearer.
 		"caught_up": closed(s.Engine.CaughtUp()),
-	})
+	}
+	if r.URL.Query().Has("state_dir") && s.StateDir != "" && s.ownProgram(r) {
+		// Asked for (it costs a peer look-up), so the CLI of another
+		// state folder can say which one to pass (a demo's); where the
+		// folder is tells a browser page, or another user, nothing they
+		// should have.
+		out["state_dir"] = s.StateDir
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// ownProgram reports whether r comes from a program of the bridge's own
+// user that is not a browser: through the socket file, or on loopback from
+// a process the OS says is the user's, with no browser's headers.
+func (s *Server) ownProgram(r *http.Request) bool {
+	if viaSocket(r) {
+		return true
+	}
+	if fromBrowser(r) || foreignConn(r) {
+		return false
+	}
+	uid, err := s.peerUID(r)
+	return err == nil && uid == os.Getuid()
+}
+
+// favicon answers a browser's /favicon.ico with the app's icon.
+func (s *Server) favicon(w http.ResponseWriter, r *http.Request) {
+	if s.Favicon == nil {
+		writeError(w, http.StatusNotFound, "no such file: /favicon.ico")
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Cache-Control", "max-age=86400")
+	w.Write(s.Favicon)
 }
 
 func closed(c <-chan struct{}) bool {
@@ -247,8 +287,11 @@ type sessionJSON struct {
 	Model              string    `json:"model,omitempty"`
 	Version            string    `json:"version,omitempty"`
 	Streamed           bool      `json:"streamed"`
-	LastEventID        int64     `json:"last_event_id"`
-	LastActivity       time.Time `json:"last_activity,omitzero"`
+	// MessagesBlocked says why messages cannot reach the session now, ""
+	// when they can: the side panel says so before Send.
+	MessagesBlocked string    `json:"messages_blocked,omitempty"`
+	LastEventID     int64     `json:"last_event_id"`
+	LastActivity    time.Time `json:"last_activity,omitzero"`
 }
 
 func toJSON(in engine.Info) workspaceJSON { return toJSONInto(in, nil) }
@@ -274,7 +317,8 @@ func toJSONInto(in engine.Info, sessions []sessionJSON) workspaceJSON {
 		sj := sessionJSON{
 			SessionID: si.SessionID, Agent: cmp.Or(si.Agent, "claude"), Title: si.Title, Status: si.Status,
 			Reason: si.Reason, StatusSince: si.StatusSince, Active: si.Active, Unread: si.Unread, PID: si.PID,
-			Model: si.Model, Version: si.Version, Streamed: si.Streamed, LastEventID: si.LastEventID, LastActivity: si.LastActivity,
+			Model: si.Model, Version: si.Version, Streamed: si.Streamed, MessagesBlocked: si.MessagesBlocked,
+			LastEventID: si.LastEventID, LastActivity: si.LastActivity,
 		}
 		if si.ConductorID != si.SessionID {
 			sj.ConductorSessionID = si.ConductorID
@@ -359,7 +403,15 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (engine.Info, bo
 
 func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 	if in, ok := s.lookup(w, r); ok {
-		writeJSON(w, http.StatusOK, s.withPairing(in))
+		j := s.withPairing(in)
+		// One workspace (the side panel's, every few seconds): what a
+		// message would meet now, a Codex session's route included.
+		for i, si := range in.Sessions {
+			if j.Sessions[i].MessagesBlocked == "" {
+				j.Sessions[i].MessagesBlocked = s.undeliverable(si)
+			}
+		}
+		writeJSON(w, http.StatusOK, j)
 	}
 }
 

@@ -94,6 +94,7 @@ func appendSession(b []byte, s *sessionJSON, ok bool) ([]byte, bool) {
 	b = strField(b, `,"version":`, s.Version)
 	b = append(b, `,"streamed":`...)
 	b = strconv.AppendBool(b, s.Streamed)
+	b = strField(b, `,"messages_blocked":`, s.MessagesBlocked)
 	b = append(b, `,"last_event_id":`...)
 	b = strconv.AppendInt(b, s.LastEventID, 10)
 	b, ok = timeField(b, `,"last_activity":`, s.LastActivity, ok)

@@ -66,6 +66,9 @@ func (s *Server) messageTarget(in engine.Info, asked string) (string, int, strin
 		if si.SessionID != asked && (si.ConductorID == "" || si.ConductorID != asked) {
 			continue
 		}
+		if si.MessagesBlocked != "" {
+			return "", http.StatusConflict, "messages cannot reach this session: " + si.MessagesBlocked
+		}
 		if !si.Streamed {
 			return "", http.StatusConflict, fmt.Sprintf("messages cannot reach this session: the bridge does not read %s sessions", cmp.Or(si.Agent, "these"))
 		}

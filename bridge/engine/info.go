@@ -53,9 +53,12 @@ type SessionInfo struct {
 	Transcript  string
 	// Streamed is false for a session whose record the bridge cannot read
 	// (an agent it has no parser for): listed with Conductor's status only.
-	Streamed     bool
-	LastEventID  int64     // the last event id this session put in the workspace's stream
-	LastActivity time.Time // when its record last changed
+	Streamed bool
+	// MessagesBlocked says why messages cannot reach the session, "" when
+	// the record gives no reason (its hooks, or Codex's route, may still).
+	MessagesBlocked string
+	LastEventID     int64     // the last event id this session put in the workspace's stream
+	LastActivity    time.Time // when its record last changed
 }
 
 // urgency orders states for a workspace's summary: the most urgent wins.

@@ -59,6 +59,9 @@ func ParseQuery(by, since, until, tz string) (Query, error) {
 			return q, err
 		}
 	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && q.Since.After(q.Until) {
+		return q, fmt.Errorf("--since %s is after --until %s: nothing could be counted", since, until)
+	}
 	return q, nil
 }
 
