@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 
@@ -51,6 +52,15 @@ func nativeHost(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			}
 			return (&auth.Sessions{Token: tok}).ExtensionToken(), nil
 		},
+	}
+	// The usage page for the panel: a one-time link, asked of the bridge
+	// through its socket as `open --usage` does.
+	h.UsageLink = func(ctx context.Context) (string, error) {
+		var res struct{ URL string }
+		if err := apiCall(ctx, c, http.MethodPost, "/api/viewer-link", nil, &res); err != nil {
+			return "", err
+		}
+		return res.URL + "?to=usage", nil
 	}
 	if err := h.Serve(ctx, stdin, stdout); err != nil {
 		return fmt.Errorf("native host: %w", err)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -93,8 +94,8 @@ func TestNativeHostHandsOverAWorkingBrowserCredential(t *testing.T) {
 	if out, err := runCLI(t, "pair", "--addr", strings.TrimPrefix(p.base, "http://"), "--home", home, ws.ID); err != nil {
 		t.Fatalf("pair: %v %s", err, out)
 	}
-	r := runHost(t, binary, nil, homeEnv(home), ownExtension+"/", frames(connectMsg, connectMsg))
-	if r.exit != 0 || len(r.replies) != 2 {
+	r := runHost(t, binary, nil, homeEnv(home), ownExtension+"/", frames(connectMsg, connectMsg, `{"type":"usage"}`))
+	if r.exit != 0 || len(r.replies) != 3 {
 		t.Fatalf("host: exit %d, replies %+v, stderr %s", r.exit, r.replies, r.stderr)
 	}
 	rep := r.replies[0]
@@ -103,6 +104,21 @@ func TestNativeHostHandsOverAWorkingBrowserCredential(t *testing.T) {
 	}
 	if rep.Token == p.token() || !strings.HasPrefix(rep.Token, "ext.") {
 		t.Fatalf("the host handed over %q: not the extension token", rep.Token)
+	}
+	// The panel's usage link: a one-time link that signs a tab in and
+	// shows the usage page.
+	usage := r.replies[2]
+	if !strings.HasPrefix(usage.URL, p.base+"/open/") || !strings.HasSuffix(usage.URL, "?to=usage") {
+		t.Fatalf("usage: %+v, want a one-time link to the usage page", usage)
+	}
+	nc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := nc.Get(usage.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/usage#ps=") {
+		t.Errorf("the usage link: %d to %q, want a redirect to the usage page", resp.StatusCode, loc)
 	}
 	var list struct {
 		Workspaces []apiWorkspace `json:"workspaces"`
@@ -137,6 +153,10 @@ func TestNativeHostHandsOverAWorkingBrowserCredential(t *testing.T) {
 func TestNativeHostSaysWhatToDo(t *testing.T) {
 	home := t.TempDir()
 	env := homeEnv(home)
+	start := "Run: conductor-bridge (or start its login item" // no Applications folder to open it from here
+	if runtime.GOOS == "darwin" {
+		start = "Open it from Applications"
+	}
 	tests := []struct {
 		name   string
 		origin string
@@ -145,7 +165,8 @@ func TestNativeHostSaysWhatToDo(t *testing.T) {
 		exit   int
 		says   string
 	}{
-		{"bridge not running", ownExtension + "/", frames(connectMsg), []string{nativehost.CodeNotRunning}, 0, "Open it from Applications"},
+		{"bridge not running", ownExtension + "/", frames(connectMsg), []string{nativehost.CodeNotRunning}, 0, start},
+		{"the usage page, bridge not running", ownExtension + "/", frames(`{"type":"usage"}`), []string{nativehost.CodeNotRunning}, 0, "conductor-bridge open --usage"},
 		{"origin not allowed", "chrome-extension://abcdefghijklmnopabcdefghijklmnop/", frames(connectMsg), []string{nativehost.CodeNotAllowed}, 0, "--allow-origin"},
 		{"garbage, then an unknown request", ownExtension + "/", frames("\x00\xff garbage", `{"type":"token"}`), []string{nativehost.CodeBadRequest, nativehost.CodeBadRequest}, 0, "not JSON"},
 		{"a length of 4 GiB", ownExtension + "/", []byte{0xff, 0xff, 0xff, 0xff, '{'}, []string{nativehost.CodeBadRequest}, 1, "too large"},

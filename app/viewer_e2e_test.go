@@ -474,10 +474,18 @@ func TestReloadedViewerIsSignedOut(t *testing.T) {
 	if h := browsertest.Eval[string](t, e.ctx, `location.hash + JSON.stringify(sessionStorage) + JSON.stringify(localStorage)`); h != "{}{}" {
 		t.Errorf("the page kept %q", h)
 	}
+	// Signed in, the header links to the usage page with this run's key.
+	e.poll("the usage link", `document.querySelector('#usage-link').href.includes('/usage#pk=')`)
 	if err := chromedp.Do(e.ctx, chromedp.Reload()); err != nil {
 		t.Fatal(err)
 	}
 	e.poll("the signed-out notice", `!document.querySelector('#notice').hidden && document.querySelector('#notice').textContent.includes('not signed in') && document.querySelector('#composer').hidden`)
+	// Signed out, the page is the notice, at the top: no empty log above
+	// it, no Send box below it (hidden is not display: none for a grid).
+	if ok := browsertest.Eval[bool](t, e.ctx, `getComputedStyle(document.querySelector('#composer')).display === 'none' &&
+		document.querySelector('#notice').getBoundingClientRect().top < 100 && document.querySelector('#usage-link').hidden`); !ok {
+		t.Error("the signed-out viewer shows a Send box, an empty log above its notice, or a usage link")
+	}
 	e.openViewer()
 	e.send("signed in again")
 	e.poll("the message sent", `document.querySelector('#sent li') !== null`)

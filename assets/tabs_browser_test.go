@@ -45,6 +45,16 @@ var oneTabWorkspace = map[string]any{
 	"sessions": []map[string]any{{"session_id": "bbbbbbbb-2222", "agent": "claude", "title": "Only tab", "status": "idle", "active": true}},
 }
 
+// newTabWorkspace has a Conductor tab nothing was sent in yet: the bridge
+// lists it with why messages cannot reach it.
+const noTranscript = "this Claude session has no transcript yet (nothing has been sent in it): send its first message in Conductor, then the bridge can deliver"
+
+var newTabWorkspace = map[string]any{
+	"id": "w3", "name": "kyoto", "repo": "shop", "paired": true, "status": "idle",
+	"sessions": []map[string]any{{"session_id": "cccccccc-3333", "agent": "claude", "title": "New tab", "status": "idle",
+		"active": true, "streamed": false, "messages_blocked": noTranscript}},
+}
+
 // tabsEvents is the interleaved stream of w1: each event names its session.
 var tabsEvents = []map[string]any{
 	{"id": 1, "type": "user", "session_id": claudeTab, "agent": "claude", "system": true,
@@ -132,11 +142,15 @@ func (f *fakeBridge) handler(t *testing.T) http.Handler {
 	mux.HandleFunc("POST /sse-session", func(w http.ResponseWriter, r *http.Request) { js(w, 200, map[string]any{}) })
 	mux.HandleFunc("GET /api/session", func(w http.ResponseWriter, r *http.Request) { js(w, 200, map[string]any{}) })
 	mux.HandleFunc("GET /api/workspaces", func(w http.ResponseWriter, r *http.Request) {
-		js(w, 200, map[string]any{"workspaces": []any{tabsWorkspace, oneTabWorkspace}})
+		js(w, 200, map[string]any{"workspaces": []any{tabsWorkspace, oneTabWorkspace, newTabWorkspace}})
 	})
 	mux.HandleFunc("GET /api/workspaces/{id}", func(w http.ResponseWriter, r *http.Request) {
-		if r.PathValue("id") == "w2" {
+		switch r.PathValue("id") {
+		case "w2":
 			js(w, 200, oneTabWorkspace)
+			return
+		case "w3":
+			js(w, 200, newTabWorkspace)
 			return
 		}
 		js(w, 200, tabsWorkspace)
@@ -147,6 +161,7 @@ func (f *fakeBridge) handler(t *testing.T) http.Handler {
 	mux.HandleFunc("GET /workspace/w2/session/stream", func(w http.ResponseWriter, r *http.Request) {
 		sse(w, r, []map[string]any{{"id": 1, "type": "assistant", "session_id": "bbbbbbbb-2222", "content": "alone here"}})
 	})
+	mux.HandleFunc("GET /workspace/w3/session/stream", func(w http.ResponseWriter, r *http.Request) { sse(w, r, nil) })
 	mux.HandleFunc("GET /session/stream", func(w http.ResponseWriter, r *http.Request) {
 		evs := append([]map[string]any{{"id": 0, "type": "session", "reason": "follow", "workspace": "w1", "paired": true}}, tabsEvents...)
 		sseLater(w, r, evs, f.later(), codexIdle)
@@ -226,6 +241,19 @@ func TestTabsInTheViewerAndThePanel(t *testing.T) {
 	}
 	if !browsertest.Eval[bool](t, ctx, `document.querySelector('#tab').hidden && document.querySelector('#target').hidden`) {
 		t.Error("a tab picker or a target line for a one-tab workspace")
+	}
+
+	// A tab messages cannot reach yet: the box says why before Send, and
+	// offers no Send.
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/?ws=w3")); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, ctx, "the reason before Send", `document.querySelector('#target').classList.contains('blocked')`)
+	if to := browsertest.Eval[string](t, ctx, `document.querySelector('#target').textContent`); to != "Messages cannot reach New tab · Claude: "+noTranscript {
+		t.Errorf("target %q", to)
+	}
+	if !browsertest.Eval[bool](t, ctx, `document.querySelector('#send').disabled`) {
+		t.Error("Send is offered for a tab messages cannot reach")
 	}
 }
 

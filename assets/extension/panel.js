@@ -46,7 +46,7 @@ function trouble(r) {
   closeStream();
   setConn('');
   $('composer').hidden = true;
-  $('where').textContent = '';
+  $('foot').hidden = true;
   const titles = {
     not_running: 'Start Conductor Bridge',
     no_host: 'Install the side panel\'s helper',
@@ -57,7 +57,10 @@ function trouble(r) {
     notice({ title: titles.no_host, text: 'Chrome cannot start Conductor Bridge\'s native host (' + r.error + '). Run:',
       command: 'conductor-bridge extension install' });
   } else if (r.code === 'not_running') {
-    notice({ title: titles.not_running, text: 'It is not running. Open it from Applications, or run:', command: 'conductor-bridge' });
+    // The app on a Mac; elsewhere the command (or its login item).
+    const mac = /Mac/.test(navigator.userAgentData ? navigator.userAgentData.platform : navigator.platform);
+    notice({ title: titles.not_running, text: mac ? 'It is not running. Open it from Applications, or run:' : 'It is not running. Run:',
+      command: 'conductor-bridge' });
   } else {
     notice({ title: titles[r.code] || 'Cannot reach Conductor Bridge', text: r.error });
   }
@@ -192,6 +195,7 @@ async function connect() {
   panel.port = r.port;
   panel.token = r.token;
   $('where').textContent = 'Conductor Bridge on 127.0.0.1:' + panel.port;
+  $('foot').hidden = false;
   try {
     const s = await fetch(base() + '/sse-session', {
       method: 'POST', credentials: 'include', headers: { Authorization: 'Bearer ' + panel.token },
@@ -276,6 +280,23 @@ const composer = createComposer({
     if (err.status === 401 || err.status === undefined) connect(); // rotated token, or the bridge moved: ask the host again
     return false;
   },
+});
+
+// The usage page opens in a tab, signed in by a one-time link the native
+// host asks the bridge for (a page of the extension cannot mint one).
+$('usage-link').addEventListener('click', async (ev) => {
+  ev.preventDefault();
+  let r;
+  try {
+    r = await chrome.runtime.sendNativeMessage(HOST, { type: 'usage' });
+  } catch (err) {
+    r = { error: err.message || String(err) };
+  }
+  if (r && r.url) {
+    chrome.tabs.create({ url: r.url });
+    return;
+  }
+  $('where').textContent = 'No usage page: ' + ((r && r.error) || 'the host gave no answer') + ' (run: conductor-bridge open --usage)';
 });
 
 function start() {

@@ -133,6 +133,7 @@ export function createTabs(renderer) {
   const seen = new Map(); // session id → {session_id, agent} seen in the stream
   const states = new Map(); // session id → {state, reason}
   const blocked = new Map(); // session id → why messages cannot reach it
+  const listedBlocks = new Set(); // sessions whose block the bridge's list gave (messages_blocked)
   let picked = '';
   let base = { state: '', reason: '' }; // the workspace's own, from the API
   let drawn = ''; // the picker's options as last drawn
@@ -166,8 +167,8 @@ export function createTabs(renderer) {
     } else {
       t.textContent = s ? 'To: ' + tabLabel(s) + (picked ? '' : ' (active tab)') : '';
     }
-    $('message').placeholder = 'Message ' + (s ? agentName(s.agent) : 'Claude') +
-      '… (Enter to send, Shift+Enter for a new line)';
+    // Short enough for a 300 px panel; the title says Shift+Enter.
+    $('message').placeholder = 'Message ' + (s ? agentName(s.agent) : 'Claude') + '… (Enter sends)';
   }
 
   function showHeaderState() {
@@ -222,6 +223,16 @@ export function createTabs(renderer) {
     setSessions(w) {
       listed = Array.isArray(w.sessions) ? w.sessions : [];
       base = { state: w.status || '', reason: w.reason || '' };
+      // What a message would meet now, said before Send: the bridge's
+      // list names it (no transcript yet, an agent with no route).
+      for (const s of listed) {
+        if (s.messages_blocked) {
+          blocked.set(s.session_id, s.messages_blocked);
+          listedBlocks.add(s.session_id);
+        } else if (listedBlocks.delete(s.session_id)) {
+          blocked.delete(s.session_id);
+        }
+      }
       for (const s of listed) {
         if (s.status && !states.has(s.session_id)) states.set(s.session_id, { state: s.status, reason: s.reason });
       }
@@ -266,6 +277,7 @@ export function createTabs(renderer) {
       seen.clear();
       states.clear();
       blocked.clear();
+      listedBlocks.clear();
       picked = '';
       base = { state: '', reason: '' };
       draw();

@@ -186,7 +186,7 @@ function drawNow(rep) {
   const agent = (a) => ({ claude: 'Claude', codex: 'Codex' })[a] || a;
   for (const b of rep.current_blocks || []) {
     const left = Math.round((b.left_seconds || 0) / 60);
-    const since = new Date(b.start).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    const since = new Date(b.start).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
     const li = el('li', '', agent(b.agent) + ' 5-hour block since ' + since + ': ' + money(b.cost_usd, b.cost_known) +
       ', ' + tokens(b.total_tokens) + ' tokens, ' + Math.floor(left / 60) + ' h ' + (left % 60) + ' min left');
     li.dataset.block = b.agent;
@@ -196,7 +196,7 @@ function drawNow(rep) {
     let text = agent(l.agent) + ' plan, ' + l.name;
     if (l.window_minutes) text += ' (' + Math.round(l.window_minutes / 60) + ' h window)';
     text += ': ' + Math.round(l.used_percent) + '% used';
-    if (l.resets_at) text += ', resets ' + new Date(l.resets_at).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' });
+    if (l.resets_at) text += ', resets ' + new Date(l.resets_at).toLocaleString([], { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
     const li = el('li', '', text);
     li.dataset.limit = l.agent + '/' + l.name;
     ul.appendChild(li);
@@ -224,7 +224,7 @@ async function refresh() {
     document.body.dataset.loaded = String(Date.now());
   } catch (err) {
     if (err instanceof SignedOut) {
-      notice('This page is not signed in (or its session ended). Open it again from the menu bar, or run:', 'conductor-bridge open');
+      notice('This page is not signed in (or its session ended). Open it again from the menu bar, or run:', 'conductor-bridge open --usage');
     } else {
       notice('Could not read the usage: ' + err.message);
     }

@@ -44,7 +44,8 @@ function signedOut() {
   setConn('');
   $('composer').hidden = true;
   $('workspace').hidden = true;
-  notice({ text: 'This viewer is not signed in (or its session ended). Open it again from the menu bar, or run:',
+  $('usage-link').hidden = true;
+  notice({ title: 'Not signed in', text: 'This viewer is not signed in (or its session ended). Open it again from the menu bar, or run:',
     command: 'conductor-bridge open' });
   // Told so while it holds its secret: the bridge may be restarting, or
   // someone else may have held its port meanwhile. Keep trying.
@@ -55,6 +56,9 @@ function signedOut() {
 // and the page key current.
 async function refreshSession() {
   await session.refresh();
+  // The usage page, signed in with this run's page key (as its way back).
+  $('usage-link').href = '/usage' + session.carry();
+  $('usage-link').hidden = false;
 }
 
 // refreshList reloads the paired workspaces and keeps the choice valid.

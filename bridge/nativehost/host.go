@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,9 @@ type Host struct {
 	Bridge func() (string, error)
 	// Credential returns the browser credential the bridge accepts.
 	Credential func() (string, error)
+	// UsageLink returns a one-time link that signs a browser tab in to
+	// the bridge's usage page (nil: the host has none to give).
+	UsageLink func(ctx context.Context) (string, error)
 	// Owner returns the uid owning the far end of a connection the host
 	// opened: the listener's (nil: peer.UID, from the client's side).
 	Owner func(c net.Conn) (int, error)
@@ -45,7 +49,7 @@ type Host struct {
 
 // Request is what the extension sends.
 type Request struct {
-	Type string `json:"type"` // "connect"
+	Type string `json:"type"` // "connect", or "usage" for a link to the usage page
 }
 
 // Reply is what the host answers: the port and credential, or an error in
@@ -53,6 +57,7 @@ type Request struct {
 type Reply struct {
 	Port  int    `json:"port,omitempty"`
 	Token string `json:"token,omitempty"`
+	URL   string `json:"url,omitempty"` // "usage": the one-time link
 	Error string `json:"error,omitempty"`
 	Code  string `json:"code,omitempty"`
 }
@@ -113,9 +118,25 @@ func (h *Host) Handle(ctx context.Context, msg []byte) Reply {
 	switch req.Type {
 	case "connect":
 		return h.connect(ctx)
+	case "usage":
+		return h.usage(ctx)
 	default:
-		return Reply{Code: CodeBadRequest, Error: fmt.Sprintf("Unknown request type %q: the host knows \"connect\".", req.Type)}
+		return Reply{Code: CodeBadRequest, Error: fmt.Sprintf("Unknown request type %q: the host knows \"connect\" and \"usage\".", req.Type)}
 	}
+}
+
+// usage hands over a one-time link to the usage page, which the panel
+// opens in a tab: the bridge mints it for this user's own program (the
+// host, through the bridge's socket), never for a page.
+func (h *Host) usage(ctx context.Context) Reply {
+	if h.UsageLink == nil {
+		return Reply{Code: CodeBadRequest, Error: "This host cannot open the usage page; run: conductor-bridge open --usage"}
+	}
+	u, err := h.UsageLink(ctx)
+	if err != nil {
+		return Reply{Code: CodeNotRunning, Error: "Cannot open the usage page (" + err.Error() + "). Run: conductor-bridge open --usage"}
+	}
+	return Reply{URL: u}
 }
 
 func (h *Host) allowed() bool {
@@ -124,7 +145,12 @@ func (h *Host) allowed() bool {
 		slices.ContainsFunc(h.Allowed, func(a string) bool { return strings.TrimSuffix(a, "/") == o })
 }
 
-const notRunning = "Conductor Bridge is not running. Open it from Applications, or run: conductor-bridge"
+// notRunning says how to start the bridge on this system: the app on a
+// Mac, the command (or its login item) elsewhere.
+var notRunning = map[bool]string{
+	true:  "Conductor Bridge is not running. Open it from Applications, or run: conductor-bridge",
+	false: "Conductor Bridge is not running. Run: conductor-bridge (or start its login item: conductor-bridge service start)",
+}[runtime.GOOS == "darwin"]
 
 // connect finds the user's bridge, makes sure the socket listening where it
 // should be is the user's own, and only then hands over its port and a
