@@ -64,6 +64,10 @@ func TestConnectHandsOverPortAndCredential(t *testing.T) {
 }
 
 func TestConnectRefuses(t *testing.T) {
+	startIt := "Run: conductor-bridge" // no Applications folder to open it from
+	if runtime.GOOS == "darwin" {
+		startIt = "Open it from Applications"
+	}
 	bridge := fakeBridge(t, "conductor-bridge")
 	other := fakeBridge(t, "something-else")
 	closed := "127.0.0.1:1" // nothing listens on port 1 (tcpmux)
@@ -76,7 +80,7 @@ func TestConnectRefuses(t *testing.T) {
 	}{
 		{"bridge not running (no bridge.json)", func(h *Host) {
 			h.Bridge = func() (string, error) { return "", fmt.Errorf("read bridge.json: %w", fs.ErrNotExist) }
-		}, CodeNotRunning, "Open it from Applications"},
+		}, CodeNotRunning, startIt},
 		{"bridge gone, its address left behind", func(h *Host) {
 			h.Bridge = func() (string, error) { return closed, nil }
 		}, CodeNotRunning, "not running"},
