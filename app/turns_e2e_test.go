@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/claudetest"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/fakemodel"
 	usagerep "conductorbridge/bridge/usage"
+	"conductorbridge/testkit/claudetest"
+	"conductorbridge/testkit/fakemodel"
 )
 
 // TestOneTurnOneTurnComplete: real Claude Code 2.1.328 takes a message at
