@@ -20,6 +20,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"conductorbridge/assets"
+	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/agent/claude"
+	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/api"
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/browse"
@@ -284,7 +287,8 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Browse:  browser,
 		Prices:  prices,
 		Files:   records,
-		Scanner: newAgentScanner(scanner), Hub: hub, Log: log, ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome,
+		Scanner: newAgentScanner(scanner), Hub: hub, Log: log,
+		Agents: agents(c),
 		// A change to Conductor's database (its -wal takes every commit)
 		// or a new worktree folder asks for a scan at once.
 		RescanOn: []string{c.ConductorDB, c.ConductorDB + "-wal", filepath.Join(c.ConductorRoot, "workspaces")},
@@ -517,5 +521,16 @@ func installHooksAsFound(ctx context.Context, eng *engine.Engine, spec hooks.Spe
 			return
 		case <-changes:
 		}
+	}
+}
+
+// agents are the agents whose records the bridge reads: each one's driver
+// package, one line each, the first the default (an old journal's
+// sessions, a record no other agent owns). Adding an agent is its package
+// and its line here.
+func agents(c config) []agent.Agent {
+	return []agent.Agent{
+		claude.Agent{Projects: c.ClaudeProjects},
+		codexagent.Agent{Home: c.CodexHome},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/price"
 )
 
 // Parser turns one session's record, line by line, into events. It is fed
@@ -67,4 +68,76 @@ type Asker interface {
 // hook says the turn is over (Quiet), so one turn is one turn_complete.
 type StopHooked interface {
 	HookedStops()
+}
+
+// Agent is one agent's driver: everything the engine needs to know of an
+// agent, in the agent's own package (bridge/agent/<name>). The bridge
+// lists its agents in one place (app's serve), explicitly; the engine
+// names none of them. What only some agents have (subagent files,
+// hooks, a dated folder of records) is an optional interface below,
+// found by type assertion.
+type Agent interface {
+	// Name is the agent as Conductor's sessions.agent_type names it
+	// ("claude", "codex", "acp"); it is what events and listings carry.
+	Name() string
+	// Label is how a person reads it: "Claude", "Codex", "OpenCode".
+	Label() string
+	// Owns reports whether a record file, known only by its path (a hook
+	// named it), is this agent's.
+	Owns(record string) bool
+	// NewParser makes the parser of one session's record, resumed from
+	// saved (nil: from the start), pricing turns with prices (nil: the
+	// built-in table).
+	NewParser(saved json.RawMessage, prices *price.Table) (Parser, error)
+}
+
+// Nested is an agent whose sessions write each subagent's record to a
+// file of its own, which the engine follows with the session's and
+// counts into its turns (Claude Code 2.0 and 2.1). The engine reads those
+// files with bridge/transcript's parser.
+type Nested interface {
+	// SubagentDir is the folder the session writing record puts its
+	// subagents' files in, "" if none.
+	SubagentDir(record string) string
+	// BesideGlob is a pattern of files beside record that may be a
+	// subagent's of any session in the folder, whose first line names its
+	// session (sessionId); "" if none.
+	BesideGlob(record string) string
+}
+
+// PerDirectory is an agent that keeps its records in one folder per
+// working directory under one root (Claude Code's projects folder): the
+// engine watches the root for new folders.
+type PerDirectory interface {
+	RecordsRoot() string
+}
+
+// Dated is an agent that writes every session's record under one root in
+// dated folders depth deep (Codex's sessions/YYYY/MM/DD): the engine
+// watches the root down to the newest folder for new records.
+type Dated interface {
+	DatedRoot() (root string, depth int)
+}
+
+// Placer is an agent whose new record says where its session runs only
+// after it is made (Claude Code's cwd, Codex's session_meta line): until
+// Placeable, every event on a record no workspace follows asks for a scan.
+type Placer interface {
+	Placeable(record string) bool
+}
+
+// Process is an agent whose running process the engine can tell by its
+// command name and arguments (never its environment).
+type Process interface {
+	IsProcess(comm string, argv []string) bool
+}
+
+// Hooked is an agent that runs the bridge's hooks in the sessions of a
+// directory: a hook's call names its process and its record.
+type Hooked interface {
+	Process
+	// RecordFolder is the folder of dir's records when record is where
+	// the agent itself would write one for dir; ok is false otherwise,
+	// so a hook cannot make the bridge follow arbitrary paths.
+	RecordFolder(dir, record string) (folder string, ok bool)
 }

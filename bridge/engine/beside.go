@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
-	"strings"
+
 	"time"
 
 	"conductorbridge/bridge/transcript"
@@ -25,23 +25,38 @@ type besideAgents struct {
 // subagent's first line is its prompt, a few KB.
 const firstLineMax = 256 << 10
 
-// isBeside reports whether p is a 2.0 subagent file beside transcript.
-func isBeside(transcript, p string) bool {
-	return filepath.Dir(p) == filepath.Dir(transcript) && strings.HasPrefix(filepath.Base(p), "agent-") &&
-		strings.HasSuffix(p, ".jsonl")
+// isBeside reports whether p is a subagent file beside the session's
+// record (Claude Code 2.0's), by the agent's pattern.
+func (f *tail) isBeside(p string) bool {
+	glob := f.besideGlob()
+	ok, _ := filepath.Match(glob, p)
+	return glob != "" && ok
+}
+
+// besideGlob is the agent's pattern of subagent files beside the
+// session's record, "" if none.
+func (f *tail) besideGlob() string {
+	if f.nest == nil {
+		return ""
+	}
+	return f.nest.BesideGlob(f.reader.Path)
 }
 
 // findBeside adds the session's 2.0 subagent files. With look, the
 // folder is listed when its modification time changed (or within two
 // seconds of it, for coarse clocks), like the 2.1 subagents folder.
 func (f *tail) findBeside(w *workspace, cold, look bool) {
+	glob := f.besideGlob()
+	if glob == "" {
+		return
+	}
 	dir := filepath.Dir(f.reader.Path)
 	if f.beside == nil {
 		f.beside = &besideAgents{}
 	}
 	b := f.beside
 	if look && dirChanged(dir, &b.dirMod) {
-		names, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
+		names, _ := filepath.Glob(glob)
 		for _, p := range names {
 			if _, ok := f.subs[p]; ok || b.foreign[p] {
 				continue

@@ -186,7 +186,7 @@ func (w *workspace) replay(deltas []json.RawMessage) {
 	for _, raw := range deltas {
 		var d delta
 		if err := json.Unmarshal(raw, &d); err != nil {
-			w.warnOnce("cursor", "journal delta unreadable; resuming from the one before", err)
+			w.warnOnce("resume", "journal delta unreadable; resuming from the one before", err)
 			return
 		}
 		for _, id := range sortedKeys(d.Sessions) {

@@ -17,6 +17,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/rs/zerolog"
 
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
@@ -31,11 +32,15 @@ type Scanner interface {
 
 // Config tunes the engine. Zero values take the defaults in withDefaults.
 type Config struct {
-	Scanner        Scanner
-	Hub            *stream.Hub
-	Log            zerolog.Logger
-	ClaudeProjects string // watched for new project folders
-	CodexHome      string // Codex's home: its sessions folder is watched for new rollouts
+	Scanner Scanner
+	Hub     *stream.Hub
+	Log     zerolog.Logger
+	// Agents are the agents whose records the engine reads, each its
+	// driver (bridge/agent/<name>); the first is the default (see
+	// agents). An agent keeping one folder per directory
+	// (agent.PerDirectory) has its root watched for new folders, one
+	// writing dated folders (agent.Dated) its root for new records.
+	Agents []agent.Agent
 
 	ScanEvery   time.Duration // rescan for workspaces (default 3 s)
 	ScanTimeout time.Duration // give up on one scan after this (default 10 s): a locked database never stalls the engine
@@ -153,7 +158,15 @@ type Engine struct {
 	nudge     chan struct{} // a hook said an agent is at work: sweep at the base rate
 	scanDone  chan struct{} // a scan just ran: a backed-off sweep runs with it
 	rootWatch string        // where the projects folder is watched from while it does not exist
-	codexUp   string        // Codex's home, watched only until its sessions folder exists
+	// agents are Config.Agents; projects is the root of the agent
+	// keeping one record folder per directory (projectsSource its name),
+	// datedRoot and datedDepth where the dated agent writes.
+	agents         agents
+	projects       string
+	projectsSource string
+	datedRoot      string
+	datedDepth     int
+	datedUp        string // the dated root's parent, watched only until the root exists
 	// newRecords are the records no workspace follows that file events
 	// named (the watch loop's own; see newrecords.go).
 	newRecords map[string]*newRecord
@@ -168,8 +181,9 @@ type Engine struct {
 // New returns an engine; Run starts it.
 func New(cfg Config) *Engine {
 	cfg.withDefaults()
-	return &Engine{
+	e := &Engine{
 		cfg:        cfg,
+		agents:     agents(cfg.Agents),
 		log:        cfg.Log,
 		workspaces: make(map[string]*workspace),
 		byProject:  make(map[string][]string),
@@ -184,6 +198,9 @@ func New(cfg Config) *Engine {
 		reads:      make(chan struct{}, max(4, 2*runtime.GOMAXPROCS(0))),
 		started:    time.Now(),
 	}
+	e.projects, e.projectsSource = e.agents.projects()
+	e.datedRoot, e.datedDepth = e.agents.dated()
+	return e
 }
 
 // Ready is closed once the first scan has started every workspace.
@@ -211,7 +228,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		defer w.Close()
 		fsEvents, fsErrors = w.Events, w.Errors
 		e.watchProjects()
-		e.watchCodex()
+		e.watchDated()
 		e.rescanOn = make(map[string]bool)
 		for _, p := range e.cfg.RescanOn {
 			p = filepath.Clean(p)
@@ -455,7 +472,7 @@ func (e *Engine) scan(ctx context.Context) bool {
 		go func() { e.initial.Wait(); close(e.caughtUp) }()
 	})
 	e.mu.Unlock()
-	e.watchCodex() // a new day folder, if the day turned
+	e.watchDated() // a new day folder, if the day turned
 	if changed {
 		e.changed()
 	}

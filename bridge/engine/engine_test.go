@@ -11,6 +11,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/agent/claude"
+	"conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
@@ -56,6 +59,12 @@ func (h *home) write(path string, lines ...string) {
 	}
 }
 
+// testAgents are the bridge's drivers as app lists them, on a test's
+// folders.
+func testAgents(projects, codexHome string) []agent.Agent {
+	return []agent.Agent{claude.Agent{Projects: projects}, codex.Agent{Home: codexHome}}
+}
+
 // running is an engine on the fake home, stopped when the test ends.
 type running struct {
 	eng    *Engine
@@ -71,14 +80,14 @@ func (h *home) startWith(tune func(*Config)) *running {
 	ctx, cancel := context.WithCancel(context.Background())
 	hub := stream.NewHub(filepath.Join(h.state, "streams"), 0)
 	cfg := Config{
-		Scanner:        &discover.Scanner{ClaudeProjects: h.projects},
-		Hub:            hub,
-		Log:            zerolog.Nop(),
-		ClaudeProjects: h.projects,
-		ScanEvery:      50 * time.Millisecond,
-		SweepEvery:     50 * time.Millisecond,
-		QuietAfter:     150 * time.Millisecond,
-		TailBytes:      4096,
+		Scanner:    &discover.Scanner{ClaudeProjects: h.projects},
+		Hub:        hub,
+		Log:        zerolog.Nop(),
+		Agents:     testAgents(h.projects, ""),
+		ScanEvery:  50 * time.Millisecond,
+		SweepEvery: 50 * time.Millisecond,
+		QuietAfter: 150 * time.Millisecond,
+		TailBytes:  4096,
 	}
 	if tune != nil {
 		tune(&cfg)

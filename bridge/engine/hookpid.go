@@ -29,7 +29,7 @@ func (e *Engine) AgentPID(ws string, c Call, running bool) {
 			}
 			return
 		}
-		if w.hookPIDs[c.SessionID] == c.PID || !isAgentProcess(c.PID) {
+		if w.hookPIDs[c.SessionID] == c.PID || !isAgentProcess(e.agents, c.PID) {
 			return
 		}
 		if w.hookPIDs == nil {
@@ -72,7 +72,7 @@ func (w *workspace) recheckPIDs() {
 	w.enqueue(func() {
 		dropped := false
 		for id, pid := range w.hookPIDs {
-			if !isAgentProcess(pid) {
+			if !isAgentProcess(w.eng.agents, pid) {
 				delete(w.hookPIDs, id)
 				dropped = true
 			}

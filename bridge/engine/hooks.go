@@ -126,10 +126,11 @@ func (w *workspace) session(id, transcriptPath string) *tail {
 // NeedsInput marks a session's agent as waiting for the person (a
 // permission prompt, an idle prompt) until it moves on.
 func (e *Engine) NeedsInput(ctx context.Context, ws string, c Call, reason string) bool {
-	if c.SessionID != "" && agentOf(c.TranscriptPath) == discover.AgentCodex && !e.follows(c.SessionID) {
-		// A Codex session that began since the last scan (its first
-		// approval can come a second after it started, before the
-		// watcher's rescan): scan now, or the wait lands on another tab.
+	if c.SessionID != "" && e.dated(c.TranscriptPath) && !e.follows(c.SessionID) {
+		// A session in dated folders (Codex's) that began since the last
+		// scan (its first approval can come a second after it started,
+		// before the watcher's rescan): scan now, or the wait lands on
+		// another tab.
 		e.scan(ctx)
 		if id, ok := e.Place(c); ok {
 			ws = id
@@ -273,7 +274,14 @@ func (e *Engine) Session(ws, session string) (SessionInfo, bool) {
 // the bridge (not a plain Claude Code project).
 func (e *Engine) Adopted(id string) bool {
 	in, ok := e.Workspace(id)
-	return ok && in.Source != discover.SourceClaude
+	return ok && in.Source != e.projectsSource
+}
+
+// dated reports whether record is one the agent writing dated folders
+// (agent.Dated) owns.
+func (e *Engine) dated(record string) bool {
+	_, ok := e.agents.of(record).(agent.Dated)
+	return ok
 }
 
 // Rescan scans for workspaces now, e.g. right after one was registered.
@@ -285,13 +293,13 @@ func (e *Engine) Rescan(ctx context.Context) { e.scan(ctx) }
 // directory whose transcript lives in the watched projects folder is
 // adopted, so a hook cannot make the bridge follow arbitrary paths.
 func (e *Engine) Hint(ctx context.Context, cwd, transcriptPath string) (string, bool) {
-	if root := e.codexRoot(); root != "" && transcriptPath != "" && agentOf(transcriptPath) == discover.AgentCodex &&
+	if root := e.datedRoot; root != "" && transcriptPath != "" && e.dated(transcriptPath) &&
 		within(filepath.Clean(transcriptPath), root) {
-		// A Codex session that began since the last scan, in a folder no
-		// workspace has yet: its first approval can come a second after
-		// its rollout appeared, before the watcher's rescan. The scan
-		// finds it (a plain session's cwd becomes a workspace); nothing
-		// outside Codex's own sessions folder is looked at.
+		// A session in dated folders (Codex's) that began since the last
+		// scan, in a folder no workspace has yet: its first approval can
+		// come a second after its record appeared, before the watcher's
+		// rescan. The scan finds it (a plain session's cwd becomes a
+		// workspace); nothing outside the agent's own root is looked at.
 		e.active()
 		e.scan(ctx)
 		return e.WorkspaceFor(cwd, transcriptPath)
@@ -300,17 +308,22 @@ func (e *Engine) Hint(ctx context.Context, cwd, transcriptPath string) (string, 
 	if err != nil || !filepath.IsAbs(dir) || !isDir(dir) || transcriptPath == "" {
 		return "", false
 	}
-	// Only what Claude Code itself would write: the transcript's folder is
-	// the encoding of this very directory, inside the projects folder.
-	projDir := filepath.Dir(transcriptPath)
-	if filepath.Dir(projDir) != filepath.Clean(e.cfg.ClaudeProjects) || filepath.Base(projDir) != discover.EncodeProjectDir(dir) || dir == "/" {
+	// Only what the agent itself would write: for Claude Code, the
+	// transcript's folder is the encoding of this very directory, inside
+	// the projects folder.
+	a, ok := e.agents.of(transcriptPath).(agent.Hooked)
+	if !ok {
+		return "", false
+	}
+	projDir, ok := a.RecordFolder(dir, transcriptPath)
+	if !ok {
 		return "", false
 	}
 	e.active()
 	e.mu.Lock()
 	e.hinted[dir] = discover.Workspace{
 		ID: discover.PathID(dir), Name: filepath.Base(dir), DisplayName: filepath.Base(dir), Directory: dir,
-		Source: discover.SourceClaude, ProjectDir: projDir,
+		Source: e.agents.of(transcriptPath).Name(), ProjectDir: projDir,
 	}
 	e.mu.Unlock()
 	e.scan(ctx)

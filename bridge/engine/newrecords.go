@@ -2,11 +2,9 @@ package engine
 
 import (
 	"path/filepath"
-	"strings"
 	"time"
 
-	"conductorbridge/bridge/codex"
-	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/agent"
 )
 
 // A record no workspace follows yet is most often a session just born:
@@ -47,7 +45,7 @@ func (e *Engine) askForRecord(path string, created bool) bool {
 		r = &newRecord{}
 		e.newRecords[path] = r
 	}
-	if r.placeable.IsZero() && placeable(path) {
+	if r.placeable.IsZero() && e.placeable(path) {
 		r.placeable = now
 	}
 	if !r.placeable.IsZero() && e.scannedSince(r.placeable) && now.Sub(r.asked) < recordAskEvery {
@@ -58,12 +56,12 @@ func (e *Engine) askForRecord(path string, created bool) bool {
 }
 
 // placeable reports whether a record says where its session runs, so a
-// scan can place it.
-func placeable(path string) bool {
-	if strings.HasPrefix(filepath.Base(path), "rollout-") {
-		return codex.MetaReady(path)
-	}
-	return discover.RecordCwd(path) != ""
+// scan can place it (its agent's word, agent.Placer; one that does not
+// say is placeable as it is made).
+func (e *Engine) placeable(path string) bool {
+	a := e.agents.of(path)
+	p, ok := a.(agent.Placer)
+	return a != nil && (!ok || p.Placeable(path))
 }
 
 // scannedSince reports whether a scan began at or after t.
@@ -71,10 +69,24 @@ func (e *Engine) scannedSince(t time.Time) bool {
 	return e.scanBegan.Load() >= t.UnixNano()
 }
 
-// claudeRecord reports whether path is a top-level transcript in a
-// project folder (not a subagent's, not 2.0's agent-*.jsonl).
-func (e *Engine) claudeRecord(path string) bool {
-	name := filepath.Base(path)
-	return filepath.Ext(name) == ".jsonl" && !strings.HasPrefix(name, "agent-") &&
-		filepath.Dir(filepath.Dir(path)) == filepath.Clean(e.cfg.ClaudeProjects)
+// projectRecord reports whether path is a session's own record in a
+// folder under the per-directory agent's root (for Claude Code a
+// top-level transcript in a project folder: not a subagent's, not 2.0's
+// agent-*.jsonl beside it).
+func (e *Engine) projectRecord(path string) bool {
+	if e.projects == "" || filepath.Dir(filepath.Dir(path)) != e.projects {
+		return false
+	}
+	a := e.agents.named(e.projectsSource)
+	if a == nil || !a.Owns(path) {
+		return false
+	}
+	if n, ok := a.(agent.Nested); ok {
+		if glob := n.BesideGlob(path); glob != "" {
+			if beside, _ := filepath.Match(glob, path); beside {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -31,7 +31,7 @@ func TestNewRecordAsksUntilAScanCouldPlaceIt(t *testing.T) {
 		{"claude", filepath.Join(proj, "-x", "aaaaaaaa-1111-4111-8111-000000000001.jsonl"), claude},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			e := New(Config{ClaudeProjects: proj})
+			e := New(Config{Agents: testAgents(proj, "")})
 			write := func(s string) {
 				f, err := os.OpenFile(tt.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 				if err != nil {
@@ -89,7 +89,7 @@ func TestNewSessionsAreListedWithoutTheTimer(t *testing.T) {
 	cs := &countingScanner{inner: &discover.Scanner{ClaudeProjects: h.projects, CodexHome: codexHome,
 		Processes: func() (map[string]int, error) { return nil, nil }}}
 	r := h.startWith(func(c *Config) {
-		c.Scanner, c.CodexHome = cs, codexHome
+		c.Scanner, c.Agents = cs, testAgents(h.projects, codexHome)
 		c.ScanEvery, c.IdleScanEvery, c.SweepEvery = time.Hour, time.Hour, time.Hour
 	})
 	r.waitWorkspace(t, known)

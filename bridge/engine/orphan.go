@@ -3,7 +3,6 @@ package engine
 import (
 	"time"
 
-	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/proc"
 )
@@ -56,12 +55,12 @@ func (w *workspace) reap() {
 		if pid == 0 && working == 1 {
 			pid = w.ws.PID // the workspace's own agent, working on its only open turn
 		}
-		if pid != 0 && isAgentProcess(pid) {
+		if pid != 0 && isAgentProcess(w.eng.agents, pid) {
 			t.agentPID = pid
 			continue
 		}
 		quiet := now.Sub(t.liveMod)
-		gone := t.agentPID != 0 && !isAgentProcess(t.agentPID) && quiet >= w.eng.cfg.QuietAfter
+		gone := t.agentPID != 0 && !isAgentProcess(w.eng.agents, t.agentPID) && quiet >= w.eng.cfg.QuietAfter
 		orphan := t.agentPID == 0 && quiet >= w.eng.cfg.OrphanAfter
 		if !gone && !orphan {
 			continue
@@ -81,10 +80,10 @@ func (w *workspace) reap() {
 // isAgentProcess reports whether pid is a live agent process (Claude Code
 // or Codex), by its name and arguments (never its environment): a pid
 // reused by another program is not one.
-func isAgentProcess(pid int) bool {
+func isAgentProcess(as agents, pid int) bool {
 	if !proc.Alive(pid) {
 		return false
 	}
 	p, _, err := proc.Parent(pid)
-	return err == nil && (discover.IsClaudeCommand(p.Comm, p.Args) || discover.IsCodexCommand(p.Comm, p.Args))
+	return err == nil && as.isProcess(p.Comm, p.Args)
 }

@@ -41,7 +41,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 			tabOf[m.ConductorID] = m.ID
 			w.tabOf[m.ID] = m.ConductorID
 		}
-		if m.Transcript != "" && readable(m.Agent) {
+		if m.Transcript != "" && w.eng.readable(m.Agent) {
 			want[m.ID] = wanted{path: m.Transcript, meta: m}
 		}
 	}
@@ -102,7 +102,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 		w.holdEnds(t)
 		w.tails[id] = t
 		w.watchTail(t)
-		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(), SessionID: id, Agent: agentTag(t.agent), Path: t.reader.Path, Reason: SessionStart})
+		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(), SessionID: id, Agent: t.tag, Path: t.reader.Path, Reason: SessionStart})
 	}
 	for _, id := range sortedKeys(w.tails) {
 		t := w.tails[id]
@@ -113,7 +113,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 			continue // still working: it ends when its turn does
 		}
 		evs = w.finish(t, evs)
-		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(), SessionID: id, Agent: agentTag(t.agent), Path: t.reader.Path, Reason: SessionEnd})
+		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(), SessionID: id, Agent: t.tag, Path: t.reader.Path, Reason: SessionEnd})
 		w.retire(t)
 		t.reader.Close()
 		delete(w.tails, id)
@@ -124,7 +124,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 // start makes the tail of a session seen for the first time, resuming it
 // where it was left if it was followed before.
 func (w *workspace) start(id string, wt wanted) *tail {
-	agentName := cmpOr(wt.meta.Agent, agentOf(wt.path))
+	agentName := cmpOr(wt.meta.Agent, w.eng.agents.of(wt.path).Name())
 	if tc, ok := w.retired[wt.path]; ok {
 		delete(w.retired, wt.path)
 		if t := w.resume(id, tc); t != nil {
@@ -138,6 +138,7 @@ func (w *workspace) start(id string, wt wanted) *tail {
 		return nil
 	}
 	t := &tail{id: id, agent: agentName, reader: transcript.Reader{Path: wt.path, Budget: backlogBudget, Files: w.eng.cfg.Files}, parser: p, meta: wt.meta}
+	w.eng.bind(t)
 	info, err := os.Stat(wt.path)
 	switch down := w.downtime(); {
 	case err != nil:

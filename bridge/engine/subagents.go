@@ -51,9 +51,13 @@ type subCursor struct {
 	Parser json.RawMessage `json:"parser"`
 }
 
-// subagentDir is where the subagents of the session in path write.
-func subagentDir(path string) string {
-	return filepath.Join(filepath.Dir(path), sessionID(path), "subagents")
+// subagentDir is where the subagents of the session write, "" for an
+// agent whose subagents write no files of their own.
+func (t *tail) subagentDir() string {
+	if t.nest == nil || t.reader.Path == "" {
+		return ""
+	}
+	return t.nest.SubagentDir(t.reader.Path)
 }
 
 // readSubagents appends the events of the live session's subagents and
@@ -61,11 +65,11 @@ func subagentDir(path string) string {
 // only when its modification time changed: a new subagent adds a file, an
 // existing one only grows.
 func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event.Event {
-	if t.reader.Path == "" || !t.claude() {
+	dir := t.subagentDir()
+	if dir == "" {
 		return evs
 	}
 	f := t
-	dir := subagentDir(t.reader.Path)
 	gen, look := t.look(w)
 	if look && dirChanged(dir, &f.subDirMod) {
 		w.eng.watchSubagents(dir)
@@ -193,7 +197,7 @@ func (f *tail) subCursors() (map[string]subCursor, time.Time) {
 func (f *tail) restoreSubs(cs map[string]subCursor, done time.Time) {
 	f.subsDone = done
 	for p, c := range cs {
-		if !strings.HasPrefix(p, subagentDir(f.reader.Path)) && !isBeside(f.reader.Path, p) {
+		if sub := f.subagentDir(); sub == "" || !strings.HasPrefix(p, sub) && !f.isBeside(p) {
 			continue
 		}
 		if f.subs == nil {
@@ -239,7 +243,10 @@ func (t *tail) looked(w *workspace, gen uint64) {
 	if !t.quiet {
 		return
 	}
-	sub := subagentDir(t.reader.Path)
+	sub := t.subagentDir()
+	if sub == "" {
+		return
+	}
 	own := filepath.Dir(sub)
 	switch {
 	case e.isWatched(sub), !isDir(own):

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/transcript"
 )
@@ -29,7 +30,7 @@ func TestSubagentCursorsStaySmall(t *testing.T) {
 
 	e := New(Config{})
 	w := &workspace{eng: e}
-	tl := &tail{id: sid, reader: transcript.Reader{Path: main}, parser: &transcript.Parser{}}
+	tl := &tail{id: sid, reader: transcript.Reader{Path: main}, parser: &transcript.Parser{}, nest: claude.Agent{}}
 	const n = 200
 	for i := range n {
 		h.write(filepath.Join(subDir, fmt.Sprintf("agent-%03d.jsonl", i)), sideLine(dir, fmt.Sprintf("sub %d", i)))
@@ -72,7 +73,7 @@ func TestSubagentCursorsStaySmall(t *testing.T) {
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
-	r := &tail{id: sid, reader: transcript.Reader{Path: main}, parser: &transcript.Parser{}}
+	r := &tail{id: sid, reader: transcript.Reader{Path: main}, parser: &transcript.Parser{}, nest: claude.Agent{}}
 	r.restoreSubs(back.Subs, back.SubsDone)
 	h.write(filepath.Join(subDir, fmt.Sprintf("agent-%03d.jsonl", n-1)), sideLine(dir, "resumed"))
 	h.write(filepath.Join(subDir, "agent-new.jsonl"), sideLine(dir, "new after restart"))

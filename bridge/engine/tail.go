@@ -3,23 +3,21 @@ package engine
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"conductorbridge/bridge/agent"
-	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/transcript"
 )
 
 // tail follows one agent session's record: its reader, its parser and the
 // state it announced. It belongs to its workspace's goroutine.
 type tail struct {
-	id     string // the agent's session id (the transcript's base name)
-	agent  string // discover.Agent*
+	id     string       // the agent's session id (the transcript's base name)
+	agent  string       // its driver's Name (Config.Agents)
+	tag    string       // the agent name its events carry ("" for the default agent's)
+	nest   agent.Nested // its subagents' files, nil for an agent with none
 	reader transcript.Reader
 	parser agent.Parser
 	meta   discover.Session // what discovery knows of it (Conductor's tab)
@@ -72,48 +70,6 @@ type tailCursor struct {
 	Left     time.Time `json:"left,omitzero"` // retired: when it stopped being followed
 }
 
-// newParser makes the parser for an agent's format, resumed from saved.
-// Both price their turns with the one table (Config.Prices), so Codex's
-// dollars and Claude's come from the same rates and the same override.
-func (e *Engine) newParser(agentName string, saved json.RawMessage) (agent.Parser, error) {
-	switch agentName {
-	case discover.AgentCodex:
-		p, err := codex.NewParser(saved)
-		if err != nil {
-			return nil, err
-		}
-		prices := e.cfg.Prices
-		if prices == nil {
-			prices = price.Embedded()
-		}
-		p.Price = func(model string, u event.Usage) (float64, bool) {
-			return prices.Cost(price.Request{Model: model, Usage: u})
-		}
-		return p, nil
-	default:
-		p, err := transcript.NewParser(saved)
-		if err == nil && e.cfg.Prices != nil {
-			p.SetPrices(e.cfg.Prices)
-		}
-		return p, err
-	}
-}
-
-// readable reports whether the bridge has a parser for an agent's record.
-func readable(agentName string) bool {
-	return agentName == "" || agentName == discover.AgentClaude || agentName == discover.AgentCodex
-}
-
-// agentOf is the agent of a session known only by its record's path (a
-// hook named it before any scan did): Codex names its rollouts
-// rollout-<time>-<thread>.jsonl, Claude Code <session>.jsonl.
-func agentOf(path string) string {
-	if strings.HasPrefix(filepath.Base(path), "rollout-") {
-		return discover.AgentCodex
-	}
-	return discover.AgentClaude
-}
-
 func (t *tail) cursor() tailCursor {
 	raw, _ := t.parser.Save()
 	subs, done := t.subCursors()
@@ -125,8 +81,8 @@ func (t *tail) cursor() tailCursor {
 func (t *tail) stamp(evs []event.Event, n int) {
 	for i := n; i < len(evs); i++ {
 		evs[i].SessionID = t.id
-		if t.agent != "" && t.agent != discover.AgentClaude {
-			evs[i].Agent = t.agent
+		if t.tag != "" {
+			evs[i].Agent = t.tag
 		}
 	}
 }
@@ -168,14 +124,7 @@ func (t *tail) statusChange(evs []event.Event, moved bool) []event.Event {
 		return evs
 	}
 	t.status, t.reason, t.since = st, reason, time.Now()
-	return append(evs, event.Event{Type: event.Status, TS: t.since, SessionID: t.id, Agent: agentTag(t.agent), State: st, Reason: reason})
-}
-
-func agentTag(a string) string {
-	if a == discover.AgentClaude {
-		return ""
-	}
-	return a
+	return append(evs, event.Event{Type: event.Status, TS: t.since, SessionID: t.id, Agent: t.tag, State: st, Reason: reason})
 }
 
 // statFile records the live file's modification time and size, for the
@@ -186,6 +135,10 @@ func (t *tail) statFile() {
 	}
 }
 
-// claude reports whether the session is Claude Code's: only its sessions
-// have subagent files and Claude's hooks.
-func (t *tail) claude() bool { return t.agent == "" || t.agent == discover.AgentClaude }
+// bind gives a tail what its agent's driver says of it: the name its
+// events carry and, for an agent whose subagents write files of their
+// own, where.
+func (e *Engine) bind(t *tail) {
+	t.tag = e.agents.tag(t.agent)
+	t.nest, _ = e.agents.named(t.agent).(agent.Nested)
+}

@@ -25,15 +25,15 @@ func (e *Engine) route(ev fsnotify.Event) {
 	if ev.Has(fsnotify.Remove) {
 		e.forgetWatch(ev.Name)
 	}
-	if e.routeCodex(ev) {
+	if e.routeDated(ev) {
 		return
 	}
 	dir := filepath.Dir(ev.Name)
-	if ev.Has(fsnotify.Create) && within(e.cfg.ClaudeProjects, ev.Name) && e.projectsPending() {
+	if ev.Has(fsnotify.Create) && e.projects != "" && within(e.projects, ev.Name) && e.projectsPending() {
 		e.watchProjects() // a folder on the way to the projects folder was made
 		return
 	}
-	if filepath.Clean(dir) == filepath.Clean(e.cfg.ClaudeProjects) {
+	if e.projects != "" && filepath.Clean(dir) == e.projects {
 		if ev.Has(fsnotify.Create) {
 			// Watched before the scan is asked for: the transcript made
 			// in it next must be an event, not wait for the scan timer.
@@ -61,7 +61,7 @@ func (e *Engine) route(ev fsnotify.Event) {
 		}
 		return
 	}
-	if e.claudeRecord(ev.Name) {
+	if e.projectRecord(ev.Name) {
 		// A transcript in a folder no workspace has yet: a session
 		// starting in a new folder.
 		if e.askForRecord(ev.Name, ev.Has(fsnotify.Create)) {
@@ -70,7 +70,7 @@ func (e *Engine) route(ev fsnotify.Event) {
 		return
 	}
 	// A subagent transcript: <project>/<session>/subagents/agent-*.jsonl.
-	for d := dir; len(d) > len(e.cfg.ClaudeProjects); d = filepath.Dir(d) {
+	for d := dir; e.projects != "" && len(d) > len(e.projects); d = filepath.Dir(d) {
 		for _, id := range e.byProject[d] {
 			if w := e.workspaces[id]; w != nil {
 				w.poke(false)
@@ -109,7 +109,10 @@ func (e *Engine) projectDirAppeared(dir string) {
 // their sessions again and their folders are watched, since Claude Code
 // makes the projects folder and the first project folder in one go.
 func (e *Engine) watchProjects() {
-	root := filepath.Clean(e.cfg.ClaudeProjects)
+	root := e.projects
+	if root == "" {
+		return
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	// Claude Code makes the whole chain at once: a folder below the one
@@ -188,7 +191,7 @@ func childToward(target, up string) string {
 func (e *Engine) projectsPending() bool {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.watcher != nil && !e.watched[filepath.Clean(e.cfg.ClaudeProjects)]
+	return e.watcher != nil && e.projects != "" && !e.watched[e.projects]
 }
 
 // within reports whether p is target or a folder above it.
@@ -408,10 +411,10 @@ func (s *sweeper) sweep() time.Duration {
 	watchDirs := *s.e.cfg.WatchDirs
 	seen := make(map[string]bool, len(s.stamps))
 	if !watchDirs {
-		if day := s.e.codexDay(); day != "" {
+		if day := s.e.datedDay(); day != "" {
 			seen[day] = true
 			if s.changed(day, s.e.started) {
-				s.e.askRescan() // where folders are not watched: a new Codex session
+				s.e.askRescan() // where folders are not watched: a new dated record
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
@@ -263,11 +264,12 @@ func (w *workspace) restore() {
 func (w *workspace) resume(id string, tc tailCursor) *tail {
 	p, err := w.eng.newParser(tc.Agent, tc.Parser)
 	if err != nil {
-		w.warnOnce("cursor", "resume session", err)
+		w.warnOnce("resume", "resume session", err)
 		return nil
 	}
-	t := &tail{id: id, agent: cmpOr(tc.Agent, discover.AgentClaude), reader: transcript.Reader{Path: tc.Path, Offset: tc.Offset, Budget: backlogBudget, Files: w.eng.cfg.Files},
+	t := &tail{id: id, agent: cmpOr(tc.Agent, w.eng.agents.named("").Name()), reader: transcript.Reader{Path: tc.Path, Offset: tc.Offset, Budget: backlogBudget, Files: w.eng.cfg.Files},
 		parser: p, status: tc.Status, reason: tc.Reason, needs: tc.Needs, since: tc.Since, lastID: tc.LastID}
+	w.eng.bind(t)
 	t.restoreSubs(tc.Subs, tc.SubsDone)
 	return t
 }
@@ -409,7 +411,7 @@ func (w *workspace) publish(evs []event.Event) {
 	case whole:
 		raw, err := json.Marshal(c)
 		if err != nil {
-			w.warnOnce("cursor", "encode cursor", err)
+			w.warnOnce("resume", "encode cursor", err)
 			raw = nil
 		}
 		res := w.topic.Resume()
@@ -428,7 +430,7 @@ func (w *workspace) publish(evs []event.Event) {
 	default:
 		draw, err := json.Marshal(d)
 		if err != nil { // cannot happen for these types; the whole cursor says it too
-			w.warnOnce("cursor", "encode cursor delta", err)
+			w.warnOnce("resume", "encode cursor delta", err)
 			draw = nil
 		}
 		// The whole cursor is encoded only if the journal writes it: most
@@ -647,11 +649,11 @@ func fileSize(path string) int64 {
 	return -1
 }
 
-// watchTail watches a Codex rollout being followed: it lives in a day
-// folder of Codex's, not in the workspace's transcript folder (which the
-// engine watches for Claude's).
+// watchTail watches a record in dated folders being followed: it lives
+// in a dated folder of its agent's, not in the workspace's record folder
+// (which the engine watches for the per-directory agent's).
 func (w *workspace) watchTail(t *tail) {
-	if t.agent == discover.AgentCodex {
-		w.eng.watchCodexFile(t.reader.Path)
+	if _, ok := w.eng.agents.named(t.agent).(agent.Dated); ok {
+		w.eng.watchDatedFile(t.reader.Path)
 	}
 }

@@ -1,0 +1,82 @@
+// Package claude is Claude Code's driver for the engine (agent.Agent):
+// its transcripts, read by bridge/transcript, one folder per working
+// directory under its projects folder; its subagents' files; its hooks.
+package claude
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/price"
+	"conductorbridge/bridge/transcript"
+)
+
+// Agent is Claude Code as the engine follows it. Projects is its
+// projects folder (~/.claude/projects); "" watches none and adopts no
+// hooked folder.
+type Agent struct {
+	Projects string
+}
+
+var (
+	_ agent.Agent        = Agent{}
+	_ agent.Nested       = Agent{}
+	_ agent.PerDirectory = Agent{}
+	_ agent.Hooked       = Agent{}
+	_ agent.Placer       = Agent{}
+)
+
+// Placeable reports whether the transcript records its cwd yet.
+func (Agent) Placeable(record string) bool { return discover.RecordCwd(record) != "" }
+
+// Name is Conductor's sessions.agent_type for Claude Code tabs.
+func (Agent) Name() string { return discover.AgentClaude }
+
+// Label is how a person reads it.
+func (Agent) Label() string { return "Claude" }
+
+// Owns reports whether record is a transcript (<session>.jsonl).
+func (Agent) Owns(record string) bool { return filepath.Ext(record) == ".jsonl" }
+
+// NewParser resumes a transcript's parser; prices nil keeps the built-in
+// table.
+func (Agent) NewParser(saved json.RawMessage, prices *price.Table) (agent.Parser, error) {
+	p, err := transcript.NewParser(saved)
+	if err == nil && prices != nil {
+		p.SetPrices(prices)
+	}
+	return p, err
+}
+
+// SubagentDir is where 2.1 writes the subagents of the session in record:
+// <project>/<session id>/subagents.
+func (Agent) SubagentDir(record string) string {
+	id := strings.TrimSuffix(filepath.Base(record), filepath.Ext(record))
+	return filepath.Join(filepath.Dir(record), id, "subagents")
+}
+
+// BesideGlob is 2.0's subagent files, beside every session's transcript
+// in the project folder.
+func (Agent) BesideGlob(record string) string {
+	return filepath.Join(filepath.Dir(record), "agent-*.jsonl")
+}
+
+// RecordsRoot is the projects folder.
+func (a Agent) RecordsRoot() string { return a.Projects }
+
+// IsProcess reports whether a process is Claude Code.
+func (Agent) IsProcess(comm string, argv []string) bool { return discover.IsClaudeCommand(comm, argv) }
+
+// RecordFolder is dir's project folder when record lies in it: the
+// encoding of dir itself, inside the projects folder.
+func (a Agent) RecordFolder(dir, record string) (string, bool) {
+	folder := filepath.Dir(record)
+	if a.Projects == "" || dir == "/" || filepath.Dir(folder) != filepath.Clean(a.Projects) ||
+		filepath.Base(folder) != discover.EncodeProjectDir(dir) {
+		return "", false
+	}
+	return folder, true
+}

@@ -1,0 +1,69 @@
+// Package codex is Codex's driver for the engine (agent.Agent): its
+// rollout files, read by bridge/codex, in dated folders under its home.
+package codex
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"conductorbridge/bridge/agent"
+	rollout "conductorbridge/bridge/codex"
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/price"
+)
+
+// Agent is Codex as the engine follows it. Home is Codex's home
+// ($CODEX_HOME); "" watches no sessions folder (tabs are still read).
+type Agent struct {
+	Home string
+}
+
+var (
+	_ agent.Agent   = Agent{}
+	_ agent.Dated   = Agent{}
+	_ agent.Placer  = Agent{}
+	_ agent.Process = Agent{}
+)
+
+// IsProcess reports whether a process is a Codex CLI.
+func (Agent) IsProcess(comm string, argv []string) bool { return discover.IsCodexCommand(comm, argv) }
+
+// Placeable reports whether the rollout's session_meta line is whole.
+func (Agent) Placeable(record string) bool { return rollout.MetaReady(record) }
+
+// Name is Conductor's sessions.agent_type for Codex tabs.
+func (Agent) Name() string { return discover.AgentCodex }
+
+// Label is how a person reads it.
+func (Agent) Label() string { return "Codex" }
+
+// Owns reports whether record is a rollout (rollout-<time>-<thread>.jsonl).
+func (Agent) Owns(record string) bool {
+	return strings.HasPrefix(filepath.Base(record), "rollout-") && filepath.Ext(record) == ".jsonl"
+}
+
+// NewParser resumes a rollout's parser. Codex's dollars and Claude's come
+// from the same table (prices nil: the built-in one).
+func (Agent) NewParser(saved json.RawMessage, prices *price.Table) (agent.Parser, error) {
+	p, err := rollout.NewParser(saved)
+	if err != nil {
+		return nil, err
+	}
+	if prices == nil {
+		prices = price.Embedded()
+	}
+	p.Price = func(model string, u event.Usage) (float64, bool) {
+		return prices.Cost(price.Request{Model: model, Usage: u})
+	}
+	return p, nil
+}
+
+// DatedRoot is the sessions folder: sessions/YYYY/MM/DD.
+func (a Agent) DatedRoot() (string, int) {
+	if a.Home == "" {
+		return "", 0
+	}
+	return rollout.SessionsDir(filepath.Clean(a.Home)), 3
+}

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"conductorbridge/bridge/agent"
+)
+
+// agents are the engine's drivers (Config.Agents). The first is the
+// default: the agent of a journal cursor that names none (journals from
+// before agents were named) and of a record no other agent owns.
+type agents []agent.Agent
+
+// named is the agent called name ("" the default), nil when the bridge
+// has no reader for it.
+func (as agents) named(name string) agent.Agent {
+	if len(as) == 0 {
+		return nil
+	}
+	if name == "" {
+		return as[0]
+	}
+	for _, a := range as {
+		if a.Name() == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// of is the agent of a session known only by its record's path (a hook
+// named it before any scan did).
+func (as agents) of(record string) agent.Agent {
+	for _, a := range as[min(1, len(as)):] {
+		if a.Owns(record) {
+			return a
+		}
+	}
+	return as.named("")
+}
+
+// tag is the agent name an event carries: none for the default agent's.
+func (as agents) tag(name string) string {
+	if d := as.named(""); d != nil && d.Name() == name {
+		return ""
+	}
+	return name
+}
+
+// label is how a person reads an agent's name: its driver's Label, else
+// the name itself (an agent the bridge has no reader for).
+func (as agents) label(name string) string {
+	if a := as.named(name); a != nil && name != "" {
+		return a.Label()
+	}
+	if name == "" {
+		if d := as.named(""); d != nil {
+			return d.Label()
+		}
+	}
+	return name
+}
+
+// projects is the records root of the first agent keeping one folder per
+// working directory ("" if none), which the engine watches for new
+// folders, and that agent's name: the source of a workspace found by
+// those folders alone.
+func (as agents) projects() (root, source string) {
+	for _, a := range as {
+		if p, ok := a.(agent.PerDirectory); ok {
+			if root = p.RecordsRoot(); root != "" {
+				root = filepath.Clean(root)
+			}
+			return root, a.Name()
+		}
+	}
+	return "", ""
+}
+
+// dated is the root and depth of the first agent writing its records in
+// dated folders ("" if none).
+func (as agents) dated() (string, int) {
+	for _, a := range as {
+		if d, ok := a.(agent.Dated); ok {
+			if root, depth := d.DatedRoot(); root != "" {
+				return filepath.Clean(root), depth
+			}
+		}
+	}
+	return "", 0
+}
+
+// isProcess reports whether a process, by its name and arguments, is an
+// agent the engine can tell (agent.Process).
+func (as agents) isProcess(comm string, argv []string) bool {
+	for _, a := range as {
+		if h, ok := a.(agent.Process); ok && h.IsProcess(comm, argv) {
+			return true
+		}
+	}
+	return false
+}
+
+// newParser makes the parser for an agent's record, resumed from saved.
+// Every agent prices its turns with the one table (Config.Prices), so
+// each one's dollars come from the same rates and the same override.
+func (e *Engine) newParser(agentName string, saved []byte) (agent.Parser, error) {
+	a := e.agents.named(agentName)
+	if a == nil {
+		return nil, fmt.Errorf("no reader for agent %q", agentName)
+	}
+	return a.NewParser(saved, e.cfg.Prices)
+}
+
+// readable reports whether the bridge has a parser for an agent's record.
+func (e *Engine) readable(agentName string) bool { return e.agents.named(agentName) != nil }
