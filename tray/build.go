@@ -174,7 +174,7 @@ const browserMark = "🌐 browser"
 // workspaces, and plain projects (a folder only a Claude Code or Codex run
 // found) with a live agent, a pairing, a live browser or a recent session.
 func inUse(v view, w engine.Info) bool {
-	plain := w.Source == discover.SourceClaude || w.Source == discover.SourceCodex
+	plain := w.Source != discover.SourceConductorDB && w.Source != discover.SourceConductorFolder && w.Source != discover.SourceRegistered
 	return !plain || w.Active || v.paired[w.ID] || w.Browser ||
 		w.Status == event.StateWorking || w.Status == event.StateNeedsInput ||
 		(!w.StatusSince.IsZero() && v.now.Sub(w.StatusSince) < 24*time.Hour)

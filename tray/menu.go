@@ -1,7 +1,6 @@
 package tray
 
 import (
-	"cmp"
 	"context"
 	"reflect"
 	"slices"
@@ -204,7 +203,7 @@ func (m *Menu) onEvent(ctx context.Context, ev wsEvent) bool {
 		// finished between two reads of it (a one-second Codex run beside
 		// a Claude tab). The engine publishes its events before its new
 		// picture, so the event itself names the tab.
-		w.Sessions = append(slices.Clone(w.Sessions), engine.SessionInfo{SessionID: ev.e.SessionID, Agent: cmp.Or(ev.e.Agent, discover.AgentClaude)})
+		w.Sessions = append(slices.Clone(w.Sessions), engine.SessionInfo{SessionID: ev.e.SessionID, Agent: ev.e.Agent, Label: m.cfg.Engine.Label(ev.e.Agent)})
 		tab = &w.Sessions[len(w.Sessions)-1]
 	}
 	switch {
@@ -221,9 +220,9 @@ func (m *Menu) onEvent(ctx context.Context, ev wsEvent) bool {
 			// worth a notification. A question or a plan is.
 			return false
 		}
-		m.notify(needsInputNote(w, tab, ev.e.Reason), 0)
+		m.notify(needsInputNote(w, tab, m.agentOf(tab), ev.e.Reason), 0)
 	case ev.e.Type == event.Status && ev.e.State == event.StateError:
-		m.notify(failedNote(w, tab, ev.e.Reason), 0)
+		m.notify(failedNote(w, tab, m.agentOf(tab), ev.e.Reason), 0)
 	}
 	return ev.e.Type == event.TurnComplete
 }

@@ -12,6 +12,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/agent/claude"
+	"conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
@@ -25,10 +28,12 @@ type fakeEngine struct {
 	list    []engine.Info
 	hub     *stream.Hub
 	changes chan struct{}
+	labels  *engine.Engine // never run: it only names agents
 }
 
 func newFakeEngine(list ...engine.Info) *fakeEngine {
-	f := &fakeEngine{hub: stream.NewHub("", 0), changes: make(chan struct{}, 1)}
+	f := &fakeEngine{hub: stream.NewHub("", 0), changes: make(chan struct{}, 1),
+		labels: engine.New(engine.Config{Agents: []agent.Agent{claude.Agent{}, codex.Agent{}}})}
 	f.set(list...)
 	return f
 }
@@ -53,6 +58,9 @@ func (f *fakeEngine) Workspaces() []engine.Info {
 }
 func (f *fakeEngine) Topic(id string) (*stream.Topic, bool) { return f.hub.Lookup(id) }
 func (f *fakeEngine) Changes() <-chan struct{}              { return f.changes }
+
+// Label is a real engine's, with the bridge's drivers.
+func (f *fakeEngine) Label(agent string) string { return f.labels.Label(agent) }
 
 func (f *fakeEngine) publish(id string, evs ...event.Event) {
 	t, _ := f.hub.Lookup(id)

@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -31,11 +32,13 @@ func noteName(w engine.Info, tab *engine.SessionInfo) string {
 	return name
 }
 
-func agentOf(tab *engine.SessionInfo) string {
-	if tab == nil {
-		return agentName("")
+// agentOf names the agent of a note's tab: the default agent's name
+// (the engine's) for an event that named no tab.
+func (m *Menu) agentOf(tab *engine.SessionInfo) string {
+	if tab != nil && agentName(*tab) != "" {
+		return agentName(*tab)
 	}
-	return agentName(tab.Agent)
+	return cmp.Or(m.cfg.Engine.Label(""), "The agent")
 }
 
 func sessionOf(tab *engine.SessionInfo) string {
@@ -69,8 +72,8 @@ func turnCost(e event.Event) string {
 	return fmt.Sprintf("$%.2f", e.CostUSD)
 }
 
-func needsInputNote(w engine.Info, tab *engine.SessionInfo, reason string) note {
-	name, agent := noteName(w, tab), agentOf(tab)
+func needsInputNote(w engine.Info, tab *engine.SessionInfo, agent, reason string) note {
+	name := noteName(w, tab)
 	why := agent + " is waiting for you"
 	switch reason {
 	case "permission_prompt":
@@ -86,9 +89,9 @@ func needsInputNote(w engine.Info, tab *engine.SessionInfo, reason string) note 
 		line: name + " needs your input"}
 }
 
-func failedNote(w engine.Info, tab *engine.SessionInfo, reason string) note {
+func failedNote(w engine.Info, tab *engine.SessionInfo, agent, reason string) note {
 	name := noteName(w, tab)
-	body := agentOf(tab) + " stopped with an error"
+	body := agent + " stopped with an error"
 	if reason != "" {
 		body += ": " + strings.ReplaceAll(reason, "_", " ")
 	}

@@ -14,6 +14,9 @@ type Engine interface {
 	Topic(id string) (*stream.Topic, bool)
 	// Changes receives (coalesced) when the list or a workspace's state changes.
 	Changes() <-chan struct{}
+	// Label is how a person reads an agent's name ("" the default
+	// agent's, as events carry it).
+	Label(agent string) string
 }
 
 // Pairing is the pairing store the API uses: the tray's checkbox and the

@@ -23,19 +23,13 @@ func displayName(w engine.Info) string {
 	return w.Name
 }
 
-// agentName is how the menu names an agent.
-func agentName(agent string) string {
-	switch agent {
-	case "", "claude", "anthropic":
-		return "Claude"
-	case "codex":
-		return "Codex"
-	case "cursor":
-		return "Cursor"
-	case "acp":
-		return "ACP"
+// agentName is how the menu names a session's agent: the engine's label
+// (its driver's), else the agent's name capitalised.
+func agentName(s engine.SessionInfo) string {
+	if s.Label != "" || s.Agent == "" {
+		return s.Label
 	}
-	return agent
+	return strings.ToUpper(s.Agent[:1]) + s.Agent[1:]
 }
 
 // tabTitle is a tab's title, else the start of its id (a tab line adds
@@ -53,7 +47,7 @@ func tabName(s engine.SessionInfo) string {
 	if t := strings.TrimSpace(s.Title); t != "" {
 		return t
 	}
-	return strings.TrimSpace(agentName(s.Agent) + " " + shortID(s))
+	return strings.TrimSpace(agentName(s) + " " + shortID(s))
 }
 
 func shortID(s engine.SessionInfo) string {
@@ -200,7 +194,7 @@ func workspaceSpend(cost map[sessKey]spend, ws string) spend {
 // doing and what it cost today. Clicking it opens that tab in Conductor
 // (or the viewer, outside Conductor).
 func tabItem(v view, w engine.Info, s engine.SessionInfo, conductor bool) Item {
-	title := glyph(s.Status) + tabTitle(s) + " · " + agentName(s.Agent) + " — " + stateText(v.now, s.Status, s.Reason, s.StatusSince)
+	title := glyph(s.Status) + tabTitle(s) + " · " + agentName(s) + " — " + stateText(v.now, s.Status, s.Reason, s.StatusSince)
 	c, tip := costText(v.cost[sessKey{w.ID, s.SessionID}])
 	if c != "" {
 		title += " · " + c

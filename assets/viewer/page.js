@@ -114,7 +114,7 @@ const urgency = { needs_input: 4, error: 3, working: 2, idle: 1 };
 
 /** tabLabel names a session: its title, else its agent and short id; then its agent. */
 export function tabLabel(s) {
-  const agent = agentName(s.agent);
+  const agent = s.agent_label || agentName(s.agent);
   const title = (s.title || '').trim() || (s.session_id || '').slice(0, 8);
   return title + ' · ' + agent;
 }
@@ -168,7 +168,7 @@ export function createTabs(renderer) {
       t.textContent = s ? 'To: ' + tabLabel(s) + (picked ? '' : ' (active tab)') : '';
     }
     // Short enough for a 300 px panel; the title says Shift+Enter.
-    $('message').placeholder = 'Message ' + (s ? agentName(s.agent) : 'Claude') + '… (Enter sends)';
+    $('message').placeholder = 'Message ' + (s ? s.agent_label || agentName(s.agent) : 'Claude') + '… (Enter sends)';
   }
 
   function showHeaderState() {

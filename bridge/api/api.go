@@ -277,6 +277,8 @@ type sessionJSON struct {
 	SessionID          string    `json:"session_id"`
 	ConductorSessionID string    `json:"conductor_session_id,omitempty"` // when it differs from session_id
 	Agent              string    `json:"agent"`
+	AgentLabel         string    `json:"agent_label"` // how a person reads the agent: "Claude", "Cursor"
+	Source             string    `json:"source"`      // what it is streamed from: its reader's name, "" if none
 	Title              string    `json:"title"`
 	Status             string    `json:"status"`
 	Reason             string    `json:"reason,omitempty"`
@@ -315,7 +317,7 @@ func toJSONInto(in engine.Info, sessions []sessionJSON) workspaceJSON {
 	}, Sessions: sessions[:0]}
 	for _, si := range in.Sessions {
 		sj := sessionJSON{
-			SessionID: si.SessionID, Agent: cmp.Or(si.Agent, "claude"), Title: si.Title, Status: si.Status,
+			SessionID: si.SessionID, Agent: cmp.Or(si.Agent, "claude"), AgentLabel: si.Label, Source: si.Source, Title: si.Title, Status: si.Status,
 			Reason: si.Reason, StatusSince: si.StatusSince, Active: si.Active, Unread: si.Unread, PID: si.PID,
 			Model: si.Model, Version: si.Version, Streamed: si.Streamed, MessagesBlocked: si.MessagesBlocked,
 			LastEventID: si.LastEventID, LastActivity: si.LastActivity,

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"conductorbridge/bridge/agent"
 )
@@ -49,17 +50,15 @@ func (as agents) tag(name string) string {
 }
 
 // label is how a person reads an agent's name: its driver's Label, else
-// the name itself (an agent the bridge has no reader for).
+// (an agent the bridge has no reader for) the name capitalised.
 func (as agents) label(name string) string {
-	if a := as.named(name); a != nil && name != "" {
+	if a := as.named(name); a != nil {
 		return a.Label()
 	}
 	if name == "" {
-		if d := as.named(""); d != nil {
-			return d.Label()
-		}
+		return ""
 	}
-	return name
+	return strings.ToUpper(name[:1]) + name[1:]
 }
 
 // projects is the records root of the first agent keeping one folder per

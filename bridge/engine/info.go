@@ -40,7 +40,14 @@ type Info struct {
 type SessionInfo struct {
 	SessionID   string // the agent's own id: Claude session uuid, Codex thread id
 	ConductorID string // Conductor's sessions.id, "" outside Conductor
-	Agent       string // claude, codex, cursor, acp
+	Agent       string // Conductor's sessions.agent_type: claude, codex, cursor, acp, …
+	// Label is how a person reads the agent ("Claude", "Codex",
+	// "Cursor"): its driver's Label, else its name capitalised.
+	Label string
+	// Source is what the session is streamed from: the name of the
+	// driver (Config.Agents) reading its record, "" when the bridge reads
+	// none (Streamed is false).
+	Source      string
 	Title       string // the tab's title
 	Status      string // working / idle / needs_input / error
 	Reason      string
@@ -60,6 +67,10 @@ type SessionInfo struct {
 	LastEventID     int64     // the last event id this session put in the workspace's stream
 	LastActivity    time.Time // when its record last changed
 }
+
+// Label is how a person reads an agent's name: its driver's Label ("" is
+// the default agent, as events carry it), else the name capitalised.
+func (e *Engine) Label(agentName string) string { return e.agents.label(agentName) }
 
 // urgency orders states for a workspace's summary: the most urgent wins.
 func urgency(state string) int {

@@ -18,6 +18,7 @@ type tail struct {
 	agent  string       // its driver's Name (Config.Agents)
 	tag    string       // the agent name its events carry ("" for the default agent's)
 	nest   agent.Nested // its subagents' files, nil for an agent with none
+	source string       // the name of the driver reading its record
 	reader transcript.Reader
 	parser agent.Parser
 	meta   discover.Session // what discovery knows of it (Conductor's tab)
@@ -140,5 +141,7 @@ func (t *tail) statFile() {
 // own, where.
 func (e *Engine) bind(t *tail) {
 	t.tag = e.agents.tag(t.agent)
-	t.nest, _ = e.agents.named(t.agent).(agent.Nested)
+	a := e.agents.named(t.agent)
+	t.source = a.Name()
+	t.nest, _ = a.(agent.Nested)
 }

@@ -508,7 +508,7 @@ func (w *workspace) snapshot() bool {
 		m := t.meta
 		delete(metaByID, t.id)
 		s.sessions = append(s.sessions, SessionInfo{
-			SessionID: t.id, ConductorID: m.ConductorID, Agent: t.agent, Title: m.Title,
+			SessionID: t.id, ConductorID: m.ConductorID, Agent: t.agent, Label: w.eng.agents.label(t.agent), Source: t.source, Title: m.Title,
 			Status: cmpOr(t.status, event.StateIdle), Reason: t.reason, StatusSince: t.since,
 			Active: m.Active, Unread: m.Unread, PID: w.pidOf(t.id, m), Model: m.Model, Version: t.parser.Version(),
 			Transcript: t.reader.Path, Streamed: true, LastEventID: t.lastID, LastActivity: latest(t.liveMod, m.UpdatedAt),
@@ -522,7 +522,7 @@ func (w *workspace) snapshot() bool {
 		}
 		st, reason := conductorState(m.ConductorStatus)
 		s.sessions = append(s.sessions, SessionInfo{
-			SessionID: m.ID, ConductorID: m.ConductorID, Agent: m.Agent, Title: m.Title, Status: st, Reason: reason,
+			SessionID: m.ID, ConductorID: m.ConductorID, Agent: m.Agent, Label: w.eng.agents.label(m.Agent), Title: m.Title, Status: st, Reason: reason,
 			Active: m.Active, Unread: m.Unread, PID: w.pidOf(m.ID, m), Model: m.Model, LastActivity: m.UpdatedAt,
 			MessagesBlocked: unreadBlocks(m.Agent),
 		})
