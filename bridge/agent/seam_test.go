@@ -69,9 +69,9 @@ var stillNaming = map[string]int{
 	"bridge/inject/answer.go":         1,
 	"bridge/inject/codex.go":          24,
 	"bridge/inject/hooks.go":          3,
-	"bridge/usage/claude.go":          5,
-	"bridge/usage/codex.go":           6,
-	"bridge/usage/scan.go":            16,
+	"bridge/usage/claude.go":          9,
+	"bridge/usage/codex.go":           9,
+	"bridge/usage/scan.go":            17,
 	"bridge/usage/turn.go":            2,
 	"tray/build.go":                   1,
 }
