@@ -69,9 +69,10 @@ var stillNaming = map[string]int{
 	"bridge/inject/answer.go":         1,
 	"bridge/inject/codex.go":          24,
 	"bridge/inject/hooks.go":          3,
-	"bridge/usage/claude.go":          9,
-	"bridge/usage/codex.go":           9,
-	"bridge/usage/scan.go":            17,
+	"bridge/usage/claude.go":          13,
+	"bridge/usage/codec.go":           12,
+	"bridge/usage/codex.go":           10,
+	"bridge/usage/scan.go":            21,
 	"bridge/usage/turn.go":            2,
 	"tray/build.go":                   1,
 }
