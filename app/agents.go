@@ -4,26 +4,29 @@ import (
 	"context"
 	"path/filepath"
 
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/proc"
 )
 
-// agentScanner is the workspace scan with each agent's pid (Claude Code
-// or Codex) from the process table, read in-process (bridge/proc):
-// nothing forks, however often it runs. A session's pid comes first from
-// its process's own arguments (--resume <id>, --session-id <id>, Codex's
+// agentScanner is the workspace scan with each agent's pid from the
+// process table, read in-process (bridge/proc): nothing forks, however
+// often it runs. A process is an agent's by its driver's rule
+// (agent.Process). A session's pid comes first from its process's own
+// arguments (agent.ProcessArgs: --resume <id>, --session-id <id>, Codex's
 // resume <thread>); only a process that names no session the scan knows
 // is placed by its working directory. Environments are never read.
 type agentScanner struct {
-	scan  func(context.Context) ([]discover.Workspace, error)
-	procs func() ([]proc.Process, error) // proc.List in production
-	cwd   func(pid int) (string, error)  // proc.Cwd in production
+	scan   func(context.Context) ([]discover.Workspace, error)
+	agents []agent.Agent
+	procs  func() ([]proc.Process, error) // proc.List in production
+	cwd    func(pid int) (string, error)  // proc.Cwd in production
 }
 
 // newAgentScanner wraps s, which must not look for processes itself.
-func newAgentScanner(s *discover.Scanner) *agentScanner {
-	s.Processes = func() (map[string]int, error) { return nil, nil }
-	return &agentScanner{scan: s.Scan, procs: proc.List, cwd: proc.Cwd}
+func newAgentScanner(s *discover.Scanner, agents []agent.Agent) *agentScanner {
+	s.Processes = nil
+	return &agentScanner{scan: s.Scan, agents: agents, procs: proc.List, cwd: proc.Cwd}
 }
 
 func (a *agentScanner) Scan(ctx context.Context) ([]discover.Workspace, error) {
@@ -43,20 +46,20 @@ func (a *agentScanner) assign(ws []discover.Workspace) {
 	bySession := make(map[string]int)
 	stdio := make(map[string]bool) // session id → its process sends permission prompts over stdio
 	var agents []proc.Process
-	codexes := make(map[int]bool) // pids of Codex processes among agents
+	holds := make(map[int]string) // pid → the agent (agent.DirectoryHeld) whose sessions a run naming none holds
 	for _, p := range ps {
-		switch {
-		case discover.IsClaudeCommand(p.Comm, p.Args):
-			agents = append(agents, p)
-			if id := proc.SessionArg(p.Args); id != "" {
+		ag := processAgent(a.agents, p.Comm, p.Args)
+		if ag == nil {
+			continue
+		}
+		agents = append(agents, p)
+		if _, ok := ag.(agent.DirectoryHeld); ok {
+			holds[p.PID] = ag.Name()
+		}
+		if args, ok := ag.(agent.ProcessArgs); ok {
+			if id := args.SessionArg(p.Args); id != "" {
 				keepLowest(bySession, id, p.PID)
 				stdio[id] = stdio[id] || proc.PromptToolStdio(p.Args)
-			}
-		case discover.IsCodexCommand(p.Comm, p.Args):
-			agents = append(agents, p)
-			codexes[p.PID] = true
-			if id := proc.CodexThreadArg(p.Args); id != "" {
-				keepLowest(bySession, id, p.PID)
 			}
 		}
 	}
@@ -77,7 +80,7 @@ func (a *agentScanner) assign(ws []discover.Workspace) {
 		}
 	}
 	byDir := make(map[string]int)
-	codexDir := make(map[string]int) // cwd → a Codex process that names no thread
+	heldDir := make(map[string]map[string]int) // agent → cwd → its process that names no session
 	for _, p := range agents {
 		if placed[p.PID] {
 			continue
@@ -90,24 +93,26 @@ func (a *agentScanner) assign(ws []discover.Workspace) {
 			cwd = r
 		}
 		keepLowest(byDir, cwd, p.PID)
-		if codexes[p.PID] {
-			keepLowest(codexDir, cwd, p.PID)
+		if name, ok := holds[p.PID]; ok {
+			if heldDir[name] == nil {
+				heldDir[name] = make(map[string]int)
+			}
+			keepLowest(heldDir[name], cwd, p.PID)
 		}
 	}
 	for i := range ws {
 		if ws[i].PID == 0 {
 			ws[i].PID = byDir[ws[i].Directory]
 		}
-		// A Codex run that names no thread (a new `codex` session) holds
-		// one of the directory's Codex sessions, which one the process
-		// table cannot say: each counts as held, so no message is
-		// resumed into a thread a process is writing (0.47 would
-		// interleave the two).
-		if pid := codexDir[ws[i].Directory]; pid != 0 {
-			for j := range ws[i].Sessions {
-				if s := &ws[i].Sessions[j]; s.Agent == discover.AgentCodex && s.PID == 0 {
-					s.PID = pid
-				}
+		// A run that names no session (a new `codex` session) holds one
+		// of the directory's sessions of its agent, which one the process
+		// table cannot say: each counts as held, so no message is resumed
+		// into a thread a process is writing (Codex 0.47 would interleave
+		// the two).
+		for j := range ws[i].Sessions {
+			s := &ws[i].Sessions[j]
+			if pid := heldDir[s.Agent][ws[i].Directory]; pid != 0 && s.PID == 0 {
+				s.PID = pid
 			}
 		}
 	}
@@ -117,4 +122,15 @@ func keepLowest(m map[string]int, key string, pid int) {
 	if old, ok := m[key]; !ok || pid < old {
 		m[key] = pid
 	}
+}
+
+// processAgent is the agent of agents whose process comm and args are,
+// nil if none.
+func processAgent(agents []agent.Agent, comm string, args []string) agent.Agent {
+	for _, ag := range agents {
+		if is, ok := ag.(agent.Process); ok && is.IsProcess(comm, args) {
+			return ag
+		}
+	}
+	return nil
 }

@@ -103,7 +103,7 @@ func scanDirect(ctx context.Context, c config) ([]apiWorkspace, error) {
 	s := &discover.Scanner{ConductorDB: c.ConductorDB, ConductorRoot: c.ConductorRoot,
 		ClaudeProjects: c.ClaudeProjects, Registry: reg}
 	defer s.Close()
-	found, err := newAgentScanner(s).Scan(ctx)
+	found, err := newAgentScanner(s, agents(c)).Scan(ctx)
 	if err != nil && found == nil {
 		return nil, err
 	}

@@ -17,9 +17,9 @@ import (
 	"strconv"
 	"time"
 
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/codex"
-	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/inject"
 	"conductorbridge/bridge/localsock"
 	"conductorbridge/bridge/proc"
@@ -64,16 +64,17 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	// The agent's pid places its session's process when the process's
 	// arguments name no session (a plain `claude` run). Claude Code may
 	// run the hook through a shell: the agent is the first ancestor that
-	// is Claude Code. Codex places its threads by its own arguments, so a
-	// walk that meets Codex first (its hooks, or a Codex run inside a
-	// Claude Code session's tool) sends none.
+	// is an agent's process. Only an agent whose hook calls name their
+	// process (agent.Hooked) sends it: Codex places its threads by its
+	// own arguments, so a walk that meets Codex first (its hooks, or a
+	// Codex run inside a Claude Code session's tool) sends none.
 	if event != inject.HookCodexNotify {
-		codexFirst := false
+		var found agent.Agent
 		pid := proc.Ancestor(os.Getppid(), func(comm string, args []string) bool {
-			codexFirst = discover.IsCodexCommand(comm, args)
-			return codexFirst || discover.IsClaudeCommand(comm, args)
+			found = processAgent(agents(c), comm, args)
+			return found != nil
 		})
-		if pid > 0 && !codexFirst {
+		if _, hooked := found.(agent.Hooked); pid > 0 && hooked {
 			q.Set("pid", strconv.Itoa(pid))
 		}
 	}

@@ -287,7 +287,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Browse:  browser,
 		Prices:  prices,
 		Files:   records,
-		Scanner: newAgentScanner(scanner), Hub: hub, Log: log,
+		Scanner: newAgentScanner(scanner, agents(c)), Hub: hub, Log: log,
 		Agents: agents(c),
 		// A change to Conductor's database (its -wal takes every commit)
 		// or a new worktree folder asks for a scan at once.

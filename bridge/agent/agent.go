@@ -132,6 +132,23 @@ type Process interface {
 	IsProcess(comm string, argv []string) bool
 }
 
+// ProcessArgs is a Process whose command line may name the session it
+// runs (Claude Code's --resume <id>, Codex's resume <thread>): a process
+// that names one is that session's, whatever its directory.
+type ProcessArgs interface {
+	Process
+	// SessionArg is the session argv names, "" if none.
+	SessionArg(argv []string) string
+}
+
+// DirectoryHeld is an agent whose process naming no session holds every
+// session of its directory that has no process of its own: which one it
+// writes cannot be told, so none is resumed under it (Codex 0.47 would
+// interleave two writers).
+type DirectoryHeld interface {
+	HoldsDirectory()
+}
+
 // Hooked is an agent that runs the bridge's hooks in the sessions of a
 // directory: a hook's call names its process and its record.
 type Hooked interface {

@@ -31,8 +31,9 @@ type Scanner struct {
 	CodexWindow time.Duration
 	Log         func(msg string)
 
-	// Processes lists live claude processes (cwd → pid); nil means
-	// ClaudeProcesses. Tests replace it.
+	// Processes lists live agent processes (symlink-resolved cwd → pid)
+	// for Workspace.PID; nil finds none (app places each agent's process
+	// by its driver's rule after the scan).
 	Processes func() (map[string]int, error)
 
 	mu          sync.Mutex
@@ -170,12 +171,12 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 	if s.Registry != nil {
 		fromRegistry = ScanRegistered(s.Registry.List())
 	}
-	procs := s.Processes
-	if procs == nil {
-		procs = ClaudeProcesses
+	var pids map[string]int
+	if s.Processes != nil {
+		var err error
+		pids, err = s.Processes()
+		s.reportErr("processes", err)
 	}
-	pids, err := procs()
-	s.reportErr("processes", err)
 
 	out := merge(fromDB, fromFolders, fromRegistry, fromClaude, fromCodex)
 	now := time.Now()

@@ -47,7 +47,7 @@ type Workspace struct {
 	// (<projects>/<EncodeProjectDir(Directory)>), whether or not it exists yet.
 	ProjectDir string
 
-	PID int // a live claude process whose cwd is Directory, 0 if none found
+	PID int // a live agent process whose cwd is Directory, 0 if none found
 
 	SeenAt time.Time // when this scan found it
 }

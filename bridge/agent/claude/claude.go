@@ -27,6 +27,7 @@ var (
 	_ agent.PerDirectory = Agent{}
 	_ agent.Hooked       = Agent{}
 	_ agent.Placer       = Agent{}
+	_ agent.ProcessArgs  = Agent{}
 )
 
 // Placeable reports whether the transcript records its cwd yet.
@@ -66,9 +67,6 @@ func (Agent) BesideGlob(record string) string {
 
 // RecordsRoot is the projects folder.
 func (a Agent) RecordsRoot() string { return a.Projects }
-
-// IsProcess reports whether a process is Claude Code.
-func (Agent) IsProcess(comm string, argv []string) bool { return discover.IsClaudeCommand(comm, argv) }
 
 // RecordFolder is dir's project folder when record lies in it: the
 // encoding of dir itself, inside the projects folder.

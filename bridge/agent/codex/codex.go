@@ -21,14 +21,13 @@ type Agent struct {
 }
 
 var (
-	_ agent.Agent   = Agent{}
-	_ agent.Dated   = Agent{}
-	_ agent.Placer  = Agent{}
-	_ agent.Process = Agent{}
+	_ agent.Agent         = Agent{}
+	_ agent.Dated         = Agent{}
+	_ agent.Placer        = Agent{}
+	_ agent.Process       = Agent{}
+	_ agent.ProcessArgs   = Agent{}
+	_ agent.DirectoryHeld = Agent{}
 )
-
-// IsProcess reports whether a process is a Codex CLI.
-func (Agent) IsProcess(comm string, argv []string) bool { return discover.IsCodexCommand(comm, argv) }
 
 // Placeable reports whether the rollout's session_meta line is whole.
 func (Agent) Placeable(record string) bool { return rollout.MetaReady(record) }

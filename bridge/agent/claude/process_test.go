@@ -1,11 +1,8 @@
-package discover
+package claude
 
-import (
-	"reflect"
-	"testing"
-)
+import "testing"
 
-func TestIsClaudeCommand(t *testing.T) {
+func TestIsProcess(t *testing.T) {
 	tests := []struct {
 		comm string
 		argv []string
@@ -26,32 +23,13 @@ func TestIsClaudeCommand(t *testing.T) {
 		{"bash", []string{"/bin/bash", "-c", "claude"}, false},
 		{"claudette", []string{"claudette"}, false},
 		{"conductor-bridg", []string{"/usr/bin/conductor-bridge", "hook", "stop"}, false},
+		{"codex", []string{"/usr/bin/codex"}, false},
 		{"", nil, false},
 		{"", []string{""}, false},
 	}
 	for _, tt := range tests {
-		if got := isClaudeCommand(tt.comm, tt.argv); got != tt.want {
-			t.Errorf("isClaudeCommand(%q, %q) = %v, want %v", tt.comm, tt.argv, got, tt.want)
-		}
-	}
-}
-
-func TestParseLsofCwds(t *testing.T) {
-	tests := []struct {
-		name string
-		out  string
-		want map[string]int
-	}{
-		{"none", "", map[string]int{}},
-		{"two", "p101\nfcwd\nn/Users/me/a\np102\nfcwd\nn/Users/me/b\n", map[string]int{"/Users/me/a": 101, "/Users/me/b": 102}},
-		{"shared cwd keeps the lowest pid", "p300\nfcwd\nn/w\np200\nfcwd\nn/w\np250\nfcwd\nn/w\n", map[string]int{"/w": 200}},
-		{"no f field", "p7\nn/w\n", map[string]int{"/w": 7}},
-		{"other descriptors ignored", "p7\nftxt\nn/usr/bin/claude\nfcwd\nn/w\n", map[string]int{"/w": 7}},
-		{"garbage", "\nzzz\npnotanumber\nfcwd\nn/x\np8\nfcwd\nn/y path\n", map[string]int{"/y path": 8}},
-	}
-	for _, tt := range tests {
-		if got := parseLsofCwds([]byte(tt.out)); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		if got := (Agent{}).IsProcess(tt.comm, tt.argv); got != tt.want {
+			t.Errorf("IsProcess(%q, %q) = %v, want %v", tt.comm, tt.argv, got, tt.want)
 		}
 	}
 }
