@@ -176,5 +176,8 @@ func runBenchCodex(ctx context.Context, r *benchReport, exe, root string, nws, l
 		r.add("Codex bridge CPU per line", float64(res.bridgeCPU.Nanoseconds())/1e3/float64(2*n), "µs",
 			cond+"; its user+system time from the first prompt to the last event read, per rollout line (two a prompt)")
 	}
+	if n := len(res.lat); res.switchesOK && n > 0 {
+		r.add("Codex bridge context switches per line", float64(res.switches)/float64(2*n), "", cond+"; all its threads' voluntary and involuntary switches over the same time, per rollout line")
+	}
 	return nil
 }

@@ -77,6 +77,9 @@ func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o bench
 		if n := len(res.lat); res.cpuOK && n > 0 {
 			r.add("bridge CPU per line", float64(res.bridgeCPU.Nanoseconds())/1e3/float64(n), "µs", cond+"; its user+system time from the first line to the last event read (watch, read, parse, journal, publish, write)")
 		}
+		if n := len(res.lat); res.switchesOK && n > 0 {
+			r.add("bridge context switches per line", float64(res.switches)/float64(n), "", cond+"; all its threads' voluntary and involuntary switches over the same time: each is a thread put to sleep or woken")
+		}
 	}
 	if o.working > 0 && o.pacedLines > 0 {
 		n := min(o.working, o.workspaces)

@@ -143,6 +143,10 @@ type streamResult struct {
 	// the last delivery; ok is false where it cannot be read.
 	bridgeCPU, benchCPU time.Duration
 	cpuOK               bool
+	// switches are the bridge's context switches (all its threads') over
+	// the same window: each is a thread going to sleep or being woken.
+	switches   int64
+	switchesOK bool
 }
 
 func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []string, load streamLoad) (streamResult, error) {
@@ -231,6 +235,7 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 	defer holdGC()()
 	bridge0, ok1 := cpuTime(c.pid())
 	self0, ok2 := cpuTime(os.Getpid())
+	sw0, swOK0 := contextSwitches(c.pid())
 	start := time.Now()
 	settledFrom.Store(start.Add(time.Second).UnixNano())
 	var wg sync.WaitGroup
@@ -256,6 +261,8 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 	res.elapsed = time.Since(start)
 	bridge1, ok3 := cpuTime(c.pid())
 	self1, ok4 := cpuTime(os.Getpid())
+	sw1, swOK1 := contextSwitches(c.pid())
+	res.switches, res.switchesOK = sw1-sw0, swOK0 && swOK1
 	res.bridgeCPU, res.benchCPU, res.cpuOK = bridge1-bridge0, self1-self0, ok1 && ok2 && ok3 && ok4
 	res.expected = len(targets) * load.subs * load.lines * per
 	cancel()
