@@ -152,6 +152,9 @@ type Engine struct {
 	looks     atomic.Int64    // folder looks made (tail.looked), for tests
 	reaps     atomic.Int64    // looks for gone agents made (reap), for tests
 	reads     chan struct{}   // slots for workspaces reading their sessions at once
+	runq      chan *workspace // to a runner waiting for work (runner.go)
+	waiting   atomic.Int32    // runners waiting on runq
+	keep      int32           // at most this many wait
 	scanMu    sync.Mutex      // scans are serialised
 	rescanOn  map[string]bool // RescanOn, cleaned
 	rescan    chan struct{}
@@ -196,6 +199,8 @@ func New(cfg Config) *Engine {
 		scanned:    make(chan struct{}),
 		caughtUp:   make(chan struct{}),
 		reads:      make(chan struct{}, max(4, 2*runtime.GOMAXPROCS(0))),
+		runq:       make(chan *workspace),
+		keep:       keepRunners(),
 		started:    time.Now(),
 	}
 	e.projects, e.projectsSource = e.agents.projects()

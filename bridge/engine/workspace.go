@@ -48,8 +48,8 @@ const maxRetired = 16
 const backlogBudget = 1 << 20
 
 // workspace follows every session of one workspace into its topic. Its
-// work is done one piece at a time, by a goroutine started when there is
-// work and gone when there is none (a thousand idle workspaces hold no
+// work is done one piece at a time, by one of the engine's runners while
+// there is work (see Engine.run: a thousand idle workspaces hold no
 // goroutine and no stack); other goroutines read the snapshot it publishes
 // after each sync, and hand it work through update, poke and enqueue.
 type workspace struct {
@@ -147,7 +147,7 @@ func (w *workspace) schedule(mark func()) {
 	w.running = true
 	w.mu.Unlock()
 	if start {
-		go w.work()
+		w.eng.run(w)
 	}
 }
 
