@@ -129,6 +129,9 @@ func (m *Menu) Run(ctx context.Context) error {
 				m.show(n)
 			}
 		case <-tick.C:
+			// The engine tells of states changing, not of every line:
+			// a tab's last activity is brought up to date here.
+			m.refresh(ctx)
 		}
 		m.checkHooks(false)
 		m.render()

@@ -373,7 +373,10 @@ func (e *Engine) askRescan() {
 }
 
 // Changes returns a channel that receives (coalesced) whenever the
-// workspace list or a workspace's state changed.
+// workspace list or a workspace's state changed: what Workspaces shows of
+// them, but for each session's LastEventID and LastActivity, which move
+// with every line read (a reader wanting those now and then reads them
+// again on a timer; events come from the topics).
 func (e *Engine) Changes() <-chan struct{} {
 	c := make(chan struct{}, 1)
 	e.mu.Lock()

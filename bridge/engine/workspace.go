@@ -445,8 +445,11 @@ func (w *workspace) publish(evs []event.Event) {
 		w.journaledAs(c, draw == nil)
 	}
 	w.evs = reuse(evs)
-	changed := w.snapshot()
-	if len(evs) > 0 || changed {
+	// Readers hear of what they show changing (a status, a session
+	// coming or going), not of every line: waking each of them for each
+	// line an agent writes cost a thread wake-up a line. Their events
+	// they read from the topics.
+	if w.snapshot() {
 		w.eng.changed()
 	}
 }
@@ -567,15 +570,22 @@ func latest(a, b time.Time) time.Time {
 }
 
 // sameView reports whether two snapshots show the same to a reader (the
-// tray redraws on a change).
+// tray redraws on a change, Codex delivery looks again): every field of
+// every session but the two that move with each line read, its last
+// event id and its last activity, and the sessions' order.
 func sameView(a, b *snapshot) bool {
 	if a.ws.PID != b.ws.PID || a.ws.Branch != b.ws.Branch || a.ws.DisplayName != b.ws.DisplayName || len(a.sessions) != len(b.sessions) {
 		return false
 	}
 	for i := range a.sessions {
 		x, y := a.sessions[i], b.sessions[i]
-		if x.SessionID != y.SessionID || x.Status != y.Status || x.Reason != y.Reason || x.Active != y.Active ||
-			x.Title != y.Title || x.Unread != y.Unread || x.PID != y.PID {
+		x.LastEventID, y.LastEventID = 0, 0
+		x.LastActivity, y.LastActivity = time.Time{}, time.Time{}
+		if !x.StatusSince.Equal(y.StatusSince) {
+			return false
+		}
+		x.StatusSince, y.StatusSince = time.Time{}, time.Time{}
+		if x != y {
 			return false
 		}
 	}
