@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/inject"
@@ -18,11 +19,11 @@ import (
 // Codex login and settings apply), and the Stop hook in Codex's
 // config.toml, when `hooks install --codex` put it there, takes them in a
 // busy one.
-func newCodexDelivery(c config, q *inject.Queue, eng *engine.Engine, log zerolog.Logger) *inject.CodexDelivery {
+func newCodexDelivery(c config, q *inject.Queue, eng *engine.Engine, log zerolog.Logger) *inject.Delivery {
 	bin, _ := exec.LookPath("codex")
-	return &inject.CodexDelivery{
-		Queue: q, Engine: eng, Bin: bin, Home: c.CodexHome, Log: log,
-		Hooked: hookedOnce(c.CodexHome),
+	return &inject.Delivery{
+		Queue: q, Engine: eng, Log: log,
+		Pusher: codexagent.Pusher{Agent: codexagent.Agent{Home: c.CodexHome}, Bin: bin, Hooked: hookedOnce(c.CodexHome)},
 	}
 }
 

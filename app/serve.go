@@ -319,7 +319,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Origins: c.origins(), NativeOrigins: nativeOrigins(c.StateDir), Done: ctx,
 		Token: token, HookSecret: hookSecret, Queue: queue,
 		Hooks:     &inject.Hooks{Queue: queue, Engine: eng, Log: log, Seen: seen},
-		Codex:     codexes,
+		Routes:    []api.Router{codexes},
 		HooksSeen: seen,
 		Registrar: &registrar.Registrar{Registry: reg, Engine: eng, Worktrees: filepath.Join(c.StateDir, "worktrees")},
 		Pairing:   pairs, Sessions: &auth.Sessions{Token: token}, Links: &auth.Links{},

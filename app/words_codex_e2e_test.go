@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/inject"
 	"conductorbridge/testkit/codextest"
@@ -247,7 +248,7 @@ func TestWordsCodexResume(t *testing.T) {
 	if _, err := oai.WaitRequest(ctx, func(r fakemodel.Request) bool { return r.Contains(panelWords) }); err != nil {
 		t.Fatal(err)
 	}
-	if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != inject.ViaCodexResume {
+	if m := e.waitState(ws.ID, id, inject.Confirmed); m.Via != codexagent.ViaResume {
 		t.Fatalf("delivered as %+v", m)
 	}
 

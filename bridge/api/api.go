@@ -62,9 +62,10 @@ type Server struct {
 	HookSecret *auth.Secret  // what hook calls present instead
 	Queue      *inject.Queue // messages for agents
 	Hooks      Hooks
-	// Codex says how a message reaches a Codex session, or why it cannot
-	// (nil: no Codex session takes messages).
-	Codex     CodexRouter
+	// Routes say, for each agent whose idle sessions take messages
+	// pushed (inject.Delivery), why a message cannot reach a session now;
+	// an agent with none takes them by its hooks in every state.
+	Routes    []Router
 	Registrar Registrar
 	HooksSeen *inject.Seen   // when each workspace's hooks last called in
 	Pairing   *pairing.Store // which workspaces a browser sees
@@ -407,7 +408,7 @@ func (s *Server) workspace(w http.ResponseWriter, r *http.Request) {
 	if in, ok := s.lookup(w, r); ok {
 		j := s.withPairing(in)
 		// One workspace (the side panel's, every few seconds): what a
-		// message would meet now, a Codex session's route included.
+		// message would meet now, a pushed session's route included.
 		for i, si := range in.Sessions {
 			if j.Sessions[i].MessagesBlocked == "" {
 				j.Sessions[i].MessagesBlocked = s.undeliverable(si)

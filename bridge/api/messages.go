@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"conductorbridge/bridge/codex"
-	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/inject"
 )
@@ -80,29 +78,21 @@ func (s *Server) messageTarget(in engine.Info, asked string) (string, int, strin
 	return "", http.StatusNotFound, "unknown session: " + asked
 }
 
-// CodexRouter picks how a message reaches a Codex session
-// (inject.CodexDelivery); an error says why none can now.
-type CodexRouter interface {
-	Route(si engine.SessionInfo) (codex.Route, error)
+// Router says why a message cannot reach a session of its agent now
+// (inject.Delivery), "" when it can.
+type Router interface {
+	Agent() string
+	Refusal(si engine.SessionInfo) string
 }
 
 // undeliverable says why messages cannot reach a session the bridge reads,
-// "" when they can. Claude's hooks take a message in every state; a Codex
-// session has a route only while idle (resume) or, busy, with the Stop
-// hook on a release that runs hooks.
+// "" when they can. Claude's hooks take a message in every state; an
+// agent with a Router (Codex) only while its route allows it.
 func (s *Server) undeliverable(si engine.SessionInfo) string {
-	if si.Agent != discover.AgentCodex {
-		return ""
-	}
-	if s.Codex == nil {
-		return "messages cannot reach Codex sessions: this bridge has no Codex route set up"
-	}
-	if _, err := s.Codex.Route(si); err != nil {
-		var de *codex.DeliverError
-		if errors.As(err, &de) {
-			return "messages cannot reach this Codex session now: " + de.Reason
+	for _, r := range s.Routes {
+		if r.Agent() == si.Agent {
+			return r.Refusal(si)
 		}
-		return err.Error()
 	}
 	return ""
 }

@@ -472,6 +472,13 @@ func (q *Queue) Return(workspace, id string) (Message, error) {
 	return m, err
 }
 
+// wake wakes everyone waiting on the queue.
+func (q *Queue) wake() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.wakeLocked()
+}
+
 // wakeLocked wakes everyone waiting on the queue.
 func (q *Queue) wakeLocked() {
 	close(q.changed)
