@@ -134,3 +134,13 @@ func processAgent(agents []agent.Agent, comm string, args []string) agent.Agent 
 	}
 	return nil
 }
+
+// discoverAgents is the agents as discovery takes them (discover.Agent:
+// each finds what its driver can, by type assertion).
+func discoverAgents(list []agent.Agent) []discover.Agent {
+	out := make([]discover.Agent, len(list))
+	for i, a := range list {
+		out[i] = a
+	}
+	return out
+}

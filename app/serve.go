@@ -256,11 +256,12 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		// the file is left as it is for the user to look at.
 		log.Error().Err(err).Msg("registered workspaces unreadable; ignoring them")
 	}
+	drivers := agents(c)
 	scanner := &discover.Scanner{
 		ConductorDB:    c.ConductorDB,
 		ConductorRoot:  c.ConductorRoot,
 		ClaudeProjects: c.ClaudeProjects,
-		CodexHome:      c.CodexHome,
+		Agents:         discoverAgents(drivers),
 		Registry:       reg,
 		Log:            func(msg string) { log.Warn().Msg(msg) },
 	}
@@ -287,8 +288,8 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Browse:  browser,
 		Prices:  prices,
 		Files:   records,
-		Scanner: newAgentScanner(scanner, agents(c)), Hub: hub, Log: log,
-		Agents: agents(c),
+		Scanner: newAgentScanner(scanner, drivers), Hub: hub, Log: log,
+		Agents: drivers,
 		// A change to Conductor's database (its -wal takes every commit)
 		// or a new worktree folder asks for a scan at once.
 		RescanOn: []string{c.ConductorDB, c.ConductorDB + "-wal", filepath.Join(c.ConductorRoot, "workspaces")},
@@ -531,6 +532,6 @@ func installHooksAsFound(ctx context.Context, eng *engine.Engine, spec hooks.Spe
 func agents(c config) []agent.Agent {
 	return []agent.Agent{
 		claude.Agent{Projects: c.ClaudeProjects},
-		codexagent.Agent{Home: c.CodexHome},
+		codexagent.New(c.CodexHome),
 	}
 }

@@ -55,10 +55,9 @@ func namesAgents(t *testing.T, path string) []int {
 var stillNaming = map[string]int{
 	"bridge/engine/workspace.go":     5,
 	"bridge/discover/claude.go":      3,
-	"bridge/discover/codex.go":       11,
 	"bridge/discover/conductordb.go": 9,
 	"bridge/discover/dbsessions.go":  7,
-	"bridge/discover/scan.go":        24,
+	"bridge/discover/scan.go":        12,
 	"bridge/discover/session.go":     5,
 	"bridge/discover/workspace.go":   1,
 	"bridge/inject/answer.go":        1,

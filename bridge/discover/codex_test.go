@@ -1,13 +1,15 @@
 package discover
 
 import (
-	"conductorbridge/bridge/conductortest"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	codexagent "conductorbridge/bridge/agent/codex"
+	"conductorbridge/bridge/conductortest"
 )
 
 // rollout writes a Codex rollout file for thread, run in cwd, last
@@ -50,8 +52,8 @@ INSERT INTO workspaces (id, repository_id, directory_name, state) VALUES ('w-tok
 INSERT INTO sessions (id, workspace_id, status, agent_type, claude_session_id, is_hidden) VALUES
  ('s-codex', 'w-tokyo', 'idle', 'codex', '`+tab+`', 0);`)
 
-	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, ClaudeProjects: h.projects, CodexHome: codexHome,
-		CodexWindow: 10 * time.Minute, Processes: noProcs}
+	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, ClaudeProjects: h.projects,
+		Agents: []Agent{codexagent.New(codexHome)}, RunWindow: 10 * time.Minute, Processes: noProcs}
 	for scan := range 3 { // the second from the caches; before the third the tab writes again
 		if scan == 2 {
 			// Now the tab's rollout is also a recent run in tokyo: still one session.
@@ -85,7 +87,7 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, claude_session_id, i
 			t.Errorf("scan %d: the plain run in tokyo: %+v", scan, g)
 		}
 		ow := byDir[elsewhere]
-		if ow.Source != SourceCodex || ow.Name != "tool" || len(ow.Sessions) != 1 || ow.Sessions[0].Transcript != otherFile {
+		if ow.Source != "codex" || ow.Name != "tool" || len(ow.Sessions) != 1 || ow.Sessions[0].Transcript != otherFile {
 			t.Errorf("scan %d: the run elsewhere: %+v", scan, ow)
 		}
 	}

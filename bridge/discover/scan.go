@@ -24,12 +24,14 @@ type Scanner struct {
 	ConductorRoot  string    // ~/conductor: workspaces/, repos/
 	ClaudeProjects string    // Claude Code's projects folder
 	Registry       *Registry // directories the bridge was asked to adopt
-	CodexHome      string    // Codex's home ($CODEX_HOME): its sessions/ rollouts
-	// CodexWindow is how recently a plain Codex run must have written its
-	// rollout to be a live session (default 10 min, the engine's active
-	// window). Conductor's Codex tabs are found by thread id, however old.
-	CodexWindow time.Duration
-	Log         func(msg string)
+	// Agents find their own sessions: a Conductor tab's record
+	// (TabRecords), plain runs (Runs). app lists them.
+	Agents []Agent
+	// RunWindow is how recently a plain run must have written its record
+	// to be a live session (default 10 min, the engine's active window).
+	// Conductor's tabs are found by their ids, however old.
+	RunWindow time.Duration
+	Log       func(msg string)
 
 	// Processes lists live agent processes (symlink-resolved cwd → pid)
 	// for Workspace.PID; nil finds none (app places each agent's process
@@ -41,8 +43,7 @@ type Scanner struct {
 	reported    map[string]string      // source → the last problem logged for it
 	known       map[string]dbIdentity  // directory → what the last good database read said of it
 	lastGood    map[string][]Workspace // source → its last successful scan, kept while it fails
-	codex       *codexSessions
-	db          conductorConn // kept open between scans for PRAGMA data_version
+	db          conductorConn          // kept open between scans for PRAGMA data_version
 }
 
 // readConductor is ReadConductor on the Scanner's own connection, which
@@ -95,7 +96,7 @@ type dbIdentity struct {
 // only ever the context's.
 //
 // When one directory is found by several sources the more knowing one wins
-// (database > folders > registered > Claude transcripts > Codex runs); the
+// (database > folders > registered > Claude transcripts > agents' plain runs); the
 // others fill in the fields it left empty and add the sessions it lacks. ID is Conductor's id for a database workspace,
 // else PathID(Directory). ProjectDir is where the transcripts of Directory
 // were found, else where Claude Code would write them.
@@ -112,11 +113,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 		s.transcripts = newTranscriptCache()
 	}
 
-	if s.codex == nil && s.CodexHome != "" {
-		s.codex = &codexSessions{home: s.CodexHome}
-	}
-
-	var fromDB, fromFolders, fromRegistry, fromClaude, fromCodex []Workspace
+	var fromDB, fromFolders, fromRegistry, fromClaude, fromRuns []Workspace
 	if s.ConductorDB != "" {
 		read, err := s.readConductor(ctx)
 		ws, missing := read.Workspaces, read.Missing
@@ -136,9 +133,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 			} else {
 				s.report("conductor-db-schema", "", "")
 			}
-			if s.codex != nil {
-				s.codex.fillTabs(ws)
-			}
+			fillTabs(s.Agents, ws)
 			fromDB = ws
 			s.remember(ws)
 		}
@@ -148,20 +143,19 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 		s.reportErr("claude-projects", err)
 		fromClaude = s.keep("claude-projects", ws, err)
 	}
-	if s.codex != nil {
-		window := s.CodexWindow
-		if window <= 0 {
-			window = 10 * time.Minute
+	since := time.Now().Add(-cmp.Or(s.RunWindow, 10*time.Minute))
+	for _, a := range s.Agents {
+		if runs, ok := a.(Runs); ok {
+			ws, err := recentRuns(runs, since)
+			s.reportErr(a.Name()+"-sessions", err)
+			fromRuns = append(fromRuns, s.keep(a.Name()+"-sessions", ws, err)...)
 		}
-		ws, err := s.codex.recent(time.Now().Add(-window))
-		s.reportErr("codex-sessions", err)
-		fromCodex = s.keep("codex-sessions", ws, err)
 	}
 	if s.ConductorRoot != "" {
 		// A transcript's cwd in a <repo>/.conductor/ folder names a repo
 		// whose legacy workspaces the folders alone cannot find.
-		cwds := make([]string, 0, len(fromClaude)+len(fromCodex))
-		for _, w := range slices.Concat(fromClaude, fromCodex) {
+		cwds := make([]string, 0, len(fromClaude)+len(fromRuns))
+		for _, w := range slices.Concat(fromClaude, fromRuns) {
 			cwds = append(cwds, w.Directory)
 		}
 		ws, err := ScanConductorFolders(s.ConductorRoot, cwds...)
@@ -178,7 +172,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 		s.reportErr("processes", err)
 	}
 
-	out := merge(fromDB, fromFolders, fromRegistry, fromClaude, fromCodex)
+	out := merge(fromDB, fromFolders, fromRegistry, fromClaude, fromRuns)
 	now := time.Now()
 	for i := range out {
 		w := &out[i]

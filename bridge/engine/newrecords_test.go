@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/discover"
 )
 
@@ -86,7 +87,7 @@ func TestNewSessionsAreListedWithoutTheTimer(t *testing.T) {
 	const first = "aaaaaaaa-1111-4111-8111-0000000000f0"
 	cwdOf[first] = known
 	h.write(filepath.Join(knownProj, first+".jsonl"), prompt(first, "before"))
-	cs := &countingScanner{inner: &discover.Scanner{ClaudeProjects: h.projects, CodexHome: codexHome,
+	cs := &countingScanner{inner: &discover.Scanner{ClaudeProjects: h.projects, Agents: []discover.Agent{codex.New(codexHome)},
 		Processes: func() (map[string]int, error) { return nil, nil }}}
 	r := h.startWith(func(c *Config) {
 		c.Scanner, c.Agents = cs, testAgents(h.projects, codexHome)

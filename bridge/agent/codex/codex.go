@@ -9,15 +9,17 @@ import (
 
 	"conductorbridge/bridge/agent"
 	rollout "conductorbridge/bridge/codex"
-	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
 )
 
-// Agent is Codex as the engine follows it. Home is Codex's home
-// ($CODEX_HOME); "" watches no sessions folder (tabs are still read).
+// Agent is Codex as the engine follows it and discovery finds it. Home is
+// Codex's home ($CODEX_HOME); "" watches no sessions folder and finds no
+// sessions (tabs are still read). Make it with New to find sessions
+// remembering what was read.
 type Agent struct {
-	Home string
+	Home  string
+	found *found
 }
 
 var (
@@ -33,7 +35,7 @@ var (
 func (Agent) Placeable(record string) bool { return rollout.MetaReady(record) }
 
 // Name is Conductor's sessions.agent_type for Codex tabs.
-func (Agent) Name() string { return discover.AgentCodex }
+func (Agent) Name() string { return "codex" }
 
 // Label is how a person reads it.
 func (Agent) Label() string { return "Codex" }
