@@ -10,6 +10,7 @@ import (
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/hooks"
 )
 
 // view is everything the menu shows, gathered by the event loop. The menu
@@ -108,7 +109,7 @@ func buildMenu(v view) []Item {
 		items = append(items, Item{Title: fmt.Sprintf("Set up hooks for %d %s…", n, word),
 			Tooltip: "so messages from the side panel reach the agents",
 			Children: []Item{
-				{Click: Action{Kind: actHooksSetup}, Title: fmt.Sprintf("Set up (adds the bridge's hooks to .claude/settings.local.json in %d %s)", n, word)},
+				{Click: Action{Kind: actHooksSetup}, Title: fmt.Sprintf("Set up (adds the bridge's hooks to %s in %d %s)", hooks.WorkspaceFile, n, word)},
 				{Click: Action{Kind: actHooksNever}, Title: "Don't ask again"},
 			}})
 	}

@@ -16,7 +16,7 @@ import (
 // excludePattern keeps the hooks file out of `git status`, Conductor's
 // diff view and the user's pull requests. It is anchored: only the
 // worktree's own .claude/settings.local.json.
-const excludePattern = "/.claude/settings.local.json"
+const excludePattern = "/" + WorkspaceFile
 
 // The marker line written before the pattern says what Unexclude must undo
 // to give the file back byte for byte: whether a newline was added to end
@@ -79,7 +79,7 @@ func gitIgnores(dir string) bool {
 	if err != nil {
 		return false
 	}
-	cmd := exec.Command(git, "-C", dir, "check-ignore", "-q", "--no-index", ".claude/settings.local.json")
+	cmd := exec.Command(git, "-C", dir, "check-ignore", "-q", "--no-index", WorkspaceFile)
 	return cmd.Run() == nil // exit 0: ignored
 }
 

@@ -19,6 +19,10 @@ import (
 	"conductorbridge/bridge/regular"
 )
 
+// WorkspaceFile is the settings file, relative to a workspace, that the
+// bridge's hooks for that workspace go in.
+const WorkspaceFile = ".claude/settings.local.json"
+
 // marker is how installs before IsBridgeCommand are recognised: the
 // program is conductor-bridge and its first argument is "hook".
 const marker = "conductor-bridge"
