@@ -91,6 +91,12 @@ type Agent interface {
 	NewParser(saved json.RawMessage, prices *price.Table) (Parser, error)
 }
 
+// RecordNamed is an agent whose record a person knows by a name of its
+// own ("transcript", "rollout"); others' is a "record".
+type RecordNamed interface {
+	RecordName() string
+}
+
 // Nested is an agent whose sessions write each subagent's record to a
 // file of its own, which the engine follows with the session's and
 // counts into its turns (Claude Code 2.0 and 2.1). The engine reads those

@@ -61,6 +61,21 @@ func (as agents) label(name string) string {
 	return strings.ToUpper(name[:1]) + name[1:]
 }
 
+// unreadBlocks says why messages cannot reach a session the bridge lists
+// but does not read: an agent it reads whose record is not on disk yet (a
+// tab nothing was sent in), or an agent it does not read at all.
+func (as agents) unreadBlocks(name string) string {
+	a := as.named(name)
+	if a == nil {
+		return "the bridge does not read " + name + " sessions, so it cannot hand them messages"
+	}
+	noun := "record"
+	if n, ok := a.(agent.RecordNamed); ok {
+		noun = n.RecordName()
+	}
+	return "this " + a.Label() + " session has no " + noun + " yet (nothing has been sent in it): send its first message in Conductor, then the bridge can deliver"
+}
+
 // projects is the records root of the first agent keeping one folder per
 // working directory ("" if none), which the engine watches for new
 // folders, and that agent's name: the source of a workspace found by

@@ -527,7 +527,7 @@ func (w *workspace) snapshot() bool {
 		s.sessions = append(s.sessions, SessionInfo{
 			SessionID: m.ID, ConductorID: m.ConductorID, Agent: m.Agent, Label: w.eng.agents.label(m.Agent), Title: m.Title, Status: st, Reason: reason,
 			Active: m.Active, Unread: m.Unread, PID: w.pidOf(m.ID, m), Model: m.Model, LastActivity: m.UpdatedAt,
-			MessagesBlocked: unreadBlocks(m.Agent),
+			MessagesBlocked: w.eng.agents.unreadBlocks(m.Agent),
 		})
 	}
 	slices.SortFunc(s.sessions, func(a, b SessionInfo) int {
@@ -590,19 +590,6 @@ func sameView(a, b *snapshot) bool {
 		}
 	}
 	return true
-}
-
-// unreadBlocks says why messages cannot reach a session the bridge lists
-// but does not read: an agent it reads whose record is not on disk yet (a
-// tab nothing was sent in), or an agent it does not read at all.
-func unreadBlocks(agentName string) string {
-	switch cmpOr(agentName, discover.AgentClaude) {
-	case discover.AgentClaude:
-		return "this Claude session has no transcript yet (nothing has been sent in it): send its first message in Conductor, then the bridge can deliver"
-	case discover.AgentCodex:
-		return "this Codex session has no rollout yet (nothing has been sent in it): send its first message in Conductor, then the bridge can deliver"
-	}
-	return "the bridge does not read " + agentName + " sessions, so it cannot hand them messages"
 }
 
 // conductorState maps sessions.status to the bridge's states, for a

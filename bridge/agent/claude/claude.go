@@ -28,6 +28,7 @@ var (
 	_ agent.Hooked       = Agent{}
 	_ agent.Placer       = Agent{}
 	_ agent.ProcessArgs  = Agent{}
+	_ agent.RecordNamed  = Agent{}
 )
 
 // Placeable reports whether the transcript records its cwd yet.
@@ -38,6 +39,9 @@ func (Agent) Name() string { return discover.AgentClaude }
 
 // Label is how a person reads it.
 func (Agent) Label() string { return "Claude" }
+
+// RecordName is what Claude Code calls its record.
+func (Agent) RecordName() string { return "transcript" }
 
 // Owns reports whether record is a transcript (<session>.jsonl).
 func (Agent) Owns(record string) bool { return filepath.Ext(record) == ".jsonl" }

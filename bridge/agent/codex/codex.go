@@ -29,6 +29,7 @@ var (
 	_ agent.Process       = Agent{}
 	_ agent.ProcessArgs   = Agent{}
 	_ agent.DirectoryHeld = Agent{}
+	_ agent.RecordNamed   = Agent{}
 )
 
 // Placeable reports whether the rollout's session_meta line is whole.
@@ -39,6 +40,9 @@ func (Agent) Name() string { return "codex" }
 
 // Label is how a person reads it.
 func (Agent) Label() string { return "Codex" }
+
+// RecordName is what Codex calls its record.
+func (Agent) RecordName() string { return "rollout" }
 
 // Owns reports whether record is a rollout (rollout-<time>-<thread>.jsonl).
 func (Agent) Owns(record string) bool {
