@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +30,7 @@ type Cache struct {
 	loaded bool              // Path was read (or tried)
 	prices uint64            // the price table the entries' costs are of
 	roots  [2]string         // the folders the entries were read from
+	head   header            // the cache file loaded, whose second section holds parts not read yet
 	dirty  bool              // differs from the file
 	said   bool              // a complaint was logged
 	// What the reads did with each group: for the tests that prove each
@@ -49,32 +49,33 @@ func (c *Cache) snapShare() int64 {
 // entry is what one group (a Claude session with its subagents' files, a
 // Codex rollout) gave when last read.
 type entry struct {
-	agent  string
-	files  []fileID
-	bytes  int64
-	done   []Turn  // complete before the files' end: final
-	tail   []Turn  // what the files' end completed: read again if they grow
-	limits []Limit // Codex: the newest plan limits, with their workspace
-	snap   *resume // where a later read may go on (nil: from the start)
-	// priced is what made each turn's cost (done, then tail; nil: not
-	// known, the files are read again when prices change); prices is the
-	// table the costs are of.
-	priced    []pricing
-	pricedRaw []byte // priced as the cache file holds it, not decoded yet
-	prices    uint64
+	agent string
+	files []fileID
+	bytes int64
+	// turns are its turns as encodeTurns writes them: those complete
+	// before the files' end (final) first, then done to n those the
+	// files' end completed (read again if they grow). A warm read decodes
+	// them straight into the history.
+	turns   []byte
+	n, done int
+	limits  []Limit // Codex: the newest plan limits, with their workspace
+	// snap is where a later read may go on (encodeSnap; none: from the
+	// start); priced what made each turn's cost (encodePricing; none: not
+	// known, the files are read again when prices change). Only a read
+	// that goes on, or reprices, needs them: they stay in the cache file
+	// until then (Cache.fill).
+	snap, priced part
+	prices       uint64 // the table the costs are of
 }
 
-// pricings is what made each turn's cost (nil: not known).
-func (e *entry) pricings() []pricing {
-	if e.priced == nil && e.pricedRaw != nil {
-		ps, err := decodePricing(e.pricedRaw)
-		if err != nil {
-			return nil
-		}
-		return ps
-	}
-	return e.priced
+// part is a block of an entry that is read only when needed.
+type part struct {
+	raw []byte // the block (nil: none, or still in the file)
+	off int64  // where it is in the loaded cache file's second section
+	n   int64  // its length there (0: not there)
 }
+
+func (p part) has() bool { return p.raw != nil || p.n > 0 }
 
 // fileID is what one file was when read: a later listing that finds the
 // same device, inode, size and time, and the same bytes at its start and
@@ -243,14 +244,6 @@ func (c *Cache) keep(groups []group) {
 			c.dirty = true
 		}
 	}
-}
-
-// turns is every turn of the entry, oldest first as read.
-func (e *entry) turns() []Turn {
-	if len(e.tail) == 0 {
-		return e.done // read only: the history copies what it keeps
-	}
-	return slices.Concat(e.done, e.tail)
 }
 
 // fileStat is a listed file's identity.

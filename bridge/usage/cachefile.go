@@ -21,7 +21,10 @@ const CacheFile = "usage.cache"
 // one): what the cache keeps are the turns as they were counted.
 // 4: a cut-off turn is ended by the parsers' Interrupt (a Codex turn
 // with token counts and no response yet counts).
-const cacheVersion = 4
+// 5: two sections (see codec_file.go): what a warm read needs, then
+// where reads stopped and what made the costs; each group's turns a block
+// with its own strings.
+const cacheVersion = 5
 
 // priceKey identifies a price table: costs in the cache are of it.
 func priceKey(t *price.Table) uint64 {
@@ -65,19 +68,22 @@ func (c *Cache) begin(prices uint64, roots [2]string) {
 	c.prices = prices
 }
 
-// load reads the cache file; one that cannot be read or decoded is
-// ignored (and said so once), to be written anew.
+// load reads the cache file's first section (and checks the second);
+// one that cannot be read or decoded is ignored (and said so once), to be
+// written anew.
 func (c *Cache) load() {
-	b, err := os.ReadFile(c.Path)
+	f, err := os.Open(c.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
 	if err == nil {
-		var f cacheContent
-		if err = decodeCache(b, &f); err == nil {
-			c.m, c.roots = f.entries, f.roots
+		var cc cacheContent
+		err = readCache(f, &cc)
+		f.Close()
+		if err == nil {
+			c.m, c.roots, c.head = cc.entries, cc.roots, cc.head
 			for _, e := range c.m {
-				e.prices = f.prices
+				e.prices = cc.head.prices
 			}
 			return
 		}
@@ -88,6 +94,74 @@ func (c *Cache) load() {
 	}
 	c.complain(fmt.Sprintf("usage cache %s ignored, reading the history again: %v", c.Path, err))
 	c.dirty = true
+}
+
+// fill reads the parts of the entries still in the cache file (its
+// second section), if that file is still the one loaded: else they are
+// let go (the groups are read from the start, and again when prices
+// change). c.mu is held.
+func (c *Cache) fill() {
+	head := c.head
+	c.head = header{}
+	pending := false
+	for _, e := range c.m {
+		pending = pending || (e.snap.raw == nil && e.snap.n > 0) || (e.priced.raw == nil && e.priced.n > 0)
+	}
+	if !pending {
+		return
+	}
+	var more []byte
+	if head.lenB > 0 {
+		more, _ = readMore(c.Path, head)
+	}
+	get := func(p *part) {
+		if p.raw != nil || p.n == 0 {
+			return
+		}
+		if more != nil && p.off >= 0 && p.n <= int64(len(more)) && p.off <= int64(len(more))-p.n {
+			p.raw = more[p.off : p.off+p.n : p.off+p.n]
+		}
+		p.off, p.n = 0, 0
+	}
+	for _, e := range c.m {
+		get(&e.snap)
+		get(&e.priced)
+	}
+}
+
+// snapOf is where e's read stopped (nil: not known).
+func (c *Cache) snapOf(e *entry) *resume {
+	raw := c.part(e, func(e *entry) *part { return &e.snap })
+	if raw == nil {
+		return nil
+	}
+	r, err := decodeSnap(raw)
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// pricingsOf is what made each of e's turns cost (nil: not known).
+func (c *Cache) pricingsOf(e *entry) []pricing {
+	raw := c.part(e, func(e *entry) *part { return &e.priced })
+	if raw == nil {
+		return nil
+	}
+	ps, err := decodePricing(raw)
+	if err != nil {
+		return nil
+	}
+	return ps
+}
+
+func (c *Cache) part(e *entry, which func(*entry) *part) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p := which(e); p.raw == nil && p.n > 0 {
+		c.fill()
+	}
+	return which(e).raw
 }
 
 // complain says msg, once for the cache's life: a file that cannot be
@@ -117,7 +191,8 @@ func (c *Cache) finish() {
 			delete(c.m, k) // not met by the read: its costs are of other prices
 		}
 	}
-	b := encodeCache(&cacheContent{entries: c.m, prices: c.prices, roots: c.roots})
+	c.fill()
+	b := encodeCache(&cacheContent{entries: c.m, head: header{prices: c.prices}, roots: c.roots})
 	if err := writeFile(c.Path, b); err != nil {
 		c.complain(fmt.Sprintf("usage cache %s not written: %v", c.Path, err))
 	}

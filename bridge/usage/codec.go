@@ -3,32 +3,13 @@ package usage
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"hash/crc32"
 	"math"
-	"slices"
-	"strings"
 	"time"
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/transcript"
 )
-
-// The cache file: a magic word, the version, the price table's key and the
-// folders read; a table of the strings turns repeat (workspaces, sessions,
-// models); the entries; a CRC-32 of all that. Numbers are varints.
-
-const cacheMagic = "CBUSAGE\n"
-
-// errOldCache: a cache file of another version, rebuilt without a word.
-var errOldCache = errors.New("usage cache of another version")
-
-type cacheContent struct {
-	entries map[string]*entry
-	prices  uint64
-	roots   [2]string
-}
 
 type encoder struct {
 	b    []byte
@@ -50,14 +31,6 @@ func (e *encoder) bool(v bool) {
 	} else {
 		e.b = append(e.b, 0)
 	}
-}
-
-// path writes a file's path as its folder (a reference: a project's
-// files share it) and its name, split exactly: no cleaning.
-func (e *encoder) path(p string) {
-	i := strings.LastIndexByte(p, '/') + 1
-	e.ref(p[:i])
-	e.str(p[i:])
 }
 
 // ref writes a repeated string as its place in the string table.
@@ -84,72 +57,6 @@ func (e *encoder) time(t time.Time) {
 	e.int(int64(off))
 }
 
-func encodeCache(c *cacheContent) []byte {
-	body := &encoder{strs: map[string]uint64{}}
-	keys := make([]string, 0, len(c.entries))
-	for k := range c.entries {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	body.uint(uint64(len(keys)))
-	for _, k := range keys {
-		body.entry(c.entries[k])
-	}
-	out := &encoder{b: make([]byte, 0, len(body.b)+64+16*len(body.list))}
-	out.b = append(out.b, cacheMagic...)
-	out.uint(cacheVersion)
-	out.b = binary.LittleEndian.AppendUint64(out.b, c.prices)
-	out.str(c.roots[0])
-	out.str(c.roots[1])
-	out.uint(uint64(len(body.list)))
-	for _, s := range body.list {
-		out.str(s)
-	}
-	out.b = append(out.b, body.b...)
-	return binary.LittleEndian.AppendUint32(out.b, crc32.ChecksumIEEE(out.b))
-}
-
-func (e *encoder) entry(en *entry) {
-	e.ref(en.agent)
-	e.int(en.bytes)
-	e.uint(uint64(len(en.files)))
-	for _, f := range en.files {
-		e.path(f.path)
-		e.uint(f.dev)
-		e.uint(f.ino)
-		e.int(f.size)
-		e.int(f.mtime)
-		e.b = binary.LittleEndian.AppendUint64(e.b, f.sample)
-	}
-	e.turns(en.done)
-	e.turns(en.tail)
-	e.limits(en.limits)
-	raw := en.pricedRaw
-	if en.priced != nil {
-		raw = encodePricing(en.priced)
-	}
-	e.bool(raw != nil)
-	if raw != nil {
-		e.bytes(raw)
-	}
-	e.bool(en.snap != nil)
-	if r := en.snap; r != nil {
-		e.bytes(r.Main)
-		e.ref(r.Cwd)
-		e.uint(uint64(len(r.Files)))
-		for _, m := range r.Files {
-			e.path(m.Path)
-			e.int(m.Off)
-			e.bytes(m.Parser)
-			e.time(m.Last)
-			e.time(m.Max)
-			e.bool(m.LastKnown)
-			e.bool(m.MaxKnown)
-		}
-		e.limits(r.Limits)
-	}
-}
-
 // Turn flags: which of a turn's parts are written, and how its times are.
 const (
 	turnCostKnown = 1 << iota
@@ -165,8 +72,50 @@ func millis(t time.Time) bool {
 	return !t.IsZero() && off == 0 && t.Nanosecond()%1e6 == 0
 }
 
+// encodeTurns writes turns as a block of their own, with its own table
+// of the strings they repeat (agents, workspaces, sessions, models): a
+// cache file copies it as it is, and a warm read decodes it straight into
+// the history.
+func encodeTurns(ts []Turn) []byte {
+	body := &encoder{strs: map[string]uint64{}, b: make([]byte, 0, 40*len(ts))}
+	body.turns(ts)
+	out := &encoder{b: make([]byte, 0, len(body.b)+16+16*len(body.list))}
+	out.uint(uint64(len(ts)))
+	out.uint(uint64(len(body.list)))
+	for _, s := range body.list {
+		out.str(s)
+	}
+	return append(out.b, body.b...)
+}
+
+// turnCount is how many turns a block of encodeTurns holds.
+func turnCount(raw []byte) (int, error) {
+	n, k := binary.Uvarint(raw)
+	if k <= 0 || n > uint64(len(raw)) {
+		return 0, errCorrupt
+	}
+	return int(n), nil
+}
+
+// decodeTurns decodes a block of encodeTurns into dst, which holds as
+// many turns as the block.
+func decodeTurns(raw []byte, dst []Turn) error {
+	d := &decoder{b: raw}
+	if n := d.count(); d.err == nil && n != len(dst) {
+		return errCorrupt
+	}
+	d.strs = make([]string, d.count())
+	for i := range d.strs {
+		d.strs[i] = d.str()
+	}
+	d.turns(dst)
+	if d.err == nil && len(d.b) != 0 {
+		d.fail()
+	}
+	return d.err
+}
+
 func (e *encoder) turns(ts []Turn) {
-	e.uint(uint64(len(ts)))
 	var prev int64 // the last End written, in ms
 	for i := range ts {
 		t := &ts[i]
@@ -312,14 +261,14 @@ func (e *encoder) usage(u eventUsage) {
 func (e *encoder) limits(ls []Limit) {
 	e.uint(uint64(len(ls)))
 	for _, l := range ls {
-		e.ref(l.Agent)
-		e.ref(l.Name)
+		e.str(l.Agent)
+		e.str(l.Name)
 		e.float(l.UsedPercent)
 		e.int(l.WindowMinutes)
 		e.time(l.ResetsAt)
-		e.ref(l.Plan)
+		e.str(l.Plan)
 		e.time(l.Seen)
-		e.ref(l.Workspace)
+		e.str(l.Workspace)
 	}
 }
 
@@ -401,8 +350,6 @@ func (d *decoder) uint64() uint64 {
 	return binary.LittleEndian.Uint64(b)
 }
 
-func (d *decoder) path() string { return d.ref() + d.str() }
-
 func (d *decoder) ref() string {
 	i := d.uint()
 	if i >= uint64(len(d.strs)) {
@@ -438,83 +385,8 @@ func (d *decoder) time(zones map[int64]*time.Location) time.Time {
 	return t.In(loc)
 }
 
-func decodeCache(b []byte, c *cacheContent) error {
-	if len(b) < len(cacheMagic)+4 || string(b[:len(cacheMagic)]) != cacheMagic {
-		return fmt.Errorf("not a usage cache")
-	}
-	d := &decoder{b: b[len(cacheMagic):]}
-	if v := d.uint(); d.err == nil && v != cacheVersion {
-		return errOldCache
-	}
-	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return fmt.Errorf("usage cache: checksum: %w", errCorrupt)
-	}
-	d.b = d.b[:len(d.b)-4]
-	if p := d.raw(8); len(p) == 8 {
-		c.prices = binary.LittleEndian.Uint64(p)
-	}
-	c.roots = [2]string{d.str(), d.str()}
-	d.strs = make([]string, d.count())
-	for i := range d.strs {
-		d.strs[i] = d.str()
-	}
-	zones := map[int64]*time.Location{}
-	n := d.count()
-	c.entries = make(map[string]*entry, n)
-	for range n {
-		e := d.entry(zones)
-		if d.err != nil {
-			break
-		}
-		if len(e.files) == 0 {
-			d.fail()
-			break
-		}
-		c.entries[e.files[0].path] = e
-	}
-	if d.err == nil && len(d.b) != 0 {
-		d.fail()
-	}
-	if d.err != nil {
-		return fmt.Errorf("usage cache: %w", d.err)
-	}
-	return nil
-}
-
-func (d *decoder) entry(zones map[int64]*time.Location) *entry {
-	e := &entry{agent: d.ref(), bytes: d.int()}
-	e.files = make([]fileID, d.count())
-	for i := range e.files {
-		e.files[i] = fileID{path: d.path(), dev: d.uint(), ino: d.uint(), size: d.int(), mtime: d.int(), sample: d.uint64()}
-	}
-	e.done = d.turns(zones)
-	e.tail = d.turns(zones)
-	e.limits = d.limits(zones)
-	if d.bool() {
-		e.pricedRaw = d.bytes() // decoded only to reprice
-	}
-	if d.bool() {
-		r := &resume{Main: d.bytes(), Cwd: d.ref()}
-		r.Files = make([]mark, d.count())
-		for i := range r.Files {
-			m := &r.Files[i]
-			m.Path, m.Off, m.Parser = d.path(), d.int(), d.bytes()
-			m.Last, m.Max = d.time(zones), d.time(zones)
-			m.LastKnown, m.MaxKnown = d.bool(), d.bool()
-		}
-		r.Limits = d.limits(zones)
-		e.snap = r
-	}
-	return e
-}
-
-func (d *decoder) turns(zones map[int64]*time.Location) []Turn {
-	n := d.count()
-	if n == 0 {
-		return nil
-	}
-	ts := make([]Turn, n)
+func (d *decoder) turns(ts []Turn) {
+	var zones map[int64]*time.Location
 	var prev int64
 	for i := range ts {
 		t := &ts[i]
@@ -527,6 +399,9 @@ func (d *decoder) turns(zones map[int64]*time.Location) []Turn {
 			t.End = time.UnixMilli(prev).In(utc)
 			t.Start = t.End.Add(-time.Duration(d.uint()) * time.Millisecond)
 		} else {
+			if zones == nil {
+				zones = map[int64]*time.Location{}
+			}
 			t.Start, t.End = d.time(zones), d.time(zones)
 		}
 		t.Agent, t.Workspace, t.Session, t.Model = d.ref(), d.ref(), d.ref(), d.ref()
@@ -542,10 +417,9 @@ func (d *decoder) turns(zones map[int64]*time.Location) []Turn {
 			t.SubCost = d.float()
 		}
 		if d.err != nil {
-			return nil
+			return
 		}
 	}
-	return ts
 }
 
 func (d *decoder) pricing() pricing {
@@ -600,8 +474,46 @@ func (d *decoder) limits(zones map[int64]*time.Location) []Limit {
 	ls := make([]Limit, n)
 	for i := range ls {
 		l := &ls[i]
-		l.Agent, l.Name, l.UsedPercent, l.WindowMinutes = d.ref(), d.ref(), d.float(), d.int()
-		l.ResetsAt, l.Plan, l.Seen, l.Workspace = d.time(zones), d.ref(), d.time(zones), d.ref()
+		l.Agent, l.Name, l.UsedPercent, l.WindowMinutes = d.str(), d.str(), d.float(), d.int()
+		l.ResetsAt, l.Plan, l.Seen, l.Workspace = d.time(zones), d.str(), d.time(zones), d.str()
 	}
 	return ls
+}
+
+// encodeSnap writes where a read stopped as a block of its own: only a
+// read that goes on from it decodes it.
+func encodeSnap(r *resume) []byte {
+	e := &encoder{}
+	e.bytes(r.Main)
+	e.str(r.Cwd)
+	e.uint(uint64(len(r.Files)))
+	for _, m := range r.Files {
+		e.str(m.Path)
+		e.int(m.Off)
+		e.bytes(m.Parser)
+		e.time(m.Last)
+		e.time(m.Max)
+		e.bool(m.LastKnown)
+		e.bool(m.MaxKnown)
+	}
+	e.limits(r.Limits)
+	return e.b
+}
+
+func decodeSnap(raw []byte) (*resume, error) {
+	d := &decoder{b: raw}
+	zones := map[int64]*time.Location{}
+	r := &resume{Main: d.bytes(), Cwd: d.str()}
+	r.Files = make([]mark, d.count())
+	for i := range r.Files {
+		m := &r.Files[i]
+		m.Path, m.Off, m.Parser = d.str(), d.int(), d.bytes()
+		m.Last, m.Max = d.time(zones), d.time(zones)
+		m.LastKnown, m.MaxKnown = d.bool(), d.bool()
+	}
+	r.Limits = d.limits(zones)
+	if d.err == nil && len(d.b) != 0 {
+		d.fail()
+	}
+	return r, d.err
 }

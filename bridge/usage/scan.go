@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"conductorbridge/bridge/codex"
@@ -101,7 +102,7 @@ feed:
 	n := 0
 	for _, i := range order {
 		c := results[i]
-		n += len(c.turns)
+		n += len(c.turns) + c.n
 		for _, l := range c.limits {
 			k := l.Agent + "/" + l.Name
 			if old, ok := limits[k]; !ok || l.Seen.After(old.Seen) {
@@ -114,7 +115,9 @@ feed:
 			h.Errors = append(h.Errors, c.err.Error())
 		}
 	}
-	h.Turns = byEnd(results, order, n)
+	if h.Turns, err = byEnd(results, order, n, workers); err != nil {
+		return nil, err
+	}
 	for _, l := range limits {
 		h.Limits = append(h.Limits, l)
 	}
@@ -123,38 +126,90 @@ feed:
 }
 
 // byEnd joins the groups' turns (in order) sorted by their end, those
-// that end at once in the order they came: the turns are large, so their
-// places are sorted, and each is moved once.
-func byEnd(results []cached, order []int, n int) []Turn {
-	type place struct {
-		end  time.Time
-		i, j int32 // group, turn
-		seq  int32
-	}
-	places := make([]place, 0, n)
+// that end at once in the order they came. The turns are large: they are
+// put (and the cache's decoded) once, in the order they came; their
+// places are sorted, and then each is moved once.
+func byEnd(results []cached, order []int, n, workers int) ([]Turn, error) {
+	turns := make([]Turn, n)
+	at := make([]int, len(results)) // where each group's turns go
+	k := 0
 	for _, i := range order {
-		for j := range results[i].turns {
-			places = append(places, place{results[i].turns[j].End, int32(i), int32(j), int32(len(places))})
+		at[i] = k
+		k += len(results[i].turns) + results[i].n
+	}
+	var next atomic.Int64
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for {
+				j := int(next.Add(1)) - 1
+				if j >= len(order) {
+					return
+				}
+				c := &results[order[j]]
+				dst := turns[at[order[j]]:]
+				if c.raw != nil {
+					if err := decodeTurns(c.raw, dst[:c.n]); err != nil && errs[w] == nil {
+						errs[w] = fmt.Errorf("usage cache: %w", err)
+					}
+				}
+				copy(dst, c.turns)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	// Each turn's end as a number, and where it came.
+	type place struct {
+		sec int64
+		ns  int32
+		seq int32
+	}
+	places := make([]place, n)
+	for i := range turns {
+		places[i] = place{turns[i].End.Unix(), int32(turns[i].End.Nanosecond()), int32(i)}
+	}
+	slices.SortFunc(places, func(a, b place) int {
+		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.ns, b.ns), cmp.Compare(a.seq, b.seq))
+	})
+	// Move each turn once: follow each cycle of the permutation.
+	for i := range places {
+		if places[i].seq < 0 || int(places[i].seq) == i {
+			continue
+		}
+		tmp := turns[i]
+		j := i
+		for {
+			from := int(places[j].seq)
+			places[j].seq = -1
+			if from == i {
+				turns[j] = tmp
+				break
+			}
+			turns[j] = turns[from]
+			j = from
 		}
 	}
-	slices.SortFunc(places, func(a, b place) int { return cmp.Or(a.end.Compare(b.end), cmp.Compare(a.seq, b.seq)) })
-	turns := make([]Turn, len(places))
-	for k, p := range places {
-		turns[k] = results[p.i].turns[p.j]
-	}
-	return turns
+	return turns, nil
 }
 
-// cached is what one group gave.
+// cached is what one group gave: its turns read, or n turns still
+// encoded (raw, from the cache).
 type cached struct {
 	turns  []Turn
+	raw    []byte
+	n      int
 	limits []Limit
 	bytes  int64
 	err    error
 }
 
 // readGroup reads one unit of work: from the cache when its files are as
-// they were, on from the cache's marks when they only grew, else whole.
+// they were (its turns still encoded: Read decodes them into the
+// history), on from the cache's marks when they only grew, else whole.
 func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
 	keep := s.Cache != nil
 	e, fresh := s.Cache.get(g)
@@ -162,17 +217,20 @@ func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
 	case unchanged:
 		if !fresh {
 			// Of other prices: worked out again from its charges.
-			if e = e.repriced(prices); e == nil {
+			if e = e.repriced(prices, s.Cache.pricingsOf(e)); e == nil {
 				break
 			}
 			s.Cache.put(g, e)
 			s.Cache.repriced.Add(1)
 		}
 		s.Cache.reused.Add(1)
-		return cached{turns: e.turns(), limits: e.limits, bytes: e.bytes}
+		return cached{raw: e.turns, n: e.n, limits: e.limits, bytes: e.bytes}
 	case grown:
-		if e.snap != nil && fresh {
-			c, ne, err := readGroupFrom(g, prices, bufs, e, keep, s.Cache.snapShare())
+		if !fresh || !e.snap.has() {
+			break
+		}
+		if snap := s.Cache.snapOf(e); snap != nil {
+			c, ne, err := readGroupFrom(g, prices, bufs, &earlier{entry: e, snap: snap, cache: s.Cache}, keep, s.Cache.snapShare())
 			if !errors.Is(err, errNoResume) {
 				s.Cache.resumed.Add(1)
 				s.Cache.store(g, ne, err)
@@ -188,10 +246,17 @@ func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
 	return c
 }
 
+// earlier is what a read going on from an entry starts from.
+type earlier struct {
+	entry *entry
+	snap  *resume
+	cache *Cache
+}
+
 // readGroupFrom reads one group from its start (prev nil) or on from
 // prev's marks, and with keep makes its new entry (nil when it cannot be
 // kept).
-func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *entry, keep bool, share int64) (cached, *entry, error) {
+func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *earlier, keep bool, share int64) (cached, *entry, error) {
 	var c cached
 	collect := func(t Turn) { c.turns = append(c.turns, t) }
 	var from *resume
@@ -208,58 +273,59 @@ func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *entry, kee
 	if errors.Is(c.err, errNoResume) {
 		return c, nil, c.err
 	}
+	fresh := len(c.turns) // read now
+	if c.err == nil && prev != nil {
+		// The turns complete before are the entry's.
+		was := make([]Turn, prev.entry.n)
+		if err := decodeTurns(prev.entry.turns, was); err != nil {
+			return c, nil, errNoResume
+		}
+		out.done += prev.entry.done
+		c.turns = slices.Concat(was[:prev.entry.done], c.turns)
+	}
 	if c.err != nil || !keep || !out.whole || out.ids == nil {
 		return c, nil, c.err
 	}
-	e := &entry{agent: g.agent, files: out.ids, bytes: out.bytes, limits: c.limits, snap: out.snap}
-	if e.snap != nil && e.snap.size()*share > e.bytes {
-		e.snap = nil // reading the files again costs less than keeping where they stopped
+	e := &entry{agent: g.agent, files: out.ids, bytes: out.bytes, limits: c.limits,
+		turns: encodeTurns(c.turns), n: len(c.turns), done: out.done}
+	if out.snap != nil && out.snap.size()*share <= e.bytes {
+		// Kept only where reading the files again costs more.
+		e.snap.raw = encodeSnap(out.snap)
 	}
-	if !out.lost && len(out.priced) == len(c.turns) {
-		e.priced = out.priced
+	priced := out.priced
+	if out.lost || len(priced) != fresh {
+		priced = nil
 	}
-	if prev != nil {
-		e.done = slices.Concat(prev.done, c.turns[:out.done])
-		c.turns = slices.Concat(prev.done, c.turns)
-		if was := prev.pricings(); e.priced != nil && len(was) >= len(prev.done) {
-			e.priced = slices.Concat(was[:len(prev.done)], e.priced)
+	if prev != nil && priced != nil {
+		if was := prev.cache.pricingsOf(prev.entry); len(was) >= prev.entry.done {
+			priced = slices.Concat(was[:prev.entry.done], priced)
 		} else {
-			e.priced = nil
+			priced = nil
 		}
-	} else {
-		e.done = c.turns[:out.done:out.done]
 	}
-	e.tail = c.turns[len(e.done):]
-	if e.priced != nil {
+	if priced != nil && len(priced) == len(c.turns) {
 		// Kept encoded: a charge per response is more than the turns
 		// themselves, and only a price change reads them.
-		e.pricedRaw, e.priced = encodePricing(e.priced), nil
+		e.priced.raw = encodePricing(priced)
 	}
 	return c, e, nil
 }
 
-// repriced is e with every turn's cost worked out again with prices
-// (nil when e does not say what made them). Where the files stopped is
-// let go: the parsers' state there holds costs of the old prices.
-func (e *entry) repriced(prices *price.Table) *entry {
-	priced := e.pricings()
-	if len(priced) != len(e.done)+len(e.tail) {
+// repriced is e with every turn's cost worked out again with prices from
+// what made them, priced (nil when that is not known). Where the files
+// stopped is let go: the parsers' state there holds costs of the old
+// prices.
+func (e *entry) repriced(prices *price.Table, priced []pricing) *entry {
+	if priced == nil || len(priced) != e.n {
 		return nil
 	}
-	ne := *e
-	ne.snap, ne.priced, ne.pricedRaw = nil, nil, e.pricedRaw
-	if ne.pricedRaw == nil {
-		ne.pricedRaw = encodePricing(priced)
+	ts := make([]Turn, e.n)
+	if err := decodeTurns(e.turns, ts); err != nil {
+		return nil
 	}
-	ne.done, ne.tail = slices.Clone(e.done), slices.Clone(e.tail)
 	pf := codexPrice(prices)
-	for i := range len(ne.done) + len(ne.tail) {
-		var t *Turn
-		if i < len(ne.done) {
-			t = &ne.done[i]
-		} else {
-			t = &ne.tail[i-len(ne.done)]
-		}
+	for i := range ts {
+		t := &ts[i]
 		p := priced[i]
 		if e.agent == AgentCodex {
 			t.CostUSD, t.CostKnown = codex.Reprice(codex.TurnCharges{Model: p.model, Charges: p.codex}, pf)
@@ -277,6 +343,10 @@ func (e *entry) repriced(prices *price.Table) *entry {
 			t.Model = transcript.EventModel(p.model, unknown)
 		}
 	}
+	ne := *e
+	ne.turns = encodeTurns(ts)
+	ne.snap = part{}
+	ne.priced = part{raw: encodePricing(priced)}
 	return &ne
 }
 
