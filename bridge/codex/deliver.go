@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
-	"time"
 
 	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/turn"
 )
 
 // ErrCannotDeliver is what every delivery refusal wraps: the API answers
@@ -92,18 +90,12 @@ type ResumeOptions struct {
 }
 
 // Resumed is a running `codex exec resume`.
-type Resumed struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-	out  *strings.Builder
-}
+type Resumed struct{ run *turn.Running }
 
 // Resume starts `codex exec resume <thread> -`, the message on its stdin,
-// and returns once it
-// runs; the turn itself is followed in the rollout like any other (the
-// message shows up as a user event: delivered), and Wait reports how the
-// process ended. Cancelling ctx kills the turn.
+// and returns once it runs; the turn itself is followed in the rollout
+// like any other (the message shows up as a user event: delivered), and
+// Wait reports how the process ended. Cancelling ctx kills the turn.
 func Resume(ctx context.Context, o ResumeOptions) (*Resumed, error) {
 	if o.Bin == "" || o.ThreadID == "" || strings.TrimSpace(o.Message) == "" {
 		return nil, errors.New("codex resume needs a binary, a thread id and a message")
@@ -116,8 +108,6 @@ func Resume(ctx context.Context, o ResumeOptions) (*Resumed, error) {
 	// a message in argv is in `ps` for every user of the machine for the
 	// whole turn, and in every retry.
 	args = append(args, "resume", o.ThreadID, "-")
-	cmd := exec.CommandContext(ctx, o.Bin, args...)
-	cmd.Dir = o.Dir
 	env := o.Env
 	if env == nil {
 		env = os.Environ()
@@ -125,42 +115,25 @@ func Resume(ctx context.Context, o ResumeOptions) (*Resumed, error) {
 	if o.CodexHome != "" {
 		env = append(append([]string(nil), env...), "CODEX_HOME="+o.CodexHome)
 	}
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(o.Message)
-	out := &strings.Builder{}
-	cmd.Stdout, cmd.Stderr = out, out
-	// Its own process group: a signal to the bridge's group does not cut
-	// the agent's turn short, and cancelling kills its commands too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start codex exec resume: %w", err)
+	run, err := turn.Start(ctx, turn.Command{Bin: o.Bin, Args: args, Dir: o.Dir, Env: env, Message: o.Message})
+	if err != nil {
+		return nil, fmt.Errorf("codex exec resume: %w", err)
 	}
-	r := &Resumed{cmd: cmd, done: make(chan struct{}), out: out}
-	go func() {
-		r.err = cmd.Wait()
-		close(r.done)
-	}()
-	return r, nil
+	return &Resumed{run: run}, nil
 }
 
 // PID is the process id of the running codex.
-func (r *Resumed) PID() int { return r.cmd.Process.Pid }
+func (r *Resumed) PID() int { return r.run.PID() }
 
 // Wait waits for the turn to end and returns the process's error with the
 // end of its output.
 func (r *Resumed) Wait() error {
-	<-r.done
-	if r.err != nil {
-		out := r.out.String()
-		if len(out) > 2000 {
-			out = out[len(out)-2000:]
-		}
-		if strings.Contains(out, "already has an active writer") {
-			return fmt.Errorf("codex exec resume: %w (%v)", ErrSessionBusy, r.err)
-		}
-		return fmt.Errorf("codex exec resume: %w: %s", r.err, strings.TrimSpace(out))
+	out, err := r.run.Wait()
+	if err == nil {
+		return nil
 	}
-	return nil
+	if strings.Contains(out, "already has an active writer") {
+		return fmt.Errorf("codex exec resume: %w (%v)", ErrSessionBusy, err)
+	}
+	return fmt.Errorf("codex exec resume: %w: %s", err, out)
 }

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
-	"time"
+
+	"conductorbridge/bridge/turn"
 )
 
 // ErrCannotDeliver is what every delivery refusal wraps: the API answers
@@ -51,12 +50,7 @@ type RunOptions struct {
 }
 
 // Running is a running `opencode run`.
-type Running struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-	out  *strings.Builder
-}
+type Running struct{ run *turn.Running }
 
 // RunSession starts `opencode run --session <id>`, the message on its
 // stdin (never in argv, where every user of the machine would read it),
@@ -69,45 +63,26 @@ func RunSession(ctx context.Context, o RunOptions) (*Running, error) {
 	if !strings.HasPrefix(o.Session, "ses_") {
 		return nil, fmt.Errorf("opencode run: bad session id %q", o.Session)
 	}
-	args := append([]string{"run", "--session", o.Session}, o.Args...)
-	cmd := exec.CommandContext(ctx, o.Bin, args...)
-	cmd.Dir = o.Dir
-	cmd.Env = o.Env
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
 	}
-	cmd.Stdin = strings.NewReader(o.Message)
-	out := &strings.Builder{}
-	cmd.Stdout, cmd.Stderr = out, out
-	// Its own process group: a signal to the bridge's group does not cut
-	// the turn short, and cancelling kills its commands too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start opencode run: %w", err)
+	run, err := turn.Start(ctx, turn.Command{Bin: o.Bin, Args: append([]string{"run", "--session", o.Session}, o.Args...),
+		Dir: o.Dir, Env: env, Message: o.Message})
+	if err != nil {
+		return nil, fmt.Errorf("opencode run: %w", err)
 	}
-	r := &Running{cmd: cmd, done: make(chan struct{}), out: out}
-	go func() {
-		r.err = cmd.Wait()
-		close(r.done)
-	}()
-	return r, nil
+	return &Running{run: run}, nil
 }
 
 // PID is the process id of the running opencode.
-func (r *Running) PID() int { return r.cmd.Process.Pid }
+func (r *Running) PID() int { return r.run.PID() }
 
 // Wait waits for the turn to end and returns the process's error with the
 // end of its output.
 func (r *Running) Wait() error {
-	<-r.done
-	if r.err != nil {
-		out := strings.TrimSpace(r.out.String())
-		if len(out) > 2000 {
-			out = out[len(out)-2000:]
-		}
-		return fmt.Errorf("opencode run: %w: %s", r.err, out)
+	if out, err := r.run.Wait(); err != nil {
+		return fmt.Errorf("opencode run: %w: %s", err, out)
 	}
 	return nil
 }
