@@ -23,6 +23,7 @@ import (
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/agent/claude"
 	codexagent "conductorbridge/bridge/agent/codex"
+	"conductorbridge/bridge/agent/conductor"
 	"conductorbridge/bridge/api"
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/browse"
@@ -533,5 +534,8 @@ func agents(c config) []agent.Agent {
 	return []agent.Agent{
 		claude.Agent{Projects: c.ClaudeProjects},
 		codexagent.New(c.CodexHome),
+		// Conductor's own record: the source of a tab whose agent has no
+		// reader of its own (a Cursor tab, an unknown agent_type).
+		conductor.Agent{DB: c.ConductorDB},
 	}
 }

@@ -179,6 +179,7 @@ type Engine struct {
 	initial    sync.WaitGroup // the first scan's workspaces, until each has read its sessions once
 	caughtUp   chan struct{}  // closed once they all have
 	started    time.Time
+	rows       rowDBs // databases of records of rows, watched (rows.go)
 }
 
 // New returns an engine; Run starts it.
@@ -465,6 +466,7 @@ func (e *Engine) scan(ctx context.Context) bool {
 	for id, w := range e.workspaces {
 		if !seen[id] {
 			w.stop()
+			w.poke(false) // its goroutine lets its records of rows go
 			e.browseForgetLocked(id, w.snap.Load().ws.Directory)
 			delete(e.workspaces, id)
 			e.cfg.Hub.Drop(id)

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"os"
+
+	"conductorbridge/bridge/agent"
 	"time"
 
 	"conductorbridge/bridge/discover"
@@ -19,6 +21,9 @@ const (
 type wanted struct {
 	path string
 	meta discover.Session
+	// A record of rows instead of a file (rows.go), read by src.
+	rows agent.RowRecord
+	src  agent.Rows
 }
 
 // reconcile decides which sessions the workspace follows now and starts or
@@ -43,6 +48,8 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 		}
 		if m.Transcript != "" && w.eng.readable(m.Agent) {
 			want[m.ID] = wanted{path: m.Transcript, meta: m}
+		} else if src, rec := w.findRows(m); rec != nil {
+			want[m.ID] = wanted{path: rec.Name(), meta: m, rows: rec, src: src}
 		}
 	}
 	// A tab resumed under a new id: its old session is not followed as a
@@ -94,6 +101,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 		}
 		if t != nil { // the same session, written elsewhere now
 			evs = w.finish(t, evs)
+			w.detachRows(t)
 		}
 		t = w.start(id, wt)
 		if t == nil {
@@ -115,6 +123,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 		evs = w.finish(t, evs)
 		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(), SessionID: id, Agent: t.tag, Path: t.reader.Path, Reason: SessionEnd})
 		w.retire(t)
+		w.detachRows(t)
 		t.reader.Close()
 		delete(w.tails, id)
 	}
@@ -124,6 +133,9 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 // start makes the tail of a session seen for the first time, resuming it
 // where it was left if it was followed before.
 func (w *workspace) start(id string, wt wanted) *tail {
+	if wt.rows != nil {
+		return w.startRows(id, wt)
+	}
 	agentName := cmpOr(wt.meta.Agent, w.eng.agents.of(wt.path).Name())
 	if tc, ok := w.retired[wt.path]; ok {
 		delete(w.retired, wt.path)
@@ -181,6 +193,9 @@ func (w *workspace) retire(t *tail) {
 	// retired session's to where it was read, not its parser's memory
 	// (an ended session has no open turn worth carrying).
 	tc.Parser, tc.Subs, tc.Left = nil, nil, time.Now()
+	if t.rows != nil {
+		tc.Parser, _ = t.parser.Save() // a record of rows: where it was read up to
+	}
 	w.retired[t.reader.Path] = tc
 	for len(w.retired) > maxRetired {
 		oldest := ""

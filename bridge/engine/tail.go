@@ -20,6 +20,7 @@ type tail struct {
 	nest   agent.Nested // its subagents' files, nil for an agent with none
 	source string       // the name of the driver reading its record
 	reader transcript.Reader
+	rows   agent.RowRecord // a record of rows instead of a file (rows.go); reader.Path is its Name
 	parser agent.Parser
 	meta   discover.Session // what discovery knows of it (Conductor's tab)
 
@@ -53,8 +54,11 @@ type tail struct {
 
 // tailCursor is a session's resume point in the workspace's journal.
 type tailCursor struct {
-	Path   string          `json:"path"`
-	Agent  string          `json:"agent,omitempty"`
+	Path  string `json:"path"`
+	Agent string `json:"agent,omitempty"`
+	// Source is the driver reading a record of rows (rows.go), whose
+	// parser's state is where the record was read up to.
+	Source string          `json:"source,omitempty"`
 	Offset int64           `json:"offset"`
 	Parser json.RawMessage `json:"parser,omitempty"`
 	Status string          `json:"status,omitempty"`
@@ -74,7 +78,11 @@ type tailCursor struct {
 func (t *tail) cursor() tailCursor {
 	raw, _ := t.parser.Save()
 	subs, done := t.subCursors()
-	return tailCursor{Path: t.reader.Path, Agent: t.agent, Offset: t.reader.Offset, Parser: raw,
+	src := ""
+	if t.rows != nil {
+		src = t.source
+	}
+	return tailCursor{Path: t.reader.Path, Agent: t.agent, Source: src, Offset: t.reader.Offset, Parser: raw,
 		Status: t.status, Reason: t.reason, Needs: t.needs, Since: t.since, Subs: subs, SubsDone: done, LastID: t.lastID}
 }
 
@@ -142,6 +150,9 @@ func (t *tail) statFile() {
 func (e *Engine) bind(t *tail) {
 	t.tag = e.agents.tag(t.agent)
 	a := e.agents.named(t.agent)
+	if a == nil {
+		return // read by another agent's driver (rows.go)
+	}
 	t.source = a.Name()
 	t.nest, _ = a.(agent.Nested)
 }

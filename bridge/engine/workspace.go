@@ -159,6 +159,9 @@ func (w *workspace) work() {
 			w.running, w.jobs = false, nil
 			w.mu.Unlock()
 			w.quiet.Stop()
+			for _, t := range w.tails {
+				w.detachRows(t)
+			}
 			return
 		}
 		jobs, kicked, quieted := w.jobs, w.kicked, w.quieted
@@ -250,6 +253,10 @@ func (w *workspace) restore() {
 		}
 	}
 	for id, tc := range c.Sessions {
+		if tc.Source != "" {
+			w.resumeRows(id, tc)
+			continue
+		}
 		if t := w.resume(id, tc); t != nil {
 			w.holdEnds(t)
 			w.tails[id] = t
@@ -262,7 +269,7 @@ func (w *workspace) restore() {
 // resume makes a tail from its journaled cursor; nil if its parser state
 // cannot be read (the session is then read afresh from its tail).
 func (w *workspace) resume(id string, tc tailCursor) *tail {
-	p, err := w.eng.newParser(tc.Agent, tc.Parser)
+	p, err := w.eng.newParser(cmpOr(tc.Source, tc.Agent), tc.Parser)
 	if err != nil {
 		w.warnOnce("resume", "resume session", err)
 		return nil
@@ -270,6 +277,9 @@ func (w *workspace) resume(id string, tc tailCursor) *tail {
 	t := &tail{id: id, agent: cmpOr(tc.Agent, w.eng.agents.named("").Name()), reader: transcript.Reader{Path: tc.Path, Offset: tc.Offset, Budget: backlogBudget, Files: w.eng.cfg.Files},
 		parser: p, status: tc.Status, reason: tc.Reason, needs: tc.Needs, since: tc.Since, lastID: tc.LastID}
 	w.eng.bind(t)
+	if tc.Source != "" {
+		t.source = tc.Source
+	}
 	t.restoreSubs(tc.Subs, tc.SubsDone)
 	return t
 }
@@ -342,6 +352,9 @@ func (w *workspace) readTail(t *tail, evs []event.Event) []event.Event {
 
 // read hands every new complete line of t's transcript to its parser.
 func (w *workspace) read(t *tail, evs *[]event.Event) (transcript.ReadResult, error) {
+	if t.rows != nil {
+		return w.readRows(t, evs)
+	}
 	var bad int
 	out := *evs
 	start := len(out)
@@ -353,13 +366,7 @@ func (w *workspace) read(t *tail, evs *[]event.Event) (transcript.ReadResult, er
 			bad++
 		}
 		t.stamp(out, n)
-		if on := w.eng.cfg.OnUser; on != nil {
-			for i := n; i < len(out); i++ {
-				if out[i].Type == event.User {
-					on(w.id, &out[i])
-				}
-			}
-		}
+		w.onUser(out, n)
 	})
 	*evs = out
 	if res.Reset {
@@ -384,6 +391,17 @@ func (w *workspace) read(t *tail, evs *[]event.Event) (transcript.ReadResult, er
 		t.liveMod, t.liveSize = res.ModTime, res.Size
 	}
 	return res, err
+}
+
+// onUser hands the user events from out[n:] to Config.OnUser.
+func (w *workspace) onUser(out []event.Event, n int) {
+	if on := w.eng.cfg.OnUser; on != nil {
+		for i := n; i < len(out); i++ {
+			if out[i].Type == event.User {
+				on(w.id, &out[i])
+			}
+		}
+	}
 }
 
 // sorted returns the tails in a stable order (by session id), so events
@@ -503,8 +521,10 @@ func (w *workspace) snapshot() bool {
 		metaByID[m.ID] = m
 	}
 	for _, t := range w.tails {
-		s.paths = append(s.paths, t.reader.Path)
-		s.read = append(s.read, t.reader.Seen())
+		if t.rows == nil { // a database's rows wake it (rows.go), not the sweep
+			s.paths = append(s.paths, t.reader.Path)
+			s.read = append(s.read, t.reader.Seen())
+		}
 		s.subDirs = s.subDirs || len(t.subs) > 0
 		s.malformed += t.malformed
 		s.oversized += t.oversized

@@ -1,0 +1,61 @@
+package agent
+
+import "context"
+
+// Rows is an agent whose sessions' records are not files but ordered logs
+// of rows in a SQLite database (OpenCode's event table, Conductor's own
+// session_messages). The engine reads such a record as it reads a file:
+// the session's Parser saves where its record was read up to with the
+// rest of its state, so the journal holds the resume point as it holds a
+// file's offset, and a restart reads on from the row after it.
+type Rows interface {
+	Agent
+	// FindRows is the record of a session discovery listed, nil when
+	// this agent keeps none for it (yet). It must be cheap: it is asked
+	// at each listing of a workspace whose session it has not found.
+	FindRows(ctx context.Context, s RowSession) (RowRecord, error)
+}
+
+// Fallback is a Rows agent that keeps a record of any Conductor tab
+// (Conductor's own): the source of a tab whose agent has no reader of its
+// own (a Cursor tab, an agent_type the bridge does not know).
+type Fallback interface {
+	Rows
+	Fallback()
+}
+
+// Folders is a Rows agent whose sessions in a folder can be listed
+// without Conductor naming them (OpenCode run in a plain folder).
+type Folders interface {
+	Rows
+	// FolderRows are the records of the sessions run in dir recently
+	// enough to follow.
+	FolderRows(ctx context.Context, dir string) ([]RowSession, error)
+}
+
+// RowSession is what the engine knows of a session whose record may be a
+// log of rows.
+type RowSession struct {
+	ID    string // the agent's session id, as discovery has it
+	Tab   string // Conductor's sessions.id, "" outside Conductor
+	Agent string // its agent (sessions.agent_type)
+	Dir   string // the folder it runs in
+}
+
+// RowRecord is one session's log of rows. It opens its database read-only
+// and never holds a lock its writer waits on. It belongs to the goroutine
+// reading its session.
+type RowRecord interface {
+	// Name names the record where a file's path would be (the listing's
+	// transcript): the database and the session.
+	Name() string
+	// DB is the database file: a write to it or its -wal may be a new row.
+	DB() string
+	// Read hands fn, in order, the line its agent's parser p reads for
+	// each row committed after p's resume point, at most limit, and
+	// reports whether more were waiting. p is a parser of this record's
+	// agent; fn feeds it, so the resume point moves as fn is called.
+	Read(ctx context.Context, p Parser, limit int, fn func(line []byte)) (more bool, err error)
+	// Close lets the database go; a later Read opens it again.
+	Close() error
+}

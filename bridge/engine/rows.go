@@ -1,0 +1,255 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/sqlitewake"
+	"conductorbridge/bridge/transcript"
+)
+
+// Row records (agent.RowRecord) are sessions kept as logs of rows in a
+// SQLite database. A tail reads one as it reads a file, through its
+// record instead of its file reader; the parser's state is its resume
+// point. Each database read is watched by one goroutine (sqlitewake: its
+// WAL's writes, then PRAGMA data_version), which pokes the workspaces
+// reading it when a commit lands.
+
+// maxRows bounds the rows read into one batch of events, as backlogBudget
+// bounds a file's bytes.
+const maxRows = 512
+
+// rowDBs are the databases row records are read from, each with the
+// workspaces reading it.
+type rowDBs struct {
+	mu  sync.Mutex
+	dbs map[string]*rowDB
+}
+
+type rowDB struct {
+	readers map[*workspace]int
+	stop    context.CancelFunc
+}
+
+// followRows notes that w reads a record in db, watching db while any
+// workspace does.
+func (e *Engine) followRows(w *workspace, db string) {
+	e.rows.mu.Lock()
+	defer e.rows.mu.Unlock()
+	if e.rows.dbs == nil {
+		e.rows.dbs = map[string]*rowDB{}
+	}
+	d := e.rows.dbs[db]
+	if d == nil {
+		ctx, cancel := context.WithCancel(e.ctx)
+		d = &rowDB{readers: map[*workspace]int{}, stop: cancel}
+		e.rows.dbs[db] = d
+		go e.watchRows(ctx, db)
+	}
+	d.readers[w]++
+}
+
+// unfollowRows undoes one followRows.
+func (e *Engine) unfollowRows(w *workspace, db string) {
+	e.rows.mu.Lock()
+	defer e.rows.mu.Unlock()
+	d := e.rows.dbs[db]
+	if d == nil {
+		return
+	}
+	if d.readers[w]--; d.readers[w] <= 0 {
+		delete(d.readers, w)
+	}
+	if len(d.readers) == 0 {
+		d.stop()
+		delete(e.rows.dbs, db)
+	}
+}
+
+// watchRows pokes db's readers whenever a commit lands in it.
+func (e *Engine) watchRows(ctx context.Context, db string) {
+	v := sqlitewake.NewVersion(db)
+	defer v.Close()
+	warned := ""
+	_ = sqlitewake.Run(ctx, db, sqlitewake.Options{Logf: func(f string, a ...any) { e.log.Debug().Msgf(f, a...) }}, func(ctx context.Context) bool {
+		changed, err := v.Changed(ctx)
+		if err != nil {
+			if ctx.Err() == nil && err.Error() != warned {
+				warned = err.Error()
+				e.log.Warn().Err(err).Str("db", db).Msg("watch session rows")
+			}
+			return false
+		}
+		warned = ""
+		if changed {
+			e.rows.mu.Lock()
+			var ws []*workspace
+			if d := e.rows.dbs[db]; d != nil {
+				for w := range d.readers {
+					ws = append(ws, w)
+				}
+			}
+			e.rows.mu.Unlock()
+			for _, w := range ws {
+				w.poke(false)
+			}
+		}
+		return changed
+	})
+}
+
+// rowSources are the agents keeping records as rows, the fallback last.
+func (as agents) rowSources() (own []agent.Rows, fallback agent.Rows) {
+	for _, a := range as {
+		switch r := a.(type) {
+		case agent.Fallback:
+			if fallback == nil {
+				fallback = r
+			}
+		case agent.Rows:
+			own = append(own, r)
+		}
+	}
+	return own, fallback
+}
+
+// findRows is the row record of a session discovery listed with no
+// record file: its agent's own (OpenCode's), else Conductor's own for a
+// tab whose agent the bridge has no file reader for. A Claude or Codex
+// tab keeps its native reader and waits for its file.
+func (w *workspace) findRows(m discover.Session) (agent.Rows, agent.RowRecord) {
+	if t := w.tails[m.ID]; t != nil && t.rows != nil {
+		return w.eng.agents.named(t.source).(agent.Rows), t.rows
+	}
+	own, fallback := w.eng.agents.rowSources()
+	s := agent.RowSession{ID: m.ID, Tab: m.ConductorID, Agent: m.Agent, Dir: w.ws.Directory}
+	for _, r := range own {
+		if r.Name() != m.Agent {
+			continue
+		}
+		rec, err := r.FindRows(w.ctx, s)
+		if err != nil {
+			w.warnOnce("rows", "find session rows", err)
+		}
+		if rec != nil {
+			return r, rec
+		}
+	}
+	if fallback == nil || m.ConductorID == "" {
+		return nil, nil
+	}
+	if a := w.eng.agents.named(m.Agent); a != nil {
+		if _, ok := a.(agent.Rows); !ok {
+			return nil, nil // an agent read from files: its own reader
+		}
+	}
+	rec, err := fallback.FindRows(w.ctx, s)
+	if err != nil {
+		w.warnOnce("rows", "find session rows", err)
+	}
+	if rec == nil {
+		return nil, nil
+	}
+	return fallback, rec
+}
+
+// attachRows makes t read rec, watching its database.
+func (w *workspace) attachRows(t *tail, rec agent.RowRecord) {
+	t.rows = rec
+	t.reader = transcript.Reader{Path: rec.Name()}
+	w.eng.followRows(w, rec.DB())
+}
+
+// detachRows lets t's record go.
+func (w *workspace) detachRows(t *tail) {
+	if t.rows == nil {
+		return
+	}
+	w.eng.unfollowRows(w, t.rows.DB())
+	t.rows.Close()
+	t.rows = nil
+}
+
+// readRows hands the rows t's record gained to its parser, a batch at
+// most, as read does a file's lines.
+func (w *workspace) readRows(t *tail, evs *[]event.Event) (transcript.ReadResult, error) {
+	var bad, lines int
+	out := *evs
+	more, err := t.rows.Read(w.ctx, t.parser, maxRows, func(line []byte) {
+		lines++
+		n := len(out)
+		var perr error
+		out, perr = t.parser.Line(line, out)
+		if perr != nil {
+			bad++
+		}
+		t.stamp(out, n)
+		w.onUser(out, n)
+	})
+	*evs = out
+	if err != nil {
+		w.warnOnce("read", "read session rows", err)
+	}
+	if bad > 0 {
+		w.eng.log.Warn().Str("workspace", w.id).Str("record", t.rows.Name()).Int("malformed", bad).Msg("skipped session rows")
+	}
+	t.malformed += bad
+	if lines > 0 {
+		t.liveMod = w.readAt
+	}
+	return transcript.ReadResult{More: more && err == nil, Lines: lines}, err
+}
+
+// startRows makes the tail of a session whose record is rows, resuming
+// it where it was left if it was followed before, else from its first
+// row.
+func (w *workspace) startRows(id string, wt wanted) *tail {
+	var t *tail
+	if tc, ok := w.retired[wt.path]; ok && tc.Source == wt.src.Name() {
+		delete(w.retired, wt.path)
+		t = w.resume(id, tc)
+	}
+	if t == nil {
+		p, err := wt.src.NewParser(nil, w.eng.cfg.Prices)
+		if err != nil {
+			w.warnOnce("parser", "start session", err)
+			return nil
+		}
+		t = &tail{id: id, agent: cmpOr(wt.meta.Agent, wt.src.Name()), parser: p}
+		w.eng.bind(t)
+		t.source = wt.src.Name()
+	}
+	t.meta = wt.meta
+	w.attachRows(t, wt.rows)
+	return t
+}
+
+// resumeRows finds again, at a restart, the record of rows a journaled
+// session was read from, and reports whether it did. One not found (yet)
+// is kept with where it was read up to, to resume when it is found.
+func (w *workspace) resumeRows(id string, tc tailCursor) {
+	for _, m := range w.ws.Sessions {
+		if m.ID != id {
+			continue
+		}
+		src, rec := w.findRows(m)
+		if rec != nil && src.Name() == tc.Source && rec.Name() == tc.Path {
+			if t := w.resume(id, tc); t != nil {
+				t.meta = m
+				w.attachRows(t, rec)
+				w.holdEnds(t)
+				w.tails[id] = t
+			}
+			return
+		}
+	}
+	if w.retired == nil {
+		w.retired = make(map[string]tailCursor)
+	}
+	tc.Left = time.Now()
+	w.retired[tc.Path] = tc
+}
