@@ -98,8 +98,16 @@ func TestATurnEndsWhenItsAgentDies(t *testing.T) {
 					return err == nil && len(a) > 0 && a[0] == "not-an-agent"
 				})
 			}
+			// The turn may have ended before the subscription began (the
+			// sweep looks while the pid changes hands): its status event
+			// then comes in the same replay, after the turn_complete.
 			evs := r.collect(t, id, 0, has(event.TurnComplete, ""))
-			tc := evs[len(evs)-1]
+			var tc event.Event
+			for _, e := range evs {
+				if e.Type == event.TurnComplete {
+					tc = e
+				}
+			}
 			if !tc.Interrupted || tc.Usage.InputTokens != 10 || tc.Usage.OutputTokens != 5 || !tc.CostKnown || tc.CostUSD <= 0 {
 				t.Errorf("turn_complete %+v", tc)
 			}
