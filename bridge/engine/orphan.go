@@ -32,20 +32,45 @@ func (s *snapshot) orphanCandidate(now time.Time, quiet time.Duration) bool {
 }
 
 // reap ends the open turns whose agent is gone. It reads every session
-// first: a turn whose end was written meanwhile ends as written.
+// first, but only when some turn may end: a turn whose end was written
+// meanwhile ends as written. The sweep asks every second for each
+// session at work that has gone quiet, whose agent mostly still runs (a
+// long tool call): reading and publishing each of them, to end nothing,
+// was a third of what a bridge following 200 workspaces spent while ten
+// agents worked.
 func (w *workspace) reap() {
 	w.eng.reaps.Add(1)
+	if len(w.orphans(time.Now())) == 0 {
+		return
+	}
 	if w.readAll() {
 		w.armQuiet() // only news re-arms it: a look every sweep must not hold off the quiet spell
 	}
-	now := time.Now()
 	evs := w.evs[:0]
+	for _, t := range w.orphans(time.Now()) {
+		w.eng.log.Info().Str("workspace", w.id).Str("session", t.id).Int("pid", t.agentPID).
+			Dur("quiet", time.Since(t.liveMod)).Msg("the agent of an open turn is gone: the turn ends, interrupted")
+		n := len(evs)
+		evs = t.parser.Interrupt(evs)
+		t.stamp(evs, n)
+		t.needs = ""
+		evs = t.statusChange(evs, false)
+		t.agentPID = 0
+	}
+	w.publish(evs)
+}
+
+// orphans are the sessions whose turn is open and whose agent is gone
+// (quiet for QuietAfter) or was never known (quiet for OrphanAfter), in
+// the order of sorted. It notes the live agent of each other open turn.
+func (w *workspace) orphans(now time.Time) []*tail {
 	working := 0
 	for _, t := range w.tails {
 		if t.parser.InTurn() {
 			working++
 		}
 	}
+	var out []*tail
 	for _, t := range w.sorted() {
 		if !t.parser.InTurn() {
 			t.agentPID = 0
@@ -62,19 +87,11 @@ func (w *workspace) reap() {
 		quiet := now.Sub(t.liveMod)
 		gone := t.agentPID != 0 && !isAgentProcess(w.eng.agents, t.agentPID) && quiet >= w.eng.cfg.QuietAfter
 		orphan := t.agentPID == 0 && quiet >= w.eng.cfg.OrphanAfter
-		if !gone && !orphan {
-			continue
+		if gone || orphan {
+			out = append(out, t)
 		}
-		w.eng.log.Info().Str("workspace", w.id).Str("session", t.id).Int("pid", t.agentPID).
-			Dur("quiet", quiet).Msg("the agent of an open turn is gone: the turn ends, interrupted")
-		n := len(evs)
-		evs = t.parser.Interrupt(evs)
-		t.stamp(evs, n)
-		t.needs = ""
-		evs = t.statusChange(evs, false)
-		t.agentPID = 0
 	}
-	w.publish(evs)
+	return out
 }
 
 // isAgentProcess reports whether pid is a live agent process (Claude Code

@@ -83,10 +83,18 @@ func TestATurnEndsWhenItsAgentDies(t *testing.T) {
 			h.write(path, prompt(s, "run the slow build"), answer(s, "m1", "running it", "tool_use"))
 			id := r.waitWorkspace(t, dir)
 			r.collect(t, id, 0, has(event.Status, event.StateWorking))
-			// Quiet for many QuietAfters, agent alive: still working.
-			waitFor(t, "a reap of the live agent's session", func() bool { return r.eng.reaps.Load() >= 3 })
+			// Quiet for many QuietAfters, agent alive: still working, and
+			// the looks for its agent read nothing (its record did not
+			// change, and the sweep asks again every second).
+			waitFor(t, "a reap of the live agent's session", func() bool { return r.eng.reaps.Load() >= 2 })
+			readAt := r.readAt(id)
+			reaps := r.eng.reaps.Load()
+			waitFor(t, "more reaps of the live agent's session", func() bool { return r.eng.reaps.Load() >= reaps+2 })
 			if in, _ := r.eng.Workspace(id); in.Status != event.StateWorking {
 				t.Fatalf("a live agent's turn ended: %s", in.Status)
+			}
+			if got := r.readAt(id); !got.Equal(readAt) {
+				t.Errorf("looks for a live agent read its session again (read at %v, then %v)", readAt, got)
 			}
 			if tt.kill {
 				agent.Process.Kill()
@@ -158,4 +166,12 @@ func TestAnOrphanTurnEndsAfterItsQuiet(t *testing.T) {
 		}
 	}
 	waitFor(t, "the workspace idle", func() bool { in, _ := r.eng.Workspace(id); return in.Status == event.StateIdle })
+}
+
+// readAt is when workspace id last read its sessions.
+func (r *running) readAt(id string) time.Time {
+	r.eng.mu.RLock()
+	w := r.eng.workspaces[id]
+	r.eng.mu.RUnlock()
+	return w.snap.Load().readAt
 }
