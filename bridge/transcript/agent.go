@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/price"
@@ -15,11 +14,8 @@ var _ agent.Parser = (*Parser)(nil)
 // one). The saved JSON is the State struct, as journals have always held it.
 func NewParser(saved json.RawMessage) (*Parser, error) {
 	p := &Parser{}
-	if len(saved) == 0 || string(saved) == "null" {
-		return p, nil
-	}
-	if err := json.Unmarshal(saved, &p.State); err != nil {
-		return &Parser{}, fmt.Errorf("resume claude parser: %w", err)
+	if err := agent.LoadState("claude", saved, &p.State); err != nil {
+		return &Parser{}, err
 	}
 	if t := p.State.Turn; t != nil && len(t.Usage) > 0 {
 		// A journal from before Sum: its usage by response, at the

@@ -78,11 +78,8 @@ type Cursor struct {
 // one).
 func NewParser(saved json.RawMessage) (*Parser, error) {
 	p := &Parser{}
-	if len(saved) == 0 || string(saved) == "null" {
-		return p, nil
-	}
-	if err := json.Unmarshal(saved, &p.State); err != nil {
-		return &Parser{}, fmt.Errorf("resume conductor record parser: %w", err)
+	if err := agent.LoadState("conductor record", saved, &p.State); err != nil {
+		return &Parser{}, err
 	}
 	return p, nil
 }
@@ -91,7 +88,9 @@ func NewParser(saved json.RawMessage) (*Parser, error) {
 func (p *Parser) Cursor() Cursor { return Cursor{Row: p.State.Row, Key: p.State.Key} }
 
 // Save returns the parser's state for the journal.
-func (p *Parser) Save() (json.RawMessage, error) { return json.Marshal(&p.State) }
+func (p *Parser) Save() (json.RawMessage, error) {
+	return agent.SaveState("conductor record", &p.State)
+}
 
 // Version is the agent's version, when its frames say it.
 func (p *Parser) Version() string { return p.State.Version }

@@ -87,23 +87,14 @@ type Turn struct {
 // fresh one when saved is empty.
 func NewParser(saved json.RawMessage) (*Parser, error) {
 	p := &Parser{}
-	if len(saved) == 0 || string(saved) == "null" {
-		return p, nil
-	}
-	if err := json.Unmarshal(saved, &p.state); err != nil {
-		return nil, fmt.Errorf("opencode parser state: %w", err)
+	if err := agent.LoadState("opencode", saved, &p.state); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
 // Save returns the parser's state as JSON.
-func (p *Parser) Save() (json.RawMessage, error) {
-	data, err := json.Marshal(&p.state)
-	if err != nil {
-		return nil, fmt.Errorf("opencode parser state: %w", err)
-	}
-	return data, nil
-}
+func (p *Parser) Save() (json.RawMessage, error) { return agent.SaveState("opencode", &p.state) }
 
 // State returns a copy of the parser's state.
 func (p *Parser) State() State { return p.state }
