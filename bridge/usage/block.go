@@ -33,19 +33,34 @@ type Block struct {
 // The plans of different agents are metered apart.
 func Blocks(turns []Turn) []Block {
 	// Their places are sorted, not the turns (large): those that start at
-	// once stay in the order they came.
-	order := make([]int32, len(turns))
-	for i := range order {
-		order[i] = int32(i)
+	// once stay in the order they came. Agents are few: each is its rank.
+	var agents []string
+	for i := range turns {
+		if !slices.Contains(agents, turns[i].Agent) {
+			agents = append(agents, turns[i].Agent)
+		}
 	}
-	slices.SortFunc(order, func(i, j int32) int {
-		a, b := &turns[i], &turns[j]
-		return cmp.Or(cmp.Compare(a.Agent, b.Agent), a.Start.Compare(b.Start), cmp.Compare(i, j))
+	slices.Sort(agents)
+	type place struct {
+		sec        int64
+		ns, i, who int32
+	}
+	order := make([]place, len(turns))
+	for i := range turns {
+		t := &turns[i]
+		who := 0
+		for agents[who] != t.Agent {
+			who++
+		}
+		order[i] = place{t.Start.Unix(), int32(t.Start.Nanosecond()), int32(i), int32(who)}
+	}
+	slices.SortFunc(order, func(a, b place) int {
+		return cmp.Or(cmp.Compare(a.who, b.who), cmp.Compare(a.sec, b.sec), cmp.Compare(a.ns, b.ns), cmp.Compare(a.i, b.i))
 	})
 	var out []Block
 	var cur *Block
-	for _, i := range order {
-		t := &turns[i]
+	for _, p := range order {
+		t := &turns[p.i]
 		if t.Start.IsZero() {
 			continue
 		}

@@ -118,7 +118,7 @@ func Tokens(u event.Usage) int64 {
 	return u.InputTokens + u.OutputTokens + u.CacheCreationTokens + u.CacheReadTokens
 }
 
-func (r *Row) add(t Turn) {
+func (r *Row) add(t *Turn) {
 	if r.Turns == 0 {
 		r.CostKnown = true
 		r.Start, r.End = t.End, t.End
@@ -164,7 +164,7 @@ func Summarize(h *History, q Query) (*Report, error) {
 	if rep.Limits == nil {
 		rep.Limits = []Limit{}
 	}
-	in := func(t time.Time) bool { return inRange(t, q.Since, q.Until, loc) }
+	in := inRangeOf(q.Since, q.Until, loc)
 	if !q.Since.IsZero() {
 		rep.Since = q.Since.Format(DateLayout)
 	}
@@ -185,12 +185,14 @@ func Summarize(h *History, q Query) (*Report, error) {
 	}
 	rows := map[string]*Row{}
 	parts := map[string]map[string]*Part{}
-	for _, t := range h.Turns {
+	keys := keyer{by: by, loc: loc}
+	for i := range h.Turns {
+		t := &h.Turns[i]
 		if !in(t.End) {
 			continue
 		}
 		rep.Total.add(t)
-		key := keyOf(t, by, loc)
+		key := keys.of(t)
 		r := rows[key]
 		if r == nil {
 			r = &Row{Key: key}
@@ -270,21 +272,49 @@ func (r *Row) merge(o Row) {
 	}
 }
 
-// inRange reports whether t falls on a day from since to until
+// inRangeOf reports whether a time falls on a day from since to until
 // (inclusive) in loc; a zero bound is open.
-func inRange(t, since, until time.Time, loc *time.Location) bool {
-	if !since.IsZero() && t.Before(dayStart(since, loc)) {
-		return false
+func inRangeOf(since, until time.Time, loc *time.Location) func(time.Time) bool {
+	var from, to time.Time
+	if !since.IsZero() {
+		from = dayStart(since, loc)
 	}
-	if !until.IsZero() && !t.Before(dayStart(until, loc).AddDate(0, 0, 1)) {
-		return false
+	if !until.IsZero() {
+		to = dayStart(until, loc).AddDate(0, 0, 1)
 	}
-	return true
+	return func(t time.Time) bool {
+		return (since.IsZero() || !t.Before(from)) && (until.IsZero() || t.Before(to))
+	}
 }
 
 func dayStart(t time.Time, loc *time.Location) time.Time {
 	y, m, d := t.In(loc).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, loc)
+}
+
+// keyer says the row each turn sums into; turns come in time order, so
+// the day of one is mostly the last one's: its key is made once.
+type keyer struct {
+	by       string
+	loc      *time.Location
+	y, d     int
+	m        time.Month
+	last     string
+	lastKnow bool
+}
+
+func (k *keyer) of(t *Turn) string {
+	switch k.by {
+	case "day", "week", "month":
+		y, m, d := t.End.In(k.loc).Date()
+		if k.lastKnow && y == k.y && m == k.m && d == k.d {
+			return k.last
+		}
+		k.y, k.m, k.d, k.lastKnow = y, m, d, true
+		k.last = keyOf(*t, k.by, k.loc)
+		return k.last
+	}
+	return keyOf(*t, k.by, k.loc)
 }
 
 // keyOf is the row a turn sums into.
