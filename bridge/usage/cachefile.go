@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -198,7 +199,7 @@ func (c *Cache) finish() {
 	}
 }
 
-func writeFile(path string, b []byte) error {
+func writeFile(path string, pieces [][]byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".usage-cache-*")
 	if err != nil {
 		return err
@@ -208,7 +209,14 @@ func writeFile(path string, b []byte) error {
 		tmp.Close()
 		return err
 	}
-	if _, err := tmp.Write(b); err != nil {
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	for _, b := range pieces {
+		if _, err := w.Write(b); err != nil {
+			tmp.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
 		tmp.Close()
 		return err
 	}

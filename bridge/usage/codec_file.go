@@ -78,35 +78,46 @@ type cacheContent struct {
 	roots   [2]string
 }
 
-func encodeCache(c *cacheContent) []byte {
+// encodeCache lays out c as the pieces of a cache file, in order: the
+// header, the first section, then each part of the second as it is (not
+// copied together).
+func encodeCache(c *cacheContent) [][]byte {
 	keys := make([]string, 0, len(c.entries))
 	size := 64
-	var sizeB int
 	for k, e := range c.entries {
 		keys = append(keys, k)
 		size += len(e.turns) + 64*len(e.files) + 64
-		sizeB += len(e.snap.raw) + len(e.priced.raw)
 	}
 	slices.Sort(keys)
 	a := &encoder{b: make([]byte, 0, size)}
-	b := &encoder{b: make([]byte, 0, sizeB)}
 	a.str(c.roots[0])
 	a.str(c.roots[1])
 	a.uint(uint64(len(keys)))
+	pieces := [][]byte{nil, nil}
+	var lenB int64
+	var crcB uint32
 	for _, k := range keys {
-		a.entry(c.entries[k], b)
+		en := c.entries[k]
+		a.entry(en)
+		for _, p := range []part{en.priced, en.snap} {
+			a.uint(uint64(len(p.raw)))
+			if p.raw != nil {
+				a.uint(uint64(lenB))
+				lenB += int64(len(p.raw))
+				crcB = crc32.Update(crcB, crc32.IEEETable, p.raw)
+				pieces = append(pieces, p.raw)
+			}
+		}
 	}
 	h := c.head
-	h.crcA, h.crcB = crc32.ChecksumIEEE(a.b), crc32.ChecksumIEEE(b.b)
-	h.lenA, h.lenB = int64(len(a.b)), int64(len(b.b))
-	out := make([]byte, 0, headerLen+len(a.b)+len(b.b))
-	out = h.append(out)
-	out = append(out, a.b...)
-	return append(out, b.b...)
+	h.crcA, h.crcB = crc32.ChecksumIEEE(a.b), crcB
+	h.lenA, h.lenB = int64(len(a.b)), lenB
+	pieces[0], pieces[1] = h.append(nil), a.b
+	return pieces
 }
 
-// entry writes en to the first section, its parts to more.
-func (e *encoder) entry(en *entry, more *encoder) {
+// entry writes en to the first section, all but where its parts are.
+func (e *encoder) entry(en *entry) {
 	e.str(en.agent)
 	e.int(en.bytes)
 	e.uint(uint64(len(en.files)))
@@ -122,13 +133,6 @@ func (e *encoder) entry(en *entry, more *encoder) {
 	e.uint(uint64(en.done))
 	e.bytes(en.turns)
 	e.limits(en.limits)
-	for _, p := range []part{en.priced, en.snap} {
-		e.uint(uint64(len(p.raw)))
-		if p.raw != nil {
-			e.uint(uint64(len(more.b)))
-			more.b = append(more.b, p.raw...)
-		}
-	}
 }
 
 func binaryAppend64(b []byte, n uint64) []byte { return binary.LittleEndian.AppendUint64(b, n) }
