@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -112,11 +113,37 @@ func readUsage(ctx context.Context, c config, q usagerep.Query, cache bool, stde
 	if cache {
 		src.Cache = usageCache(c.StateDir, func(msg string) { fmt.Fprintln(stderr, msg) })
 	}
+	defer collectLate(src.Cache)()
 	h, err := src.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return usagerep.Summarize(h, q)
+}
+
+// usageHeap is the heap a report is read in before the garbage collector
+// runs, besides room for what the cache holds.
+const usageHeap = 64 << 20
+
+// collectLate has the garbage collector wait until the heap nears
+// usageHeap, plus four times the cache file (about what a warm read keeps:
+// its turns), instead of running from the first few MB: the report reads
+// the history once, in a process that ends after it, and a collection
+// running beside a warm read costs more than the read. The returned func
+// puts the collector back as it was.
+func collectLate(cache *usagerep.Cache) func() {
+	limit := int64(usageHeap)
+	if cache != nil {
+		if info, err := os.Stat(cache.Path); err == nil {
+			limit += 4 * info.Size()
+		}
+	}
+	pct := debug.SetGCPercent(-1)
+	was := debug.SetMemoryLimit(limit)
+	return func() {
+		debug.SetGCPercent(pct)
+		debug.SetMemoryLimit(was)
+	}
 }
 
 func printUsage(w io.Writer, rep *usagerep.Report) {
