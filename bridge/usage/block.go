@@ -2,6 +2,7 @@ package usage
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -41,22 +42,41 @@ func Blocks(turns []Turn) []Block {
 		}
 	}
 	slices.Sort(agents)
+	// A start as one number: nanoseconds since 1970, which hold the
+	// years 1678 to 2262 (a turn outside them sorts by its second).
 	type place struct {
-		sec        int64
-		ns, i, who int32
+		at     int64
+		i, who int32
 	}
 	order := make([]place, len(turns))
+	exact := true
 	for i := range turns {
 		t := &turns[i]
 		who := 0
 		for agents[who] != t.Agent {
 			who++
 		}
-		order[i] = place{t.Start.Unix(), int32(t.Start.Nanosecond()), int32(i), int32(who)}
+		sec := t.Start.Unix()
+		if sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 {
+			exact = false
+		}
+		order[i] = place{t.Start.UnixNano(), int32(i), int32(who)}
 	}
-	slices.SortFunc(order, func(a, b place) int {
-		return cmp.Or(cmp.Compare(a.who, b.who), cmp.Compare(a.sec, b.sec), cmp.Compare(a.ns, b.ns), cmp.Compare(a.i, b.i))
-	})
+	if exact {
+		slices.SortFunc(order, func(a, b place) int {
+			if a.who != b.who {
+				return cmp.Compare(a.who, b.who)
+			}
+			if a.at != b.at {
+				return cmp.Compare(a.at, b.at)
+			}
+			return cmp.Compare(a.i, b.i)
+		})
+	} else {
+		slices.SortFunc(order, func(a, b place) int {
+			return cmp.Or(cmp.Compare(a.who, b.who), turns[a.i].Start.Compare(turns[b.i].Start), cmp.Compare(a.i, b.i))
+		})
+	}
 	var out []Block
 	var cur *Block
 	for _, p := range order {

@@ -193,7 +193,7 @@ func readCache(f *os.File, c *cacheContent) error {
 
 // crcAt is the CRC-32 of n bytes of f at off, read in pieces.
 func crcAt(f *os.File, off, n int64) (uint32, error) {
-	buf := make([]byte, min(n, 256<<10))
+	buf := make([]byte, min(n, 64<<10))
 	var sum uint32
 	for n > 0 {
 		k := min(n, int64(len(buf)))

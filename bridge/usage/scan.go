@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -162,19 +163,34 @@ func byEnd(results []cached, order []int, n, workers int) ([]Turn, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	// Each turn's end as a number, and where it came.
+	// Each turn's end as one number (nanoseconds since 1970, which hold
+	// the years 1678 to 2262; a turn outside them sorts by its second),
+	// and where it came.
 	type place struct {
-		sec int64
-		ns  int32
+		at  int64
 		seq int32
 	}
 	places := make([]place, n)
+	exact := true
 	for i := range turns {
-		places[i] = place{turns[i].End.Unix(), int32(turns[i].End.Nanosecond()), int32(i)}
+		sec := turns[i].End.Unix()
+		if sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 {
+			exact = false
+		}
+		places[i] = place{turns[i].End.UnixNano(), int32(i)}
 	}
-	slices.SortFunc(places, func(a, b place) int {
-		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.ns, b.ns), cmp.Compare(a.seq, b.seq))
-	})
+	if exact {
+		slices.SortFunc(places, func(a, b place) int {
+			if a.at != b.at {
+				return cmp.Compare(a.at, b.at)
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
+	} else {
+		slices.SortFunc(places, func(a, b place) int {
+			return cmp.Or(turns[a.seq].End.Compare(turns[b.seq].End), cmp.Compare(a.seq, b.seq))
+		})
+	}
 	// Move each turn once: follow each cycle of the permutation.
 	for i := range places {
 		if places[i].seq < 0 || int(places[i].seq) == i {
