@@ -407,6 +407,11 @@ func (w *workspace) onUser(out []event.Event, n int) {
 // sorted returns the tails in a stable order (by session id), so events
 // read in one sync are published in the same order every time.
 func (w *workspace) sorted() []*tail {
+	if len(w.tails) == 1 { // a workspace's usual one session: no keys to sort
+		for _, t := range w.tails {
+			return []*tail{t}
+		}
+	}
 	ids := slices.Sorted(maps.Keys(w.tails))
 	out := make([]*tail, len(ids))
 	for i, id := range ids {
