@@ -135,12 +135,15 @@ func processAgent(agents []agent.Agent, comm string, args []string) agent.Agent 
 	return nil
 }
 
-// discoverAgents is the agents as discovery takes them (discover.Agent:
-// each finds what its driver can, by type assertion).
-func discoverAgents(list []agent.Agent) []discover.Agent {
-	out := make([]discover.Agent, len(list))
-	for i, a := range list {
-		out[i] = a
+// listAs is the agents of list that are also a T: the drivers as
+// discovery (discover.Agent) or the hooks (inject.HookAgent) take them,
+// each finding the rest by type assertion.
+func listAs[T any](list []agent.Agent) []T {
+	var out []T
+	for _, a := range list {
+		if t, ok := any(a).(T); ok {
+			out = append(out, t)
+		}
 	}
 	return out
 }

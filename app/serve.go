@@ -262,7 +262,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		ConductorDB:    c.ConductorDB,
 		ConductorRoot:  c.ConductorRoot,
 		ClaudeProjects: c.ClaudeProjects,
-		Agents:         discoverAgents(drivers),
+		Agents:         listAs[discover.Agent](drivers),
 		Registry:       reg,
 		Log:            func(msg string) { log.Warn().Msg(msg) },
 	}
@@ -320,7 +320,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		Engine: eng, Version: version(), Started: time.Now(),
 		Origins: c.origins(), NativeOrigins: nativeOrigins(c.StateDir), Done: ctx,
 		Token: token, HookSecret: hookSecret, Queue: queue,
-		Hooks:     &inject.Hooks{Queue: queue, Engine: eng, Log: log, Seen: seen},
+		Hooks:     &inject.Hooks{Queue: queue, Engine: eng, Log: log, Seen: seen, Agents: listAs[inject.HookAgent](drivers)},
 		Routes:    []api.Router{codexes},
 		HooksSeen: seen,
 		Registrar: &registrar.Registrar{Registry: reg, Engine: eng, Worktrees: filepath.Join(c.StateDir, "worktrees")},

@@ -59,7 +59,6 @@ var stillNaming = map[string]int{
 	"bridge/discover/scan.go":        12,
 	"bridge/discover/session.go":     5,
 	"bridge/discover/workspace.go":   1,
-	"bridge/inject/answer.go":        1,
 	"bridge/inject/hooks.go":         4,
 	"bridge/usage/claude.go":         13,
 	"bridge/usage/codec.go":          12,

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"conductorbridge/bridge/agent"
-	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 )
 
@@ -14,14 +13,22 @@ import (
 // read best on the releases recorded in app/words_e2e_test.go; README's
 // injection section has the table.
 
-// stopContextSince is the first Claude Code release whose Stop hook can
-// go on with the turn by hookSpecificOutput.additionalContext without it
-// counting as a hook error (its changelog for 2.1.163; the bridge checks
-// the behaviour on 2.1.328). Older releases reject a Stop hook's
-// hookSpecificOutput (2.1) or ignore it (2.0), and the message would be
-// lost: they get the block, which every release takes, and show it as a
-// hook error.
-var stopContextSince = [3]int{2, 1, 163}
+// HookAgent is an agent whose sessions call the bridge's hooks: its
+// driver (app lists them). What decides a hook's answer is an optional
+// interface below, found by type assertion.
+type HookAgent interface {
+	Name() string
+}
+
+// StopContext is a HookAgent whose Stop hook can go on with the turn by
+// hookSpecificOutput.additionalContext, without it counting as a hook
+// error, from some release on (Claude Code 2.1.163). Any other session
+// gets the block, which every release of every agent takes (Codex 0.169
+// records it as a hook prompt; older Claude Code shows it as a hook
+// error).
+type StopContext interface {
+	StopContext(version string) bool
+}
 
 // systemMessageSince is the first release whose systemMessage the
 // bridge's answers carry: 2.1 shows it in its terminal and prints it in
@@ -33,17 +40,16 @@ var systemMessageSince = [3]int{2, 1, 0}
 const panelLabel = "From the side panel: "
 
 // stopAnswer is the Stop hook's answer handing message m to a session of
-// agent (discover.Agent*) at version.
-func stopAnswer(m Message, agentName, version string) Answer {
-	if agentName != discover.AgentCodex && agent.AtLeast(version, stopContextSince) {
+// agent a (nil: unknown) at version.
+func stopAnswer(m Message, a HookAgent, version string) Answer {
+	if sc, ok := a.(StopContext); ok && sc.StopContext(version) {
 		return jsonAnswer(map[string]any{
 			"systemMessage":      notice(m),
 			"hookSpecificOutput": map[string]string{"hookEventName": "Stop", "additionalContext": Frame(m)},
 		})
 	}
 	// Codex 0.169 takes only this (its Stop output schema has no
-	// hookSpecificOutput, and a systemMessage is a warning there); it
-	// records the reason as a hook prompt, not an error.
+	// hookSpecificOutput, and a systemMessage is a warning there).
 	return jsonAnswer(map[string]string{"decision": "block", "reason": Frame(m)})
 }
 

@@ -101,10 +101,27 @@ type Hooks struct {
 	Engine Engine
 	Log    zerolog.Logger
 	Seen   *Seen // when each workspace's hooks last called in (nil: not kept)
+	// Agents are the drivers of the agents whose hooks call in, the
+	// default first; a session's answers follow what its agent takes.
+	Agents []HookAgent
 
 	mu      sync.Mutex
 	waiters map[waiterKey]context.CancelFunc // session → its waiting rewake hook
 	hinted  map[string]time.Time             // cwd → when a hook from it last asked to be adopted
+}
+
+// agent is the driver named name, nil if none; "" names the first (the
+// default agent, as the engine's listing has it).
+func (h *Hooks) agent(name string) HookAgent {
+	if name == "" && len(h.Agents) > 0 {
+		return h.Agents[0]
+	}
+	for _, a := range h.Agents {
+		if a.Name() == name {
+			return a
+		}
+	}
+	return nil
 }
 
 // Handle answers one hook call. Unknown workspaces and events get an empty
@@ -129,7 +146,7 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 		// turn_complete); only without one is the turn over now.
 		if m, ok := h.take(ctx, ws, "stop", in.SessionID); ok {
 			si, _ := h.Engine.Session(ws, in.SessionID)
-			return stopAnswer(m, si.Agent, si.Version)
+			return stopAnswer(m, h.agent(si.Agent), si.Version)
 		}
 		h.Engine.TurnEnded(ctx, ws, call)
 	case HookRewake:

@@ -9,6 +9,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"conductorbridge/bridge/agent/claude"
+	"conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/engine"
 )
 
@@ -49,7 +51,7 @@ func newHooks(t *testing.T) (*Hooks, *fakeEngine) {
 		t.Fatal(err)
 	}
 	e := &fakeEngine{}
-	return &Hooks{Queue: q, Engine: e, Log: zerolog.Nop()}, e
+	return &Hooks{Queue: q, Engine: e, Log: zerolog.Nop(), Agents: []HookAgent{claude.Agent{}, codex.Agent{}}}, e
 }
 
 var in = HookInput{SessionID: "s", Cwd: "/w"}

@@ -40,6 +40,19 @@ func (Agent) Name() string { return discover.AgentClaude }
 // Label is how a person reads it.
 func (Agent) Label() string { return "Claude" }
 
+// stopContextSince is the first Claude Code release whose Stop hook can
+// go on with the turn by hookSpecificOutput.additionalContext without it
+// counting as a hook error (its changelog for 2.1.163; the bridge checks
+// the behaviour on 2.1.328). Older releases reject a Stop hook's
+// hookSpecificOutput (2.1) or ignore it (2.0), and the message would be
+// lost: they get the block, which every release takes, and show it as a
+// hook error.
+var stopContextSince = [3]int{2, 1, 163}
+
+// StopContext reports whether the Stop hook of a session at version goes
+// on with the turn by additional context (inject.StopContext).
+func (Agent) StopContext(version string) bool { return agent.AtLeast(version, stopContextSince) }
+
 // RecordName is what Claude Code calls its record.
 func (Agent) RecordName() string { return "transcript" }
 
