@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"conductorbridge/bridge/agent/opencode"
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/paths"
 )
@@ -21,9 +22,11 @@ const DefaultAddr = "127.0.0.1:34568"
 // bridge listens. Each default derives from $HOME; a flag overrides each.
 type config struct {
 	paths.Roots
-	Addr     string
-	LogLevel string
-	Origins  originList // serve only: extension origins allowed in
+	// OpenCodeDB is OpenCode's database (opencode.DefaultDB).
+	OpenCodeDB string
+	Addr       string
+	LogLevel   string
+	Origins    originList // serve only: extension origins allowed in
 }
 
 // originList is a repeatable flag of extension origins.
@@ -49,6 +52,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.ClaudeProjects, "claude-projects", "", "Claude Code transcripts (default ~/.claude/projects or $CLAUDE_CONFIG_DIR/projects)")
 	fs.StringVar(&c.CodexHome, "codex-home", "", "Codex's home: rollouts and config.toml (default $CODEX_HOME or ~/.codex)")
 	fs.StringVar(&c.ConductorDB, "conductor-db", "", "Conductor's database")
+	fs.StringVar(&c.OpenCodeDB, "opencode-db", "", "OpenCode's database (default $XDG_DATA_HOME/opencode/opencode.db or ~/.local/share/opencode/opencode.db)")
 	fs.StringVar(&c.ConductorRoot, "conductor-root", "", "Conductor's folder (default ~/conductor)")
 	fs.StringVar(&c.StateDir, "state-dir", "", "the bridge's own state, where the CLI finds it (default $"+stateDirEnv+", else per --home)")
 	fs.StringVar(&c.LogDir, "log-dir", "", "log directory")
@@ -85,6 +89,7 @@ func (c *config) resolve() error {
 	set(&c.ClaudeSettings, def.ClaudeSettings)
 	set(&c.CodexHome, def.CodexHome)
 	set(&c.ConductorDB, def.ConductorDB)
+	set(&c.OpenCodeDB, opencode.DefaultDB(home, os.Getenv))
 	set(&c.ConductorRoot, def.ConductorRoot)
 	set(&c.StateDir, def.StateDir)
 	set(&c.LogDir, def.LogDir)

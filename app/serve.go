@@ -24,6 +24,7 @@ import (
 	"conductorbridge/bridge/agent/claude"
 	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/agent/conductor"
+	"conductorbridge/bridge/agent/opencode"
 	"conductorbridge/bridge/api"
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/browse"
@@ -536,6 +537,7 @@ func agents(c config) []agent.Agent {
 		codexagent.New(c.CodexHome),
 		// Conductor's own record: the source of a tab whose agent has no
 		// reader of its own (a Cursor tab, an unknown agent_type).
+		opencode.NewDriver(c.OpenCodeDB),
 		conductor.Agent{DB: c.ConductorDB},
 	}
 }

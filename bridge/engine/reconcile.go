@@ -46,7 +46,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 			tabOf[m.ConductorID] = m.ID
 			w.tabOf[m.ID] = m.ConductorID
 		}
-		if m.Transcript != "" && w.eng.readable(m.Agent) {
+		if _, rows := w.eng.agents.named(m.Agent).(agent.Rows); !rows && m.Transcript != "" && w.eng.readable(m.Agent) {
 			want[m.ID] = wanted{path: m.Transcript, meta: m}
 		} else if src, rec := w.findRows(m); rec != nil {
 			want[m.ID] = wanted{path: rec.Name(), meta: m, rows: rec, src: src}

@@ -107,3 +107,31 @@ func (s *Store) Tab(ctx context.Context, providerID, dir string) (Session, bool,
 	}
 	return all[0], true, nil
 }
+
+// Recent lists the sessions (not subagents') updated at or after since,
+// newest first.
+func (s *Store) Recent(ctx context.Context, since time.Time) ([]Session, error) {
+	conn, err := s.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := conn.QueryContext(ctx, "SELECT "+sessionColumns+
+		" FROM session WHERE time_updated >= ? AND parent_id IS NULL AND time_archived IS NULL ORDER BY time_updated DESC, id DESC",
+		since.UnixMilli())
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("opencode db %s: recent sessions: %w", s.path, err))
+	}
+	defer rs.Close()
+	var out []Session
+	for rs.Next() {
+		ss, err := scanSession(rs)
+		if err != nil {
+			return nil, s.fail(fmt.Errorf("opencode db %s: recent sessions: %w", s.path, err))
+		}
+		out = append(out, ss)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, s.fail(fmt.Errorf("opencode db %s: recent sessions: %w", s.path, err))
+	}
+	return out, nil
+}
