@@ -2,7 +2,6 @@ package usage
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"time"
 
@@ -32,7 +31,10 @@ type Block struct {
 // Blocks cuts each agent's turns into 5-hour blocks: a block starts at
 // the hour of the first turn that falls after the previous block ended.
 // The plans of different agents are metered apart.
-func Blocks(turns []Turn) []Block {
+func Blocks(turns []Turn) []Block { return blocksIn(turns, nil) }
+
+// blocksIn is Blocks sorting in spare, where it is long enough.
+func blocksIn(turns []Turn, spare []place) []Block {
 	// Their places are sorted, not the turns (large): those that start at
 	// once stay in the order they came. Agents are few: each is its rank.
 	var agents []string
@@ -42,13 +44,11 @@ func Blocks(turns []Turn) []Block {
 		}
 	}
 	slices.Sort(agents)
-	// A start as one number: nanoseconds since 1970, which hold the
-	// years 1678 to 2262 (a turn outside them sorts by its second).
-	type place struct {
-		at     int64
-		i, who int32
+	order := spare
+	if len(order) < len(turns) {
+		order = make([]place, len(turns))
 	}
-	order := make([]place, len(turns))
+	order = order[:len(turns)]
 	exact := true
 	for i := range turns {
 		t := &turns[i]
@@ -56,16 +56,13 @@ func Blocks(turns []Turn) []Block {
 		for agents[who] != t.Agent {
 			who++
 		}
-		sec := t.Start.Unix()
-		if sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 {
-			exact = false
-		}
-		order[i] = place{t.Start.UnixNano(), int32(i), int32(who)}
+		exact = exact && nanoSafe(t.Start)
+		order[i] = place{at: t.Start.UnixNano(), i: int32(i), tag: int32(who)}
 	}
 	if exact {
 		slices.SortFunc(order, func(a, b place) int {
-			if a.who != b.who {
-				return cmp.Compare(a.who, b.who)
+			if a.tag != b.tag {
+				return cmp.Compare(a.tag, b.tag)
 			}
 			if a.at != b.at {
 				return cmp.Compare(a.at, b.at)
@@ -74,7 +71,7 @@ func Blocks(turns []Turn) []Block {
 		})
 	} else {
 		slices.SortFunc(order, func(a, b place) int {
-			return cmp.Or(cmp.Compare(a.who, b.who), turns[a.i].Start.Compare(turns[b.i].Start), cmp.Compare(a.i, b.i))
+			return cmp.Or(cmp.Compare(a.tag, b.tag), turns[a.i].Start.Compare(turns[b.i].Start), cmp.Compare(a.i, b.i))
 		})
 	}
 	var out []Block

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"conductorbridge/bridge/price"
 )
 
 // readAll reads the history with c (nil: no cache) and returns its
@@ -194,5 +196,48 @@ func TestCacheIsSmall(t *testing.T) {
 	readWith(t, projects, "", again)
 	if again.reused.Load() != 2000 {
 		t.Errorf("%d of 2000 sessions taken from the cache", again.reused.Load())
+	}
+}
+
+// TestPartsOfAFileWrittenAgain: where reads stopped stays in the cache
+// file until a read goes on from it; when another run has written the
+// file again meanwhile, those parts are let go (the group is read from
+// its start) and the report is still a full read's. A cache whose file
+// was left alone goes on from them.
+func TestPartsOfAFileWrittenAgain(t *testing.T) {
+	projects, codexHome := corpusHome(t)
+	dir := t.TempDir()
+	rewritten, left := filepath.Join(dir, "rewritten"), filepath.Join(dir, "left")
+	readWith(t, projects, codexHome, &Cache{Path: rewritten, share: 1})
+	b, err := os.ReadFile(rewritten)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(left, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	roots := [2]string{projects, codexHome}
+	held := &Cache{Path: rewritten, share: 1}
+	held.begin(priceKey(price.Default()), roots)
+	alone := &Cache{Path: left, share: 1}
+	alone.begin(priceKey(price.Default()), roots)
+	// A subagent answers once more, after every line before.
+	sub, _ := filepath.Glob(filepath.Join(projects, "-tmp-demo-2-1-328", "*", "subagents", "*.jsonl"))
+	f, err := os.OpenFile(sub[0], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"assistant","isSidechain":true,"sessionId":"cdde5e9d-5ddb-4c57-9334-6b05a2e72297","timestamp":"2026-12-30T00:00:00Z",` +
+		`"requestId":"req_late","message":{"id":"msg_late","model":"claude-opus-5-5","role":"assistant","content":[],"usage":{"input_tokens":100,"output_tokens":1}}}` + "\n")
+	f.Close()
+	readWith(t, projects, codexHome, &Cache{Path: rewritten, share: 1}) // another run writes the file again
+	want := readWith(t, projects, codexHome, nil)
+	sameReports(t, "file written again", want, readWith(t, projects, codexHome, held))
+	if held.resumed.Load() != 0 || held.reread.Load() != 1 {
+		t.Errorf("file written again: %d groups went on, %d read again; want 0 and 1", held.resumed.Load(), held.reread.Load())
+	}
+	sameReports(t, "file left alone", want, readWith(t, projects, codexHome, alone))
+	if alone.resumed.Load() != 1 || alone.reread.Load() != 0 {
+		t.Errorf("file left alone: %d groups went on, %d read again; want 1 and 0", alone.resumed.Load(), alone.reread.Load())
 	}
 }

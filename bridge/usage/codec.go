@@ -288,6 +288,11 @@ func (d *decoder) fail() {
 }
 
 func (d *decoder) uint() uint64 {
+	if len(d.b) > 0 && d.b[0] < 0x80 { // one byte: most numbers of a turn
+		n := d.b[0]
+		d.b = d.b[1:]
+		return uint64(n)
+	}
 	n, k := binary.Uvarint(d.b)
 	if k <= 0 {
 		d.fail()
@@ -299,6 +304,11 @@ func (d *decoder) uint() uint64 {
 }
 
 func (d *decoder) int() int64 {
+	if len(d.b) > 0 && d.b[0] < 0x80 {
+		u := uint64(d.b[0])
+		d.b = d.b[1:]
+		return int64(u>>1) ^ -int64(u&1) // as binary.Varint undoes the zigzag
+	}
 	n, k := binary.Varint(d.b)
 	if k <= 0 {
 		d.fail()

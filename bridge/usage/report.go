@@ -171,7 +171,11 @@ func Summarize(h *History, q Query) (*Report, error) {
 	if !q.Until.IsZero() {
 		rep.Until = q.Until.Format(DateLayout)
 	}
-	blocks := Blocks(h.Turns)
+	var spare []place
+	if p := h.spare.Swap(nil); p != nil {
+		spare = *p
+	}
+	blocks := blocksIn(h.Turns, spare)
 	rep.Blocks = current(blocks, now)
 	rep.Total.Key = "total"
 	if by == "block" {

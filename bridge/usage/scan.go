@@ -36,6 +36,22 @@ type History struct {
 	Files  int
 	Bytes  int64
 	Errors []string // files that could not be read (the rest still count)
+	// spare is the room Read sorted the turns in: the first Summarize
+	// takes it to sort them again.
+	spare atomic.Pointer[[]place]
+}
+
+// place is a turn's place in a sort: a time as one number (nanoseconds
+// since 1970, which hold the years 1678 to 2262), the turn, and a tag.
+type place struct {
+	at     int64
+	i, tag int32
+}
+
+// nanoSafe reports whether t's nanoseconds since 1970 hold in an int64.
+func nanoSafe(t time.Time) bool {
+	sec := t.Unix()
+	return sec > math.MinInt64/1_000_000_000+1 && sec < math.MaxInt64/1_000_000_000-1
 }
 
 // group is one unit of work: a Claude session's files (its own first,
@@ -116,9 +132,11 @@ feed:
 			h.Errors = append(h.Errors, c.err.Error())
 		}
 	}
-	if h.Turns, err = byEnd(results, order, n, workers); err != nil {
+	var spare []place
+	if h.Turns, spare, err = byEnd(results, order, n, workers); err != nil {
 		return nil, err
 	}
+	h.spare.Store(&spare)
 	for _, l := range limits {
 		h.Limits = append(h.Limits, l)
 	}
@@ -130,7 +148,7 @@ feed:
 // that end at once in the order they came. The turns are large: they are
 // put (and the cache's decoded) once, in the order they came; their
 // places are sorted, and then each is moved once.
-func byEnd(results []cached, order []int, n, workers int) ([]Turn, error) {
+func byEnd(results []cached, order []int, n, workers int) ([]Turn, []place, error) {
 	turns := make([]Turn, n)
 	at := make([]int, len(results)) // where each group's turns go
 	k := 0
@@ -161,46 +179,37 @@ func byEnd(results []cached, order []int, n, workers int) ([]Turn, error) {
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// Each turn's end as one number (nanoseconds since 1970, which hold
-	// the years 1678 to 2262; a turn outside them sorts by its second),
-	// and where it came.
-	type place struct {
-		at  int64
-		seq int32
-	}
+	// Each turn's end as one number, and where it came.
 	places := make([]place, n)
 	exact := true
 	for i := range turns {
-		sec := turns[i].End.Unix()
-		if sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 {
-			exact = false
-		}
-		places[i] = place{turns[i].End.UnixNano(), int32(i)}
+		exact = exact && nanoSafe(turns[i].End)
+		places[i] = place{at: turns[i].End.UnixNano(), i: int32(i)}
 	}
 	if exact {
 		slices.SortFunc(places, func(a, b place) int {
 			if a.at != b.at {
 				return cmp.Compare(a.at, b.at)
 			}
-			return cmp.Compare(a.seq, b.seq)
+			return cmp.Compare(a.i, b.i)
 		})
 	} else {
 		slices.SortFunc(places, func(a, b place) int {
-			return cmp.Or(turns[a.seq].End.Compare(turns[b.seq].End), cmp.Compare(a.seq, b.seq))
+			return cmp.Or(turns[a.i].End.Compare(turns[b.i].End), cmp.Compare(a.i, b.i))
 		})
 	}
 	// Move each turn once: follow each cycle of the permutation.
 	for i := range places {
-		if places[i].seq < 0 || int(places[i].seq) == i {
+		if places[i].i < 0 || int(places[i].i) == i {
 			continue
 		}
 		tmp := turns[i]
 		j := i
 		for {
-			from := int(places[j].seq)
-			places[j].seq = -1
+			from := int(places[j].i)
+			places[j].i = -1
 			if from == i {
 				turns[j] = tmp
 				break
@@ -209,7 +218,7 @@ func byEnd(results []cached, order []int, n, workers int) ([]Turn, error) {
 			j = from
 		}
 	}
-	return turns, nil
+	return turns, places, nil
 }
 
 // cached is what one group gave: its turns read, or n turns still
