@@ -289,3 +289,41 @@ func TestRewakeWakesOnlyTheTargetSession(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// TestStopAnswerFollowsTheAgent: a queued message goes out on the Stop
+// hook as additional context only to an agent whose release takes it
+// (Claude Code from 2.1.163, by its driver); every other session gets the
+// block every release takes.
+func TestStopAnswerFollowsTheAgent(t *testing.T) {
+	// agent and version → whether the message goes as context.
+	for tt, asContext := range map[[2]string]bool{
+		{"claude", "2.1.328"}: true,
+		{"claude", "2.1.163"}: true,
+		{"claude", "2.1.162"}: false,
+		{"claude", "2.0.77"}:  false,
+		{"claude", ""}:        false,
+		{"", "2.1.328"}:       true, // the default agent's
+		{"codex", "0.169.0"}:  false,
+		{"codex", "2.1.328"}:  false, // Codex numbers its own releases
+		{"cursor", "2.1.328"}: false,
+	} {
+		h, e := newHooks(t)
+		e.agent, e.version = tt[0], tt[1]
+		if _, _, err := h.Queue.Enqueue("ws", "hello"); err != nil {
+			t.Fatal(err)
+		}
+		a := h.Handle(context.Background(), HookStop, in)
+		var out struct {
+			Decision string `json:"decision"`
+			Specific *struct {
+				AdditionalContext string `json:"additionalContext"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal([]byte(a.Stdout), &out); err != nil {
+			t.Fatalf("%q: %q: %v", tt, a.Stdout, err)
+		}
+		if got := out.Specific != nil && out.Specific.AdditionalContext != ""; got != asContext || got == (out.Decision == "block") {
+			t.Errorf("%q: %s; want additional context %v, else the block", tt, a.Stdout, asContext)
+		}
+	}
+}
