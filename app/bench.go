@@ -56,6 +56,12 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	browseEntries := fs.Int("browse-entries", 200, "entries a stand-in gstack browse server makes, at 20/s, timed to their browse events (0 skips)")
 	working := fs.Int("working-agents", 10, "of the live workspaces, how many have an agent writing 10 lines/s (paced-lines each) while the bridge's whole CPU is measured (0 skips)")
 	profile := fs.String("cpu-profile", "", "write a Go CPU profile of the live and Codex bridges to this folder (live.pprof, codex.pprof), for `go tool pprof`")
+	homeConductor := fs.Int("home-conductor", 50, "real home idle run: Conductor workspaces, two tabs each (the run is skipped when this, -home-projects and -home-rollouts are all 0)")
+	homeProjects := fs.Int("home-projects", 300, "real home idle run: plain Claude Code projects of 1–5 sessions each")
+	homeRollouts := fs.Int("home-rollouts", 100, "real home idle run: Codex rollouts over the last 50 days")
+	homeFirst := fs.Duration("home-first", time.Minute, "real home idle run: the first window, from the moment the bridge has caught up (0 skips it)")
+	homeSteadyAt := fs.Duration("home-steady-at", 2*time.Minute, "real home idle run: when the steady window begins, after the bridge has caught up (past the scan's and sweep's back-off)")
+	homeSteady := fs.Duration("home-steady", time.Minute, "real home idle run: how long the steady window lasts (0 skips it)")
 	conductorTabs := fs.Int("conductor-tabs", 20, "Conductor tabs read from its own record (session_messages), 10 frames/s each, timed from commit to event (0 skips)")
 	conductorFrames := fs.Int("conductor-frames", 50, "frames each Conductor tab commits")
 	conductorHistory := fs.Int("conductor-history", 100000, "rows of other tabs already in session_messages")
@@ -95,6 +101,11 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				burstWS: *burstWS, burstSubs: *burstSubs, burstLines: *burstLines,
 				fanSubs: *fanSubs, fanLines: *fanLines, fanInterval: 20 * time.Millisecond,
 				working: *working, serve: serveFlags("live")})
+		}},
+		{"real home", *homeConductor+*homeProjects+*homeRollouts <= 0 || *homeFirst+*homeSteady <= 0, func() error {
+			return runBenchRealHome(ctx, r, *exe, filepath.Join(tmp, "home"), benchRealHome{
+				conductor: max(0, *homeConductor), projects: max(0, *homeProjects), rollouts: max(0, *homeRollouts),
+				first: *homeFirst, steadyAt: max(*homeSteadyAt, *homeFirst), steady: *homeSteady}, serveFlags("home")...)
 		}},
 		{"cold start", *coldWS <= 0, func() error {
 			return runBenchScale(ctx, r, *exe, filepath.Join(tmp, "cold"), *coldWS, max(1, *coldSessions), *coldMB, max(1, *apiCalls))
