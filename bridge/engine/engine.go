@@ -72,8 +72,10 @@ type Config struct {
 	// scan at once, so the timer can run slowly.
 	RescanOn []string
 	// IdleScanEvery is how far the scan timer backs off while nothing
-	// changes (default 1 min; never below ScanEvery): Conductor's database
-	// and the folders are watched, so the timer is only a safety net.
+	// changes (default 5 min; never below ScanEvery): Conductor's database
+	// and the folders are watched, and a file event after an idle spell
+	// asks for a scan (the agent's process), so the timer is only a
+	// safety net.
 	IdleScanEvery time.Duration
 	// MaxWatches caps the paths given to fsnotify (0: no cap but the
 	// system's own). Past it, as when the system runs out of inotify
@@ -93,7 +95,7 @@ func (c *Config) withDefaults() {
 		c.ScanEvery = 3 * time.Second
 	}
 	if c.IdleScanEvery < c.ScanEvery {
-		c.IdleScanEvery = max(c.ScanEvery, time.Minute)
+		c.IdleScanEvery = max(c.ScanEvery, 5*time.Minute)
 	}
 	if c.ScanTimeout <= 0 {
 		c.ScanTimeout = 10 * time.Second
@@ -149,18 +151,22 @@ type Engine struct {
 	// errors (an overflowed queue): while it stands still, a session
 	// whose folders are watched need not look at them (see tail.look).
 	folders   atomic.Uint64
-	looks     atomic.Int64    // folder looks made (tail.looked), for tests
-	reaps     atomic.Int64    // looks for gone agents made (reap), for tests
-	reads     chan struct{}   // slots for workspaces reading their sessions at once
-	runq      chan *workspace // to a runner waiting for work (runner.go)
-	waiting   atomic.Int32    // runners waiting on runq
-	keep      int32           // at most this many wait
-	scanMu    sync.Mutex      // scans are serialised
-	rescanOn  map[string]bool // RescanOn, cleaned
-	rescan    chan struct{}
-	nudge     chan struct{} // a hook said an agent is at work: sweep at the base rate
-	scanDone  chan struct{} // a scan just ran: a backed-off sweep runs with it
-	rootWatch string        // where the projects folder is watched from while it does not exist
+	watchErrs atomic.Uint64 // the watcher's errors: a sweep after one stats every path (sweepskip.go)
+	// quietWatches counts the quiet files watched on their own where
+	// folders are not (watchQuiet), against maxQuietWatches.
+	quietWatches map[string]bool
+	looks        atomic.Int64    // folder looks made (tail.looked), for tests
+	reaps        atomic.Int64    // looks for gone agents made (reap), for tests
+	reads        chan struct{}   // slots for workspaces reading their sessions at once
+	runq         chan *workspace // to a runner waiting for work (runner.go)
+	waiting      atomic.Int32    // runners waiting on runq
+	keep         int32           // at most this many wait
+	scanMu       sync.Mutex      // scans are serialised
+	rescanOn     map[string]bool // RescanOn, cleaned
+	rescan       chan struct{}
+	nudge        chan struct{} // a hook said an agent is at work: sweep at the base rate
+	scanDone     chan struct{} // a scan just ran: a backed-off sweep runs with it
+	rootWatch    string        // where the projects folder is watched from while it does not exist
 	// agents are Config.Agents; projects is the root of the agent
 	// keeping one record folder per directory (projectsSource its name),
 	// datedRoot and datedDepth where the dated agent writes.
@@ -186,23 +192,24 @@ type Engine struct {
 func New(cfg Config) *Engine {
 	cfg.withDefaults()
 	e := &Engine{
-		cfg:        cfg,
-		agents:     agents(cfg.Agents),
-		log:        cfg.Log,
-		workspaces: make(map[string]*workspace),
-		byProject:  make(map[string][]string),
-		watched:    make(map[string]bool),
-		polled:     make(map[string]bool),
-		hinted:     make(map[string]discover.Workspace),
-		rescan:     make(chan struct{}, 1),
-		nudge:      make(chan struct{}, 1),
-		scanDone:   make(chan struct{}, 1),
-		scanned:    make(chan struct{}),
-		caughtUp:   make(chan struct{}),
-		reads:      make(chan struct{}, max(4, 2*runtime.GOMAXPROCS(0))),
-		runq:       make(chan *workspace),
-		keep:       keepRunners(),
-		started:    time.Now(),
+		cfg:          cfg,
+		agents:       agents(cfg.Agents),
+		log:          cfg.Log,
+		workspaces:   make(map[string]*workspace),
+		byProject:    make(map[string][]string),
+		watched:      make(map[string]bool),
+		polled:       make(map[string]bool),
+		quietWatches: make(map[string]bool),
+		hinted:       make(map[string]discover.Workspace),
+		rescan:       make(chan struct{}, 1),
+		nudge:        make(chan struct{}, 1),
+		scanDone:     make(chan struct{}, 1),
+		scanned:      make(chan struct{}),
+		caughtUp:     make(chan struct{}),
+		reads:        make(chan struct{}, max(4, 2*runtime.GOMAXPROCS(0))),
+		runq:         make(chan *workspace),
+		keep:         keepRunners(),
+		started:      time.Now(),
 	}
 	e.projects, e.projectsSource = e.agents.projects()
 	e.datedRoot, e.datedDepth = e.agents.dated()
@@ -271,7 +278,8 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 		case err, ok := <-fsErrors:
 			if ok {
-				e.folders.Add(1) // events may have been lost: every folder is looked at again
+				e.folders.Add(1)   // events may have been lost: every folder is looked at again
+				e.watchErrs.Add(1) // and every path by the next sweep
 				e.log.Warn().Err(err).Msg("file watcher")
 			}
 		}
@@ -307,18 +315,25 @@ func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
 		case <-e.nudge:
 			sw.wake(sweep)
 		case <-active:
-			sw.wake(sweep)
+			if sw.wake(sweep) {
+				// Agents are at work after an idle spell: the scan, far
+				// apart while idle, learns their processes now.
+				e.askRescan()
+			}
 		}
 		e.sweepIdle.Store(sw.every > sw.base)
 	}
 }
 
 // wake brings a backed-off sweep back to its base rate: agents are at
-// work again, and it must not wait out its long interval.
-func (s *sweeper) wake(t *time.Timer) {
+// work again, and it must not wait out its long interval. It reports
+// whether the sweep had backed off.
+func (s *sweeper) wake(t *time.Timer) bool {
 	if s.active() {
 		t.Reset(s.every)
+		return true
 	}
+	return false
 }
 
 // scanLoop rescans whenever asked to (a watched database, folder or hook

@@ -236,6 +236,7 @@ func (e *Engine) watchSubagents(dir string) {
 func (e *Engine) forgetWatch(path string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	delete(e.quietWatches, path)
 	if e.watched[path] {
 		delete(e.watched, path)
 		if e.watcher != nil {
@@ -320,6 +321,7 @@ func (e *Engine) unwatchLocked(projectDir string) {
 		if p == projectDir || strings.HasPrefix(p, projectDir+string(filepath.Separator)) {
 			e.watcher.Remove(p)
 			delete(e.watched, p)
+			delete(e.quietWatches, p)
 		}
 	}
 	for p := range e.polled {
@@ -340,6 +342,16 @@ type sweeper struct {
 	every  time.Duration
 	last   time.Time        // when the last sweep ran
 	stamps map[string]stamp // path → what the last sweep saw
+	// lastFull is when the sweep last looked at every path, watched and
+	// quiet ones too, and errs the watcher errors it had heard of then
+	// (see full).
+	lastFull time.Time
+	errs     uint64
+	// lastBrowse is when the browse finder's sweep last ran (see
+	// browseIdleEvery).
+	lastBrowse time.Time
+	// stat is os.Stat unless a test counts the sweep's system calls.
+	stat func(string) (os.FileInfo, error)
 }
 
 type stamp struct {
@@ -419,12 +431,23 @@ func (s *sweeper) sweep() time.Duration {
 		}
 	}
 	busy, polled := false, s.e.polling()
+	full := s.full(polled)
+	atWork := s.every <= s.base // not backed off: agents were at work
 	for _, w := range ws {
 		snap := w.snap.Load()
 		poke, relook := false, false
+		working := false
+		for _, si := range snap.sessions {
+			working = working || si.Status == event.StateWorking
+		}
+		// A workspace at work has every path looked at: the sweep backs
+		// up its events.
+		look := full || working
 		if dir := snap.ws.ProjectDir; dir != "" {
 			seen[dir] = true
-			if s.changed(dir, snap.listedAt) {
+			if s.skip(dir, dir, look) {
+				// a quiet folder with a watch of its own: its events tell
+			} else if s.changed(dir, snap.listedAt) {
 				poke, relook = true, true
 				if watchDirs {
 					s.e.watch(dir) // the folder may have appeared since the scan
@@ -433,19 +456,22 @@ func (s *sweeper) sweep() time.Duration {
 		}
 		for i, p := range snap.paths {
 			seen[p] = true
+			if s.skip(p, s.watchOf(p, watchDirs), look) {
+				continue // quiet, and its watch tells of any write
+			}
 			if s.grown(p, snap.read[i], snap.readAt, polled) {
 				poke = true
 				if !watchDirs {
 					s.e.watch(p)
 				}
+			} else if !watchDirs && s.quiet(p) {
+				s.e.watchQuiet(p) // its own watch tells of a write from now on
 			}
 		}
 		if snap.subDirs && !watchDirs {
 			poke = true // subagent files are not watched here: look each sweep
 		}
-		for _, si := range snap.sessions {
-			busy = busy || si.Status == event.StateWorking
-		}
+		busy = busy || working
 		if snap.orphanCandidate(s.last, s.e.cfg.QuietAfter) {
 			w.enqueue(w.reap) // a working session gone quiet: is its agent still there?
 		}
@@ -459,7 +485,10 @@ func (s *sweeper) sweep() time.Duration {
 			delete(s.stamps, p)
 		}
 	}
-	s.e.sweepBrowse()
+	if full || atWork || s.last.Sub(s.lastBrowse) >= browseIdleEvery {
+		s.e.sweepBrowse()
+		s.lastBrowse = s.last
+	}
 	if busy || polled {
 		// Paths without a watch hear of nothing but the sweep: it must
 		// not back off while there are any.
@@ -481,7 +510,11 @@ func (s *sweeper) sweep() time.Duration {
 // remembered as missing, so its appearance is a change.
 func (s *sweeper) changed(path string, readAt time.Time) bool {
 	now := stamp{size: -1}
-	if info, err := os.Stat(path); err == nil {
+	stat := s.stat
+	if stat == nil {
+		stat = os.Stat
+	}
+	if info, err := stat(path); err == nil {
 		now = stamp{mod: info.ModTime(), size: info.Size()}
 	}
 	old, had := s.stamps[path]
