@@ -75,8 +75,6 @@ type part struct {
 	n   int64  // its length there (0: not there)
 }
 
-func (p part) has() bool { return p.raw != nil || p.n > 0 }
-
 // fileID is what one file was when read: a later listing that finds the
 // same device, inode, size and time, and the same bytes at its start and
 // at the end of what was read, takes it as unchanged; the same but longer

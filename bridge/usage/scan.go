@@ -251,7 +251,7 @@ func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
 		s.Cache.reused.Add(1)
 		return cached{raw: e.turns, n: e.n, limits: e.limits, bytes: e.bytes}
 	case grown:
-		if !fresh || !e.snap.has() {
+		if !fresh {
 			break
 		}
 		if snap := s.Cache.snapOf(e); snap != nil {
