@@ -91,6 +91,10 @@ func TestOneTurnOneTurnComplete(t *testing.T) {
 	})
 	if n := count(evs); n != results {
 		t.Errorf("the stream has %d turn_complete events for the session; Claude Code printed %d results", n, results)
+		for _, ev := range evs {
+			b, _ := json.Marshal(ev)
+			t.Logf("%s", b)
+		}
 	}
 
 	out, err := runCLI(t, "usage", "--home", e.home, "--by", "session", "--json")

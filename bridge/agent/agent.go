@@ -65,9 +65,15 @@ type Asker interface {
 // StopHooked is a Parser whose record's end of a turn a Stop hook can take
 // back (Claude Code goes on with the turn from the hook's answer). Told
 // that the session's hooks call the bridge, it holds each end until the
-// hook says the turn is over (Quiet), so one turn is one turn_complete.
+// hook says the turn is over (StopEnded), so one turn is one
+// turn_complete. StopGoesOn is told when a Stop hook went on with the turn
+// (handed a message over): a later Stop hook's word can reach the bridge
+// before the record of that, and must not end the turn at the reply the
+// hook went on from.
 type StopHooked interface {
 	HookedStops()
+	StopGoesOn()
+	StopEnded(out []event.Event) []event.Event
 }
 
 // Agent is one agent's driver: everything the engine needs to know of an

@@ -206,9 +206,28 @@ func (e *Engine) TurnEnded(ctx context.Context, ws string, c Call) bool {
 		}
 		evs := w.evs[:0]
 		n := len(evs)
-		evs = t.parser.Quiet(evs)
+		if h, ok := t.parser.(agent.StopHooked); ok {
+			evs = h.StopEnded(evs)
+		} else {
+			evs = t.parser.Quiet(evs)
+		}
 		t.stamp(evs, n)
 		w.publish(t.statusChange(evs, false))
+	})
+}
+
+// TurnGoesOn is the Stop hook's word that the agent goes on with its turn
+// (the hook handed a message over). Claude Code records that after the
+// hook has answered, and its next Stop hook can call before the record
+// shows it: that hook's word that the turn is over must not end the turn
+// at the reply this hook went on from (agent.StopHooked).
+func (e *Engine) TurnGoesOn(ctx context.Context, ws string, c Call) bool {
+	return e.do(ctx, ws, func(w *workspace) {
+		if t := w.session(c.SessionID, c.TranscriptPath); t != nil {
+			if h, ok := t.parser.(agent.StopHooked); ok {
+				h.StopGoesOn()
+			}
+		}
 	})
 }
 

@@ -52,6 +52,9 @@ type Engine interface {
 	Session(ws, session string) (engine.SessionInfo, bool)
 	NeedsInput(ctx context.Context, ws string, c engine.Call, reason string) bool
 	TurnEnded(ctx context.Context, ws string, c engine.Call) bool
+	// TurnGoesOn says the Stop hook went on with the turn (it handed a
+	// message over), before the agent hears the answer.
+	TurnGoesOn(ctx context.Context, ws string, c engine.Call) bool
 	Relook(ws string, c engine.Call)
 	// AgentPID records (running) or forgets the agent process a call
 	// came from as its session's.
@@ -145,6 +148,7 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 		// A message handed over goes on with the turn (one turn, one
 		// turn_complete); only without one is the turn over now.
 		if m, ok := h.take(ctx, ws, "stop", in.SessionID); ok {
+			h.Engine.TurnGoesOn(ctx, ws, call)
 			si, _ := h.Engine.Session(ws, in.SessionID)
 			return stopAnswer(m, h.agent(si.Agent), si.Version)
 		}

@@ -19,6 +19,7 @@ type fakeEngine struct {
 	version string
 	needs   []string
 	ended   int
+	goesOn  int
 	relooks int
 }
 
@@ -39,11 +40,12 @@ func (f *fakeEngine) NeedsInput(_ context.Context, _ string, _ engine.Call, reas
 	f.needs = append(f.needs, reason)
 	return true
 }
-func (f *fakeEngine) TurnEnded(context.Context, string, engine.Call) bool { f.ended++; return true }
-func (f *fakeEngine) Relook(string, engine.Call)                          { f.relooks++ }
-func (f *fakeEngine) AgentPID(string, engine.Call, bool)                  {}
-func (f *fakeEngine) HooksCall(string, engine.Call)                       {}
-func (f *fakeEngine) Hint(context.Context, string, string) (string, bool) { return "", false }
+func (f *fakeEngine) TurnEnded(context.Context, string, engine.Call) bool  { f.ended++; return true }
+func (f *fakeEngine) TurnGoesOn(context.Context, string, engine.Call) bool { f.goesOn++; return true }
+func (f *fakeEngine) Relook(string, engine.Call)                           { f.relooks++ }
+func (f *fakeEngine) AgentPID(string, engine.Call, bool)                   {}
+func (f *fakeEngine) HooksCall(string, engine.Call)                        {}
+func (f *fakeEngine) Hint(context.Context, string, string) (string, bool)  { return "", false }
 
 func newHooks(t *testing.T) (*Hooks, *fakeEngine) {
 	q, err := Open(t.TempDir())
@@ -88,6 +90,11 @@ func TestStopAndPostToolUseDeliver(t *testing.T) {
 	// nothing to hand over, ended it.
 	if e.ended != 1 {
 		t.Errorf("TurnEnded called %d times, want once", e.ended)
+	}
+	// The engine hears that it goes on before the agent does: the next
+	// Stop hook's word can come ahead of the record of this one.
+	if e.goesOn != 1 {
+		t.Errorf("TurnGoesOn called %d times, want once (for the hand-over)", e.goesOn)
 	}
 	h.Queue.Enqueue("ws", "second")
 	out = decode(t, h.Handle(ctx, HookPostToolUse, in))

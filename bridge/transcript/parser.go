@@ -123,6 +123,12 @@ type State struct {
 	// Hooked: the session's Stop hook calls the bridge, which then holds
 	// a turn's end until the hook says whether it goes on (HookedStops).
 	Hooked bool `json:"hooked,omitempty"`
+	// GoesOn counts the Stop hooks that went on with the turn (a message
+	// handed over: StopGoesOn) whose record is not read yet. Claude Code
+	// writes its record after its hooks have run, so the next Stop hook's
+	// word that the turn is over can come while the record read so far
+	// still ends at the reply the earlier hook went on from (StopEnded).
+	GoesOn int `json:"goes_on,omitempty"`
 	// EndedAt is when the last turn ended. A subagent file's response
 	// from before it belongs to a turn already reported (its file was
 	// read after the session's, as when a finished session is first
@@ -173,6 +179,9 @@ func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
 		case typ == "assistant" && string(v.GetStringBytes("message", "id")) == t.EndMsg:
 		case stopContinues(typ, v):
 			t.EndMsg = ""
+			if p.State.GoesOn > 0 {
+				p.State.GoesOn--
+			}
 		case typ == "attachment":
 		default:
 			out = p.endTurn(out, t.Last)
@@ -240,6 +249,25 @@ func (p *Parser) Quiet(out []event.Event) []event.Event {
 // the whole record.
 func (p *Parser) HookedStops() { p.State.Hooked = true }
 
+// StopGoesOn tells the parser that a Stop hook went on with the turn (it
+// handed a message over): the end it is about is not the turn's, and a
+// Stop hook's later word that the turn is over is about a reply after the
+// record of this one (StopEnded).
+func (p *Parser) StopGoesOn() { p.State.GoesOn++ }
+
+// StopEnded is the Stop hook's word that the turn is over. It ends the
+// turn as Quiet does — unless a Stop hook went on with the turn and the
+// record of that is not read yet: the end read so far is then the one the
+// hook went on from, not the one this word is about, and the record's own
+// lines (the continuation, then the stop hooks' summary after the last
+// reply) settle the turn, or the quiet spell does.
+func (p *Parser) StopEnded(out []event.Event) []event.Event {
+	if p.State.GoesOn > 0 {
+		return out
+	}
+	return p.Quiet(out)
+}
+
 // stopContinues reports whether a line is a Stop hook's answer going on
 // with the turn that had ended: its additional context (2.1), or its
 // feedback on a block (before).
@@ -302,6 +330,7 @@ func (p *Parser) count(r Response) {
 func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
 	t := p.State.Turn
 	p.State.Turn = nil
+	p.State.GoesOn = 0 // the record settled the turn: a hand-over it never showed is not awaited
 	p.State.Ended = t.EndMsg
 	if ts.After(p.State.EndedAt) {
 		p.State.EndedAt = ts

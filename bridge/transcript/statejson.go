@@ -84,6 +84,10 @@ func appendState(b []byte, s *State) (_ []byte, ok bool) {
 		o.key("hooked")
 		o.bool(true)
 	}
+	if s.GoesOn != 0 {
+		o.key("goes_on")
+		o.int(int64(s.GoesOn))
+	}
 	if !s.EndedAt.IsZero() {
 		o.key("ended_at")
 		o.time(s.EndedAt)

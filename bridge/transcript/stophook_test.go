@@ -113,3 +113,52 @@ func TestHeldEndWaitsForTheStopHook(t *testing.T) {
 		t.Errorf("the next prompt ended %d turns, want 1", n)
 	}
 }
+
+// TestStopHookWordAheadOfTheRecord: Claude Code writes its record after
+// its hooks have run, so the Stop hook after the reply it went on with can
+// say the turn is over while the bridge has read the record only up to the
+// reply the earlier Stop hook went on from (seen under load in app's
+// TestOneTurnOneTurnComplete: five turn_complete events for four results).
+// Told that the earlier hook went on (StopGoesOn), the early word ends
+// nothing, and the record ends the turn once: one turn.
+func TestStopHookWordAheadOfTheRecord(t *testing.T) {
+	lines := stopHookLines(t)
+	var p Parser
+	p.HookedStops()
+	var evs []event.Event
+	held := -1
+	for i, l := range lines {
+		var err error
+		if evs, err = p.Line(l, evs); err != nil {
+			t.Fatal(err)
+		}
+		evs = p.Flush(evs)
+		if p.Unsure() {
+			held = i // the reply that ends the turn, its end held for the Stop hook
+			break
+		}
+	}
+	if held < 0 {
+		t.Fatal("no held end in the record")
+	}
+	p.StopGoesOn()         // the first Stop hook hands the message over
+	evs = p.StopEnded(evs) // the next one's word, ahead of the record
+	if n, _ := countTurns(evs); n != 0 || !p.InTurn() {
+		t.Fatalf("the word about a later reply ended the turn at the first (%d turn_complete)", n)
+	}
+	for _, l := range lines[held+1:] {
+		var err error
+		if evs, err = p.Line(l, evs); err != nil {
+			t.Fatal(err)
+		}
+		evs = p.Flush(evs)
+	}
+	evs = p.StopEnded(evs) // the word again, as a quiet spell or a replay might bring it
+	turns, injected := countTurns(evs)
+	if turns != 1 || injected != 1 {
+		t.Errorf("%d turn_complete events and the message %d times, want 1 and once", turns, injected)
+	}
+	if p.InTurn() || p.State.GoesOn != 0 {
+		t.Errorf("in turn %v, hand-overs awaited %d, after the record's end", p.InTurn(), p.State.GoesOn)
+	}
+}
