@@ -175,3 +175,50 @@ func (r *running) readAt(id string) time.Time {
 	r.eng.mu.RUnlock()
 	return w.snap.Load().readAt
 }
+
+// A live agent noted for one turn is not the agent of the next: once its
+// turn ended and it quit, a new turn by an agent not placed yet (a run the
+// scan has not found, with no hooks) stays open, however quiet — it ends
+// by the orphan rule, not as the old agent's. Interrupted a live turn
+// before: the pid noted for the last turn outlived it.
+func TestANewTurnIsNotTheLastAgents(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("again")
+	const s = "aaaaaaaa-6666-4666-8666-0000000000a1"
+	cwdOf[s] = dir
+	path := filepath.Join(proj, s+".jsonl")
+	agent, _ := startProcess(t, "claude")
+	ps := &pidScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}, dir: dir}
+	ps.pid.Store(int64(agent.Process.Pid))
+	r := h.startWith(func(c *Config) { c.Scanner = ps })
+	h.write(path, prompt(s, "run the slow build"), answer(s, "m1", "running it", "tool_use"))
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.Status, event.StateWorking))
+	waitFor(t, "a look at the live agent's turn", func() bool { return r.eng.reaps.Load() >= 2 })
+	h.write(path, answer(s, "m2", "built", "end_turn"))
+	evs := r.collect(t, id, 0, has(event.TurnComplete, ""))
+	last := evs[len(evs)-1].ID
+	agent.Process.Kill()
+	agent.Wait()
+	ps.pid.Store(0)
+	waitFor(t, "the scan to place no agent", func() bool { in, _ := r.eng.Workspace(id); return in.PID == 0 })
+	h.write(path, prompt(s, "and the tests"), answer(s, "m3", "running them", "tool_use"))
+	r.collect(t, id, last, has(event.Status, event.StateWorking))
+	reaps := r.eng.reaps.Load()
+	waitFor(t, "looks at the quiet turn", func() bool { return r.eng.reaps.Load() >= reaps+1 })
+	waitFor(t, "the engine idle", func() bool { return r.eng.reaps.Load() >= reaps+2 || r.ended(id) })
+	for _, e := range r.collect(t, id, last, has(event.Status, event.StateWorking)) {
+		if e.Type == event.TurnComplete {
+			t.Errorf("the new turn ended as the last agent's: %+v", e)
+		}
+	}
+	if in, _ := r.eng.Workspace(id); in.Status != event.StateWorking {
+		t.Errorf("workspace %s, want working", in.Status)
+	}
+}
+
+// ended reports whether workspace id is no longer at work.
+func (r *running) ended(id string) bool {
+	in, _ := r.eng.Workspace(id)
+	return in.Status != event.StateWorking
+}

@@ -125,6 +125,9 @@ func (t *tail) state() (string, string) {
 
 // statusChange appends a status event when the session's state changed.
 func (t *tail) statusChange(evs []event.Event, moved bool) []event.Event {
+	if !t.parser.InTurn() {
+		t.agentPID = 0 // the agent noted for a turn is not the next turn's (it may quit, and another run it)
+	}
 	if t.needs != "" && moved {
 		t.needs = "" // the agent moved on: it has its answer
 	}
