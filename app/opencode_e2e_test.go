@@ -110,8 +110,8 @@ func TestOpenCodeInAPlainFolderStreams(t *testing.T) {
 	})
 	checkOpenCodeStream(t, evs, first.Session, sessionCost(t, h.DB(), first.Session))
 	s := waitSession(t, p, ws.ID, first.Session, func(s map[string]any) bool { return s["status"] == event.StateIdle })
-	if s["source"] != "acp" || s["agent_label"] != "OpenCode" {
-		t.Errorf("listed as source %v, label %v", s["source"], s["agent_label"])
+	if s["source"] != "acp" || s["agent_label"] != "OpenCode" || s["messages_blocked"] == nil {
+		t.Errorf("listed as source %v, label %v, messages blocked %v", s["source"], s["agent_label"], s["messages_blocked"])
 	}
 }
 

@@ -58,8 +58,8 @@ func readCorpus(t *testing.T, name string) ([]corpusRow, string) {
 // while a second writer commits rows of another tab all along. The bridge
 // is stopped halfway and rows written while it is down: each tab streams
 // exactly its recorded events (turns priced from the result frames), none
-// lost and none twice, is listed with "source": "conductor", and ends
-// idle.
+// lost and none twice, is listed with "source": "conductor" and a reason
+// messages cannot reach it, and ends idle.
 func TestTabsWithNoReaderStreamFromConductorsRows(t *testing.T) {
 	for _, shape := range conductortest.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) { testRowTabs(t, shape) })
@@ -167,7 +167,7 @@ func testRowTabs(t *testing.T, shape conductortest.Shape) {
 		must(t, getJSON(t.Context(), p.cl(), "/api/workspaces/"+ws.ID, p.token(), &list))
 		ok := 0
 		for _, s := range list.Sessions {
-			if id := s["session_id"]; (id == "s-cursor" || id == "s-other") && s["source"] == "conductor" && s["status"] == event.StateIdle {
+			if id := s["session_id"]; (id == "s-cursor" || id == "s-other") && s["source"] == "conductor" && s["status"] == event.StateIdle && s["messages_blocked"] != nil {
 				ok++
 			}
 		}

@@ -69,11 +69,20 @@ func (as agents) unreadBlocks(name string) string {
 	if a == nil {
 		return "the bridge does not read " + name + " sessions, so it cannot hand them messages"
 	}
+	if _, ok := a.(agent.Rows); ok {
+		return as.rowBlocks(name)
+	}
 	noun := "record"
 	if n, ok := a.(agent.RecordNamed); ok {
 		noun = n.RecordName()
 	}
 	return "this " + a.Label() + " session has no " + noun + " yet (nothing has been sent in it): send its first message in Conductor, then the bridge can deliver"
+}
+
+// rowBlocks says why messages cannot reach a session read from a log of
+// rows (rows.go): the bridge has no route into it yet.
+func (as agents) rowBlocks(name string) string {
+	return "the bridge streams " + as.label(name) + " sessions from their record but cannot hand them messages yet"
 }
 
 // projects is the records root of the first agent keeping one folder per

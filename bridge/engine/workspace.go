@@ -535,8 +535,13 @@ func (w *workspace) snapshot() bool {
 		s.oversized += t.oversized
 		m := t.meta
 		delete(metaByID, t.id)
+		blocked := ""
+		if t.rows != nil {
+			blocked = w.eng.agents.rowBlocks(t.agent)
+		}
 		s.sessions = append(s.sessions, SessionInfo{
-			SessionID: t.id, ConductorID: m.ConductorID, Agent: t.agent, Label: w.eng.agents.label(t.agent), Source: t.source, Title: m.Title,
+			MessagesBlocked: blocked,
+			SessionID:       t.id, ConductorID: m.ConductorID, Agent: t.agent, Label: w.eng.agents.label(t.agent), Source: t.source, Title: m.Title,
 			Status: cmpOr(t.status, event.StateIdle), Reason: t.reason, StatusSince: t.since,
 			Active: m.Active, Unread: m.Unread, PID: w.pidOf(t.id, m), Model: m.Model, Version: t.parser.Version(),
 			Transcript: t.reader.Path, Streamed: true, LastEventID: t.lastID, LastActivity: latest(t.liveMod, m.UpdatedAt),
