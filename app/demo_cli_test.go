@@ -77,17 +77,21 @@ func tailSome(t *testing.T, env []string, ws string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "tail", "-n", "3", ws)
 	cmd.Env = append(append(os.Environ(), "CLAUDE_CONFIG_DIR=", "XDG_STATE_HOME="), env...)
-	var errOut strings.Builder
-	cmd.Stderr = &errOut
+	// tail says what it follows on stderr before its first event; both
+	// are read from their pipes in that order (a Builder as cmd.Stderr is
+	// filled by a goroutine that may not have copied it yet).
+	errOut, _ := cmd.StderrPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Wait()
 	defer cancel()
+	said := bufio.NewScanner(errOut)
+	said.Scan()
 	sc := bufio.NewScanner(out)
 	if !sc.Scan() {
-		t.Errorf("tail printed no event: %s", errOut.String())
+		t.Errorf("tail printed no event: %s", said.Text())
 	}
-	return errOut.String() + sc.Text()
+	return said.Text() + "\n" + sc.Text()
 }
