@@ -86,9 +86,12 @@ func TestNewestFileOnlyWhereNoIDIsKnown(t *testing.T) {
 		h.write(ph, prompt(hidden, "the hidden tab"))
 		old(t, pa, hourAgo.Add(-time.Hour))
 		old(t, ph, hourAgo) // newer than the tab's, and still long ago
-		r, ts := h.startTabs()
+		// Conductor knows the tab before the bridge starts: its first scan
+		// must already see it (set after the start, a scan could run first
+		// and take the newest file, the hidden one).
+		ts := &tabScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}}
 		ts.set(dir, discover.Session{ID: a, ConductorID: "tab-a", Agent: discover.AgentClaude, Active: true, Transcript: pa})
-		r.eng.Rescan(context.Background())
+		r := h.startWith(func(c *Config) { c.Scanner = ts })
 		id := r.waitWorkspace(t, dir)
 		evs := r.collect(t, id, 0, has(event.User, "the tab"))
 		r.eng.Rescan(context.Background())
