@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"conductorbridge/bridge/price"
+	"conductorbridge/bridge/regular"
 )
 
 // CacheFile is the usage cache's name in the state folder.
@@ -73,7 +74,7 @@ func (c *Cache) begin(prices uint64, roots [2]string) {
 // one that cannot be read or decoded is ignored (and said so once), to be
 // written anew.
 func (c *Cache) load() {
-	f, err := os.Open(c.Path)
+	f, err := regular.Open(c.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"conductorbridge/bridge/price"
@@ -66,6 +67,9 @@ func TestBadCacheFiles(t *testing.T) {
 		{"empty", func(path string) { os.WriteFile(path, nil, 0o600) }, 1},
 		{"not a cache", func(path string) { os.WriteFile(path, []byte(`{"a": 1}`), 0o600) }, 1},
 		{"unreadable (a folder)", func(path string) { os.Mkdir(path, 0o700) }, 1},
+		// A FIFO is never opened for reading (that open would wait for a
+		// writer forever): refused as not a regular file, then replaced.
+		{"a FIFO", func(path string) { syscall.Mkfifo(path, 0o600) }, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"conductorbridge/bridge/regular"
 )
 
 // The cache file: a fixed header (a magic word, the version, the price
@@ -209,7 +211,7 @@ func crcAt(f *os.File, off, n int64) (uint32, error) {
 // readMore reads the second section of the cache file at path if it is
 // still the one whose header is h.
 func readMore(path string, h header) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, err
 	}
