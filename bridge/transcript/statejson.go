@@ -38,16 +38,7 @@ func appendState(b []byte, s *State) (_ []byte, ok bool) {
 	}
 	if len(s.Tools) > 0 {
 		o.key("tools")
-		o.b = append(o.b, '{')
-		for i, k := range slices.Sorted(maps.Keys(s.Tools)) {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			o.str(k)
-			o.b = append(o.b, ':')
-			o.str(s.Tools[k])
-		}
-		o.b = append(o.b, '}')
+		sortedMap(&o, s.Tools, o.str)
 	}
 	if s.Turn != nil {
 		o.key("turn")
@@ -55,14 +46,7 @@ func appendState(b []byte, s *State) (_ []byte, ok bool) {
 	}
 	if len(s.Recent) > 0 {
 		o.key("recent")
-		o.b = append(o.b, '[')
-		for i := range s.Recent {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			o.counted(&s.Recent[i])
-		}
-		o.b = append(o.b, ']')
+		o.array(len(s.Recent), func(i int) { o.counted(&s.Recent[i]) })
 	}
 	if s.Carry != nil {
 		o.key("carry")
@@ -130,6 +114,33 @@ func (o *object) nested(fill func(*object)) {
 	o.failed = o.failed || in.failed
 }
 
+// array writes a JSON array of n elements, elem writing the i-th.
+func (o *object) array(n int, elem func(i int)) {
+	o.b = append(o.b, '[')
+	for i := range n {
+		if i > 0 {
+			o.b = append(o.b, ',')
+		}
+		elem(i)
+	}
+	o.b = append(o.b, ']')
+}
+
+// sortedMap writes m as a JSON object in the order encoding/json writes
+// a map's keys, value writing each value.
+func sortedMap[V any](o *object, m map[string]V, value func(V)) {
+	o.b = append(o.b, '{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			o.b = append(o.b, ',')
+		}
+		o.str(k)
+		o.b = append(o.b, ':')
+		value(m[k])
+	}
+	o.b = append(o.b, '}')
+}
+
 func (o *object) str(s string) { o.b = jsonbytes.String(o.b, s, true) }
 
 func (o *object) int(n int64) { o.b = strconv.AppendInt(o.b, n, 10) }
@@ -180,16 +191,7 @@ func (o *object) turn(t *Turn) {
 		in.totals(&t.Sum)
 		if len(t.Usage) > 0 {
 			in.key("usage")
-			in.b = append(in.b, '{')
-			for i, k := range slices.Sorted(maps.Keys(t.Usage)) {
-				if i > 0 {
-					in.b = append(in.b, ',')
-				}
-				in.str(k)
-				in.b = append(in.b, ':')
-				in.usage(t.Usage[k])
-			}
-			in.b = append(in.b, '}')
+			sortedMap(in, t.Usage, in.usage)
 		}
 		if t.EndMsg != "" {
 			in.key("end_msg")
@@ -220,25 +222,11 @@ func (o *object) totals(t *Totals) {
 		}
 		if len(t.Unknown) > 0 {
 			in.key("unknown")
-			in.b = append(in.b, '[')
-			for i, s := range t.Unknown {
-				if i > 0 {
-					in.b = append(in.b, ',')
-				}
-				in.str(s)
-			}
-			in.b = append(in.b, ']')
+			in.array(len(t.Unknown), func(i int) { in.str(t.Unknown[i]) })
 		}
 		if len(t.Log) > 0 {
 			in.key("log")
-			in.b = append(in.b, '[')
-			for i := range t.Log {
-				if i > 0 {
-					in.b = append(in.b, ',')
-				}
-				in.charge(&t.Log[i])
-			}
-			in.b = append(in.b, ']')
+			in.array(len(t.Log), func(i int) { in.charge(&t.Log[i]) })
 		}
 	})
 }
