@@ -32,10 +32,7 @@ func encodeState(s *State, size int) (json.RawMessage, error) {
 // that would fail (NaN, an infinity, a year past 9999).
 func appendState(b []byte, s *State) (_ []byte, ok bool) {
 	o := object{b: b}
-	if s.SessionID != "" {
-		o.key("session_id")
-		o.str(s.SessionID)
-	}
+	o.optStr("session_id", s.SessionID)
 	if len(s.Tools) > 0 {
 		o.key("tools")
 		sortedMap(&o, s.Tools, o.str)
@@ -52,26 +49,11 @@ func appendState(b []byte, s *State) (_ []byte, ok bool) {
 		o.key("carry")
 		o.totals(s.Carry)
 	}
-	if s.LastText != "" {
-		o.key("last_text")
-		o.str(s.LastText)
-	}
-	if s.Version != "" {
-		o.key("version")
-		o.str(s.Version)
-	}
-	if s.Ended != "" {
-		o.key("ended")
-		o.str(s.Ended)
-	}
-	if s.Hooked {
-		o.key("hooked")
-		o.bool(true)
-	}
-	if s.GoesOn != 0 {
-		o.key("goes_on")
-		o.int(int64(s.GoesOn))
-	}
+	o.optStr("last_text", s.LastText)
+	o.optStr("version", s.Version)
+	o.optStr("ended", s.Ended)
+	o.optTrue("hooked", s.Hooked)
+	o.optInt("goes_on", int64(s.GoesOn))
 	if !s.EndedAt.IsZero() {
 		o.key("ended_at")
 		o.time(s.EndedAt)
@@ -141,6 +123,37 @@ func sortedMap[V any](o *object, m map[string]V, value func(V)) {
 	o.b = append(o.b, '}')
 }
 
+// The opt methods write a member only when its value is not the zero
+// value, as encoding/json's omitempty does.
+
+func (o *object) optStr(k, s string) {
+	if s != "" {
+		o.key(k)
+		o.str(s)
+	}
+}
+
+func (o *object) optInt(k string, n int64) {
+	if n != 0 {
+		o.key(k)
+		o.int(n)
+	}
+}
+
+func (o *object) optFloat(k string, f float64) {
+	if f != 0 {
+		o.key(k)
+		o.float(f)
+	}
+}
+
+func (o *object) optTrue(k string, v bool) {
+	if v {
+		o.key(k)
+		o.bool(true)
+	}
+}
+
 func (o *object) str(s string) { o.b = jsonbytes.String(o.b, s, true) }
 
 func (o *object) int(n int64) { o.b = strconv.AppendInt(o.b, n, 10) }
@@ -183,24 +196,15 @@ func (o *object) turn(t *Turn) {
 		in.time(t.Start)
 		in.key("last")
 		in.time(t.Last)
-		if t.Model != "" {
-			in.key("model")
-			in.str(t.Model)
-		}
+		in.optStr("model", t.Model)
 		in.key("sum")
 		in.totals(&t.Sum)
 		if len(t.Usage) > 0 {
 			in.key("usage")
 			sortedMap(in, t.Usage, in.usage)
 		}
-		if t.EndMsg != "" {
-			in.key("end_msg")
-			in.str(t.EndMsg)
-		}
-		if t.Unsure {
-			in.key("unsure")
-			in.bool(true)
-		}
+		in.optStr("end_msg", t.EndMsg)
+		in.optTrue("unsure", t.Unsure)
 	})
 }
 
@@ -208,18 +212,12 @@ func (o *object) totals(t *Totals) {
 	o.nested(func(in *object) {
 		in.key("usage")
 		in.usage(t.Usage)
-		if t.Cost != 0 {
-			in.key("cost")
-			in.float(t.Cost)
-		}
+		in.optFloat("cost", t.Cost)
 		if t.SubUsage != (event.Usage{}) {
 			in.key("sub_usage")
 			in.usage(t.SubUsage)
 		}
-		if t.SubCost != 0 {
-			in.key("sub_cost")
-			in.float(t.SubCost)
-		}
+		in.optFloat("sub_cost", t.SubCost)
 		if len(t.Unknown) > 0 {
 			in.key("unknown")
 			in.array(len(t.Unknown), func(i int) { in.str(t.Unknown[i]) })
@@ -239,10 +237,7 @@ func (o *object) charge(c *Charge) {
 			in.key("w")
 			in.request(c.Was)
 		}
-		if c.Side {
-			in.key("s")
-			in.bool(true)
-		}
+		in.optTrue("s", c.Side)
 	})
 }
 
@@ -256,14 +251,8 @@ func (o *object) usage(u event.Usage) {
 		in.int(u.CacheCreationTokens)
 		in.key("cache_read_input_tokens")
 		in.int(u.CacheReadTokens)
-		if u.Cache1hTokens != 0 {
-			in.key("cache_creation_1h_input_tokens")
-			in.int(u.Cache1hTokens)
-		}
-		if u.ReasoningOutputTokens != 0 {
-			in.key("reasoning_output_tokens")
-			in.int(u.ReasoningOutputTokens)
-		}
+		in.optInt("cache_creation_1h_input_tokens", u.Cache1hTokens)
+		in.optInt("reasoning_output_tokens", u.ReasoningOutputTokens)
 	})
 }
 
@@ -275,32 +264,17 @@ func (o *object) counted(c *counted) {
 			in.key("r")
 			in.request(c.Req)
 		}
-		if c.Side {
-			in.key("s")
-			in.bool(true)
-		}
+		in.optTrue("s", c.Side)
 	})
 }
 
 func (o *object) request(r *price.Request) {
 	o.nested(func(in *object) {
-		if r.Model != "" {
-			in.key("m")
-			in.str(r.Model)
-		}
+		in.optStr("m", r.Model)
 		in.key("u")
 		in.usage(r.Usage)
-		if r.WebSearches != 0 {
-			in.key("ws")
-			in.int(r.WebSearches)
-		}
-		if r.WebFetches != 0 {
-			in.key("wf")
-			in.int(r.WebFetches)
-		}
-		if r.Fast {
-			in.key("f")
-			in.bool(true)
-		}
+		in.optInt("ws", r.WebSearches)
+		in.optInt("wf", r.WebFetches)
+		in.optTrue("f", r.Fast)
 	})
 }
