@@ -33,11 +33,7 @@ const Agent = "codex"
 // skips it; nothing else is lost.
 var ErrNotJSON = errors.New("codex rollout line is not a JSON object")
 
-// PriceFunc prices a turn's usage for model. known is false when the model
-// has no price: the turn's cost_usd then goes out as null, never as 0.
-type PriceFunc func(model string, u event.Usage) (usd float64, known bool)
-
-// noPrice is the default PriceFunc: it knows no model, so nothing is
+// noPrice is the default price.Func: it knows no model, so nothing is
 // silently free until a real price table is injected.
 func noPrice(string, event.Usage) (float64, bool) { return 0, false }
 
@@ -61,8 +57,9 @@ var parsers fastjson.ParserPool
 // agent-turn-complete for the thread or its process is gone, and show
 // needs_input while NeedsInput() says so. Persist Save() with the events.
 type Parser struct {
-	// Price prices each turn (default: no model is known).
-	Price PriceFunc
+	// Price prices each turn (default: no model is known). A model with
+	// no price makes the turn's cost_usd null, never 0.
+	Price price.Func
 	state State
 	// parseAll turns off the look at a line's type before parsing it
 	// (skippable), for the test that proves the look changes nothing.
@@ -94,7 +91,7 @@ func (p *Parser) TakeCharges() []TurnCharges {
 
 // Reprice works out with pf what a turn's charges cost, as the parser
 // would have priced the turn with it.
-func Reprice(tc TurnCharges, pf PriceFunc) (cost float64, known bool) {
+func Reprice(tc TurnCharges, pf price.Func) (cost float64, known bool) {
 	if len(tc.Charges) == 0 {
 		return pf(tc.Model, event.Usage{}) // nothing used: is the model known?
 	}

@@ -13,6 +13,17 @@ type Request struct {
 	Fast        bool  `json:"f,omitempty"` // usage.speed "fast"
 }
 
+// Func prices usage for model; known is false when the model has no
+// price, and usd must then not be shown as a price. Parsers of formats
+// that carry no cost of their own (Codex, OpenCode's unpriced models) are
+// handed one.
+type Func func(model string, u event.Usage) (usd float64, known bool)
+
+// ModelCost prices a response of model that used u: a Func.
+func (t *Table) ModelCost(model string, u event.Usage) (usd float64, known bool) {
+	return t.Cost(Request{Model: model, Usage: u})
+}
+
 // Cost prices one request in US dollars. known is false when the table
 // has no price for the model; usd is then 0 and must not be shown as a
 // price.

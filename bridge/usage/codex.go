@@ -30,13 +30,6 @@ type Limit struct {
 	Workspace string `json:"-"`
 }
 
-// codexPrice prices a Codex response with the bridge's table.
-func codexPrice(t *price.Table) codex.PriceFunc {
-	return func(model string, u event.Usage) (float64, bool) {
-		return t.Cost(price.Request{Model: model, Usage: u})
-	}
-}
-
 var rateKey = []byte(`"rate_limits"`)
 
 // readCodex reads one rollout with the streams' parser and calls fn with
@@ -71,7 +64,7 @@ func readCodexFrom(path string, prices *price.Table, bufs *buffers, from *resume
 	if err != nil {
 		return out, errNoResume
 	}
-	p.Price = codexPrice(prices)
+	p.Price = prices.ModelCost
 	if keep {
 		p.RecordCharges()
 	}

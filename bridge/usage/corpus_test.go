@@ -103,7 +103,7 @@ func streamed(t *testing.T, projects, codexHome string, prices *price.Table) (su
 	}
 	rollouts, _ := filepath.Glob(filepath.Join(codex.SessionsDir(codexHome), "*", "*", "*", "rollout-*.jsonl"))
 	for _, path := range rollouts {
-		p := &codex.Parser{Price: codexPrice(prices)}
+		p := &codex.Parser{Price: prices.ModelCost}
 		var evs []event.Event
 		for _, l := range lines(path) {
 			evs, _ = p.Line(l, evs)

@@ -32,7 +32,7 @@ func TestCutOffTurnsCountAsTheStreamsEndThem(t *testing.T) {
 		interrupted := 0
 		for cut := 1; cut <= len(lines); cut++ {
 			// The streams: the lines read, then the agent gone.
-			p := &codex.Parser{Price: codexPrice(prices)}
+			p := &codex.Parser{Price: prices.ModelCost}
 			var evs []event.Event
 			for _, l := range lines[:cut] {
 				evs, _ = p.Line(bytes.TrimSpace(l), evs)

@@ -348,7 +348,7 @@ func (e *entry) repriced(prices *price.Table, priced []pricing) *entry {
 	if err := decodeTurns(e.turns, ts); err != nil {
 		return nil
 	}
-	pf := codexPrice(prices)
+	pf := prices.ModelCost
 	for i := range ts {
 		t := &ts[i]
 		p := priced[i]

@@ -9,7 +9,6 @@ import (
 
 	"conductorbridge/bridge/agent"
 	rollout "conductorbridge/bridge/codex"
-	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
 )
 
@@ -59,9 +58,7 @@ func (Agent) NewParser(saved json.RawMessage, prices *price.Table) (agent.Parser
 	if prices == nil {
 		prices = price.Embedded()
 	}
-	p.Price = func(model string, u event.Usage) (float64, bool) {
-		return prices.Cost(price.Request{Model: model, Usage: u})
-	}
+	p.Price = prices.ModelCost
 	return p, nil
 }
 

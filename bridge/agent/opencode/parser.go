@@ -10,6 +10,7 @@ import (
 
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/price"
 )
 
 // Agent is the value of event.Event.Agent for OpenCode sessions: the name
@@ -20,10 +21,6 @@ const Agent = "acp"
 // JSON object, or one without its seq, type or data object. The caller
 // counts and skips it; nothing else is lost.
 var ErrNotJSON = errors.New("opencode event line is not a JSON event object")
-
-// PriceFunc prices usage for model; known is false when the model has no
-// price. It prices a turn only when OpenCode itself put no cost on it.
-type PriceFunc func(model string, u event.Usage) (usd float64, known bool)
 
 var (
 	_ agent.Parser = (*Parser)(nil)
@@ -38,7 +35,7 @@ var parsers fastjson.ParserPool
 type Parser struct {
 	// Price prices a turn OpenCode put no cost on (a model with no price
 	// in OpenCode's configuration); nil knows no model.
-	Price PriceFunc
+	Price price.Func
 	state State
 }
 
