@@ -3,6 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+
+	"conductorbridge/bridge/event"
 )
 
 // LoadState resumes a parser's state from saved, what its Save returned:
@@ -26,3 +28,36 @@ func SaveState(format string, state any) (json.RawMessage, error) {
 	}
 	return data, nil
 }
+
+// Interrupt is a Parser's Interrupt once it knows a turn is open: a turn
+// that spent nothing is forgotten by drop and ends with no event; one
+// that spent something ends with end's turn_complete, marked
+// Interrupted.
+func Interrupt(out []event.Event, spent bool, drop func(), end func([]event.Event) []event.Event) []event.Event {
+	if !spent {
+		drop()
+		return out
+	}
+	n := len(out)
+	out = end(out)
+	for i := n; i < len(out); i++ {
+		if out[i].Type == event.TurnComplete {
+			out[i].Interrupted = true
+		}
+	}
+	return out
+}
+
+// Explicit is embedded by a Parser whose record writes every turn's end
+// (a result frame, a completed message): there is nothing to settle at
+// the end of the file or after a quiet spell, and no end is inferred.
+type Explicit struct{}
+
+// Flush does nothing: turn ends are written, never inferred.
+func (Explicit) Flush(out []event.Event) []event.Event { return out }
+
+// Quiet does nothing, for the same reason.
+func (Explicit) Quiet(out []event.Event) []event.Event { return out }
+
+// Unsure is false: every turn's end is written.
+func (Explicit) Unsure() bool { return false }

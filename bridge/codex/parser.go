@@ -16,7 +16,6 @@ package codex
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -255,20 +254,19 @@ func (p *Parser) Interrupt(out []event.Event) []event.Event {
 	if t == nil {
 		return out
 	}
-	if t.Usage == (event.Usage{}) {
+	drop := func() {
 		p.state.Turn = nil
 		p.state.Waiting, p.state.WaitCall = "", ""
 		p.state.Tools = nil
-		return out
 	}
-	ts := t.Last
-	if ts.IsZero() {
-		ts = t.Start
+	end := func(out []event.Event) []event.Event {
+		ts := t.Last
+		if ts.IsZero() {
+			ts = t.Start
+		}
+		return p.endTurn(out, ts, 0)
 	}
-	n := len(out)
-	out = p.endTurn(out, ts, 0)
-	out[n].Interrupted = true
-	return out
+	return agent.Interrupt(out, t.Usage != (event.Usage{}), drop, end)
 }
 
 // Line parses one rollout line and appends its events to out. A line that
@@ -277,19 +275,19 @@ func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
 	if !p.parseAll && skippable(line) {
 		return out, nil
 	}
-	jp := parsers.Get()
-	defer parsers.Put(jp)
-	v, err := jp.ParseBytes(line)
-	if err != nil {
-		return out, fmt.Errorf("%w: %v", ErrNotJSON, err)
-	}
-	if v.Type() != fastjson.TypeObject {
-		return out, ErrNotJSON
-	}
-	ts := parseTime(v.GetStringBytes("timestamp"))
+	err := agent.ParseObject(line, ErrNotJSON, func(v *fastjson.Value) error {
+		out = p.item(v, out)
+		return nil
+	})
+	return out, err
+}
+
+// item reads one rollout line's object.
+func (p *Parser) item(v *fastjson.Value, out []event.Event) []event.Event {
+	ts := agent.ParseTime(v.GetStringBytes("timestamp"))
 	pl := v.Get("payload")
 	if pl == nil || pl.Type() != fastjson.TypeObject {
-		return out, nil // a type this parser does not know, or an empty line object
+		return out // a type this parser does not know, or an empty line object
 	}
 	switch string(v.GetStringBytes("type")) {
 	case "session_meta":
@@ -308,7 +306,7 @@ func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
 	case "token_usage_record":
 		p.usageRecord(pl, ts)
 	}
-	return out, nil
+	return out
 }
 
 func (p *Parser) sessionMeta(pl *fastjson.Value) {
@@ -423,15 +421,4 @@ func (p *Parser) price(model string, u event.Usage) (float64, bool) {
 		return noPrice(model, u)
 	}
 	return p.Price(model, u)
-}
-
-func parseTime(b []byte) time.Time {
-	if len(b) == 0 {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, string(b))
-	if err != nil {
-		return time.Time{}
-	}
-	return t
 }

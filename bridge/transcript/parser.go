@@ -10,12 +10,12 @@ package transcript
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
 	"github.com/valyala/fastjson"
 
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
 )
@@ -157,17 +157,17 @@ type Turn struct {
 // carry no ID; the stream assigns those. A line that is not JSON returns
 // ErrNotJSON and leaves the state untouched.
 func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
-	jp := parsers.Get()
-	defer parsers.Put(jp)
-	v, err := jp.ParseBytes(line)
-	if err != nil {
-		return out, fmt.Errorf("%w: %v", ErrNotJSON, err)
-	}
-	if v.Type() != fastjson.TypeObject {
-		return out, ErrNotJSON
-	}
+	err := agent.ParseObject(line, ErrNotJSON, func(v *fastjson.Value) error {
+		out = p.entry(v, out)
+		return nil
+	})
+	return out, err
+}
+
+// entry reads one transcript line's object.
+func (p *Parser) entry(v *fastjson.Value, out []event.Event) []event.Event {
 	typ := string(v.GetStringBytes("type"))
-	ts := parseTime(v.GetStringBytes("timestamp"))
+	ts := agent.ParseTime(v.GetStringBytes("timestamp"))
 
 	// A pending end of turn is settled by the first line that is not part
 	// of the response that ended it — but for what Claude Code writes
@@ -211,7 +211,7 @@ func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
 			out = p.endTurn(out, p.State.Turn.Last)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Flush is called when the reader has caught up with the end of the file.
@@ -358,14 +358,9 @@ func (p *Parser) Interrupt(out []event.Event) []event.Event {
 		return out
 	}
 	p.State.Tools = nil // the calls still open will never be answered
-	if t.Sum.Usage == (event.Usage{}) && t.Sum.Cost == 0 {
-		p.State.Turn = nil
-		return out
-	}
-	n := len(out)
-	out = p.endTurn(out, cmpTime(t.Last, t.Start))
-	out[n].Interrupted = true
-	return out
+	spent := t.Sum.Usage != (event.Usage{}) || t.Sum.Cost != 0
+	end := func(out []event.Event) []event.Event { return p.endTurn(out, cmpTime(t.Last, t.Start)) }
+	return agent.Interrupt(out, spent, func() { p.State.Turn = nil }, end)
 }
 
 // cmpTime is a unless it is zero, else b.
@@ -594,17 +589,6 @@ func (p *Parser) toolResult(base event.Event, b *fastjson.Value, out []event.Eve
 	e.IsError = b.GetBool("is_error")
 	e.Output, e.TruncOut = resultText(b.Get("content"))
 	return append(out, e)
-}
-
-func parseTime(b []byte) time.Time {
-	if len(b) == 0 {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, string(b))
-	if err != nil {
-		return time.Time{}
-	}
-	return t
 }
 
 // attachment handles the records Claude Code 2.1 writes for what hooks

@@ -6,6 +6,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
 )
@@ -43,7 +44,7 @@ func ParseResponse(line []byte) (r Response, ok bool) {
 	}
 	r, ok = responseOf(v)
 	if ok {
-		r.TS = parseTime(v.GetStringBytes("timestamp"))
+		r.TS = agent.ParseTime(v.GetStringBytes("timestamp"))
 		r.Cwd = string(v.GetStringBytes("cwd"))
 		r.SessionID = string(v.GetStringBytes("sessionId"))
 	}

@@ -3,7 +3,6 @@ package conductor
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -24,7 +23,8 @@ var (
 // Parser turns one tab's rows into events. It is fed Row.Line's lines in
 // row order by one goroutine; it is not safe for concurrent use.
 type Parser struct {
-	State State
+	agent.Explicit // every turn ends with a frame (a result, an error)
+	State          State
 }
 
 // State is everything a Parser remembers between rows: small, and JSON
@@ -98,15 +98,6 @@ func (p *Parser) Version() string { return p.State.Version }
 // InTurn reports whether a turn is open.
 func (p *Parser) InTurn() bool { return p.State.Turn != nil }
 
-// Unsure is false: every turn ends with a frame (a result, an error).
-func (p *Parser) Unsure() bool { return false }
-
-// Flush does nothing: a row is whole.
-func (p *Parser) Flush(out []event.Event) []event.Event { return out }
-
-// Quiet does nothing: turn ends are never inferred.
-func (p *Parser) Quiet(out []event.Event) []event.Event { return out }
-
 // EndTurn ends the open turn (a hook's word); its cost is not known.
 func (p *Parser) EndTurn(out []event.Event) []event.Event {
 	if p.State.Turn == nil {
@@ -122,18 +113,8 @@ func (p *Parser) Interrupt(out []event.Event) []event.Event {
 	if t == nil {
 		return out
 	}
-	if t.Usage == (event.Usage{}) && !t.Spent {
-		p.State.Turn = nil
-		return out
-	}
-	n := len(out)
-	out = p.EndTurn(out)
-	for i := n; i < len(out); i++ {
-		if out[i].Type == event.TurnComplete {
-			out[i].Interrupted = true
-		}
-	}
-	return out
+	spent := t.Usage != (event.Usage{}) || t.Spent
+	return agent.Interrupt(out, spent, func() { p.State.Turn = nil }, p.EndTurn)
 }
 
 // askTools are the tools whose unanswered call means the agent waits for
@@ -150,21 +131,22 @@ func (p *Parser) Waiting() string {
 	return ""
 }
 
-var parsers fastjson.ParserPool
-
 // Line reads one row's line (Row.Line) and appends its events to out. The
 // row read last, handed over again, adds nothing. Rows come in the
 // Follower's order; their rowids are not compared, as Conductor's may move
 // (a VACUUM renumbers a table without an INTEGER PRIMARY KEY).
 func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
-	jp := parsers.Get()
-	defer parsers.Put(jp)
-	v, err := jp.ParseBytes(line)
-	if err != nil {
-		return out, fmt.Errorf("%w: %v", ErrNotRow, err)
-	}
+	err := agent.ParseObject(line, ErrNotRow, func(v *fastjson.Value) (err error) {
+		out, err = p.row(v, out)
+		return err
+	})
+	return out, err
+}
+
+// row reads one row's object.
+func (p *Parser) row(v *fastjson.Value, out []event.Event) ([]event.Event, error) {
 	row := v.Get("row")
-	if v.Type() != fastjson.TypeObject || row == nil || row.Type() != fastjson.TypeNumber {
+	if row == nil || row.Type() != fastjson.TypeNumber {
 		return out, ErrNotRow
 	}
 	id := string(v.GetStringBytes("id"))

@@ -3,7 +3,6 @@ package opencode
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -26,8 +25,6 @@ var (
 	_ agent.Parser = (*Parser)(nil)
 )
 
-var parsers fastjson.ParserPool
-
 // Parser turns a session's event rows (Row.Line) into events, in seq
 // order. Rows at or below the last seq it parsed are skipped, so feeding
 // a row twice (a restart reading again from its journaled cursor) emits
@@ -35,8 +32,9 @@ var parsers fastjson.ParserPool
 type Parser struct {
 	// Price prices a turn OpenCode put no cost on (a model with no price
 	// in OpenCode's configuration); nil knows no model.
-	Price price.Func
-	state State
+	Price          price.Func
+	state          State
+	agent.Explicit // OpenCode writes every turn's end (the last assistant message's completion)
 }
 
 // State is everything a Parser keeps between rows; O(1) in the length of
@@ -114,21 +112,11 @@ func (p *Parser) Version() string { return p.state.Version }
 // InTurn reports whether a turn is open (OpenCode is working).
 func (p *Parser) InTurn() bool { return p.state.Turn != nil }
 
-// Unsure is false: OpenCode writes every turn's end (the last assistant
-// message's completion).
-func (p *Parser) Unsure() bool { return false }
-
 // Failed is why the last turn ended in an error, "" if it did not.
 func (p *Parser) Failed() string { return p.state.Error }
 
 // LastText is the start of the last assistant text, for notifications.
 func (p *Parser) LastText() string { return p.state.LastText }
-
-// Flush does nothing: turn ends are written, never inferred.
-func (p *Parser) Flush(out []event.Event) []event.Event { return out }
-
-// Quiet does nothing, for the same reason.
-func (p *Parser) Quiet(out []event.Event) []event.Event { return out }
 
 // EndTurn ends the open turn now: the process running it is gone.
 func (p *Parser) EndTurn(out []event.Event) []event.Event {
@@ -145,32 +133,24 @@ func (p *Parser) Interrupt(out []event.Event) []event.Event {
 	if t == nil {
 		return out
 	}
-	if t.Usage == (event.Usage{}) && t.Cost == 0 {
-		p.state.Turn = nil
-		return out
-	}
-	n := len(out)
-	out = p.EndTurn(out)
-	for i := n; i < len(out); i++ {
-		if out[i].Type == event.TurnComplete {
-			out[i].Interrupted = true
-		}
-	}
-	return out
+	spent := t.Usage != (event.Usage{}) || t.Cost != 0
+	return agent.Interrupt(out, spent, func() { p.state.Turn = nil }, p.EndTurn)
 }
 
 // Line parses one event row (Row.Line) and appends its events to out.
 func (p *Parser) Line(line []byte, out []event.Event) ([]event.Event, error) {
-	jp := parsers.Get()
-	defer parsers.Put(jp)
-	v, err := jp.ParseBytes(line)
-	if err != nil {
-		return out, fmt.Errorf("%w: %v", ErrNotJSON, err)
-	}
+	err := agent.ParseObject(line, ErrNotJSON, func(v *fastjson.Value) (err error) {
+		out, err = p.event(v, out)
+		return err
+	})
+	return out, err
+}
+
+// event reads one event row's object.
+func (p *Parser) event(v *fastjson.Value, out []event.Event) ([]event.Event, error) {
 	seq := v.Get("seq")
 	data := v.Get("data")
-	if v.Type() != fastjson.TypeObject || seq == nil || seq.Type() != fastjson.TypeNumber ||
-		data == nil || data.Type() != fastjson.TypeObject {
+	if seq == nil || seq.Type() != fastjson.TypeNumber || data == nil || data.Type() != fastjson.TypeObject {
 		return out, ErrNotJSON
 	}
 	n, err := seq.Int64()
