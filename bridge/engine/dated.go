@@ -18,37 +18,38 @@ import (
 // watched one is watched in turn, so midnight and an agent's first run
 // are seen without a sweep.
 
-// watchDated watches the dated root down to its newest day folder.
+// watchDated watches the dated root down to its newest day folder (or,
+// while the root is missing, the nearest folder above it: roots.go).
 // It is cheap to repeat (each scan does): watched folders are skipped.
 func (e *Engine) watchDated() {
-	root := e.datedRoot
-	if root == "" || !*e.cfg.WatchDirs {
+	r := e.datedRootWatch
+	if r == nil || r.path == "" {
 		return
 	}
+	e.watchRoot(r)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.watcher == nil {
-		return
+	if e.watched[r.path] {
+		e.watchDatedDownLocked()
 	}
-	if !e.watched[root] {
-		if !isDir(root) {
-			// Not made yet: the folder above is watched for it (itself
-			// made by the agent's first run, which the scan timer catches).
-			if !e.watched[filepath.Dir(root)] && e.watchLocked(filepath.Dir(root)) {
-				e.datedUp = filepath.Dir(root)
-			}
-			return
-		}
-		e.watchLocked(root)
+}
+
+// datedFound is the dated root's found: when the root was missing until
+// now, the folders made with it (the agent's first run makes the day's in
+// one go) are watched before the scan is asked for, so that the record
+// made in them is a file event even when the scan runs before the record
+// says where it runs.
+func (e *Engine) datedFound(fresh bool) {
+	if fresh {
+		e.watchDatedDownLocked()
+		e.askRescan()
 	}
-	if e.datedUp != "" && e.watched[root] {
-		// The agent's home is busy (Codex's databases, logs): once the
-		// root is watched, its events are only noise.
-		e.watcher.Remove(e.datedUp)
-		delete(e.watched, e.datedUp)
-		e.datedUp = ""
-	}
-	dir := root
+}
+
+// watchDatedDownLocked watches the newest folder of each level under the
+// watched dated root.
+func (e *Engine) watchDatedDownLocked() {
+	dir := e.datedRoot
 	for range e.datedDepth { // year, month, day
 		next := newestDir(dir)
 		if next == "" {
@@ -111,7 +112,10 @@ func (e *Engine) routeDated(ev fsnotify.Event) bool {
 		return false
 	}
 	if ev.Has(fsnotify.Create) && isDir(ev.Name) && within(ev.Name, root) {
-		e.watch(ev.Name) // a new year, month or day
+		// A new year, month or day, the ones below it perhaps made with
+		// it before its watch took: watched before the scan is asked for.
+		e.watch(ev.Name)
+		e.watchDated()
 		e.askRescan()
 		return true
 	}

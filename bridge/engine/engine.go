@@ -166,7 +166,12 @@ type Engine struct {
 	rescan       chan struct{}
 	nudge        chan struct{} // a hook said an agent is at work: sweep at the base rate
 	scanDone     chan struct{} // a scan just ran: a backed-off sweep runs with it
-	rootWatch    string        // where the projects folder is watched from while it does not exist
+	// projectsRoot and datedRootWatch watch the agents' roots, or the
+	// folders above them while they do not exist (roots.go); ancestors
+	// counts the roots each folder watched only for them is watched for.
+	projectsRoot   *rootWatch
+	datedRootWatch *rootWatch
+	ancestors      map[string]int
 	// agents are Config.Agents; projects is the root of the agent
 	// keeping one record folder per directory (projectsSource its name),
 	// datedRoot and datedDepth where the dated agent writes.
@@ -175,7 +180,6 @@ type Engine struct {
 	projectsSource string
 	datedRoot      string
 	datedDepth     int
-	datedUp        string // the dated root's parent, watched only until the root exists
 	// newRecords are the records no workspace follows that file events
 	// named (the watch loop's own; see newrecords.go).
 	newRecords map[string]*newRecord
@@ -213,6 +217,13 @@ func New(cfg Config) *Engine {
 	}
 	e.projects, e.projectsSource = e.agents.projects()
 	e.datedRoot, e.datedDepth = e.agents.dated()
+	e.ancestors = make(map[string]int)
+	e.projectsRoot = &rootWatch{path: e.projects, found: e.projectsFound}
+	if *cfg.WatchDirs {
+		// Where folders are not watched the sweep stats the newest day
+		// folder instead.
+		e.datedRootWatch = &rootWatch{path: e.datedRoot, found: e.datedFound}
+	}
 	return e
 }
 
@@ -240,12 +251,14 @@ func (e *Engine) Run(ctx context.Context) error {
 	if w != nil {
 		defer w.Close()
 		fsEvents, fsErrors = w.Events, w.Errors
-		e.watchProjects()
-		e.watchDated()
 		e.rescanOn = make(map[string]bool)
 		for _, p := range e.cfg.RescanOn {
+			e.rescanOn[filepath.Clean(p)] = true
+		}
+		e.watchRoot(e.projectsRoot)
+		e.watchDated()
+		for _, p := range e.cfg.RescanOn {
 			p = filepath.Clean(p)
-			e.rescanOn[p] = true
 			if isDir(p) {
 				e.watch(p) // a folder: a new entry in it
 			} else {
@@ -267,7 +280,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case ev, ok := <-fsEvents:
-			if ok {
+			if ok && !e.rootNoise(ev) {
 				e.route(ev)
 				if e.sweepIdle.Load() { // tell a backed-off sweep; a busy one needs no word
 					select {

@@ -24,15 +24,15 @@ func (e *Engine) route(ev fsnotify.Event) {
 	}
 	if ev.Has(fsnotify.Remove) {
 		e.forgetWatch(ev.Name)
+		e.rootGone(ev.Name)
+	}
+	if e.routeRoots(ev) { // a folder on the way to an agent's root was made
+		return
 	}
 	if e.routeDated(ev) {
 		return
 	}
 	dir := filepath.Dir(ev.Name)
-	if ev.Has(fsnotify.Create) && e.projects != "" && within(e.projects, ev.Name) && e.projectsPending() {
-		e.watchProjects() // a folder on the way to the projects folder was made
-		return
-	}
 	if e.projects != "" && filepath.Clean(dir) == e.projects {
 		if ev.Has(fsnotify.Create) {
 			// Watched before the scan is asked for: the transcript made
@@ -101,82 +101,6 @@ func (e *Engine) projectDirAppeared(dir string) {
 	}
 }
 
-// watchProjects watches Claude Code's projects folder. Before Claude Code
-// first runs it does not exist: then, where folders are watched, the
-// nearest folder above it that does is watched instead, and each folder
-// made on the way down moves the watch closer (the sweep tries too). Once
-// the projects folder is watched, the workspaces already followed list
-// their sessions again and their folders are watched, since Claude Code
-// makes the projects folder and the first project folder in one go.
-func (e *Engine) watchProjects() {
-	root := e.projects
-	if root == "" {
-		return
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	// Claude Code makes the whole chain at once: a folder below the one
-	// just watched may have appeared before the watch took, with its event
-	// lost. So each new watch looks one level down and moves on if it can.
-	for range 64 {
-		up, done := e.watchProjectsLocked(root)
-		if done || !isDir(childToward(root, up)) {
-			return
-		}
-	}
-}
-
-// watchProjectsLocked makes one attempt: it watches the projects folder,
-// or else the nearest folder above it (returned), and reports done when
-// there is nothing more to try.
-func (e *Engine) watchProjectsLocked(root string) (up string, done bool) {
-	if e.watcher == nil || e.watched[root] {
-		return "", true
-	}
-	old := e.rootWatch
-	drop := func(keep string) { // the watch on the way down it no longer needs
-		if old != "" && old != keep {
-			e.watcher.Remove(old)
-			delete(e.watched, old)
-		}
-	}
-	if e.watchLocked(root) {
-		drop("")
-		e.rootWatch = ""
-		for dir, ids := range e.byProject {
-			if *e.cfg.WatchDirs {
-				e.watchLocked(dir)
-			}
-			for _, id := range ids {
-				if w := e.workspaces[id]; w != nil {
-					w.poke(true)
-				}
-			}
-		}
-		e.askRescan()
-		return "", true
-	}
-	if !*e.cfg.WatchDirs {
-		return "", true // kqueue would open every file in an ancestor: the sweep retries
-	}
-	for up := filepath.Dir(root); up != filepath.Dir(up); up = filepath.Dir(up) {
-		if up == old {
-			return up, false // still the nearest
-		}
-		if e.watched[up] { // watched for something else already: its events come
-			drop("")
-			e.rootWatch = ""
-			return up, false
-		}
-		if e.watchLocked(up) {
-			drop(up)
-			e.rootWatch = up
-			return up, false
-		}
-	}
-	return "", true
-}
-
 // childToward is the folder right below up on the way to target.
 func childToward(target, up string) string {
 	rel, err := filepath.Rel(up, target)
@@ -185,13 +109,6 @@ func childToward(target, up string) string {
 	}
 	first, _, _ := strings.Cut(rel, string(filepath.Separator))
 	return filepath.Join(up, first)
-}
-
-// projectsPending reports whether the projects folder is not watched yet.
-func (e *Engine) projectsPending() bool {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.watcher != nil && e.projects != "" && !e.watched[e.projects]
 }
 
 // within reports whether p is target or a folder above it.
@@ -237,6 +154,7 @@ func (e *Engine) forgetWatch(path string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.quietWatches, path)
+	e.forgetRootLocked(path)
 	if e.watched[path] {
 		delete(e.watched, path)
 		if e.watcher != nil {
@@ -417,8 +335,8 @@ func (s *sweeper) sweep() time.Duration {
 		ws = append(ws, w)
 	}
 	s.e.mu.RUnlock()
-	if s.e.projectsPending() {
-		s.e.watchProjects() // an event on the way down may have been missed
+	for _, r := range s.e.rootsPending() {
+		s.e.watchRoot(r) // an event on the way down may have been missed
 	}
 	watchDirs := *s.e.cfg.WatchDirs
 	seen := make(map[string]bool, len(s.stamps))
