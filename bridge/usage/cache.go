@@ -30,13 +30,23 @@ type Cache struct {
 	loaded bool              // Path was read (or tried)
 	prices uint64            // the price table the entries' costs are of
 	roots  [2]string         // the folders the entries were read from
-	head   header            // the cache file loaded, whose second section holds parts not read yet
-	dirty  bool              // differs from the file
-	said   bool              // a complaint was logged
+	// file is the cache file as loaded or last written (nil: none), open
+	// for reading the blocks the entries name in it: the bytes an index
+	// named are never written over, and a file put in its place leaves
+	// this one as it was.
+	file  *os.File
+	head  header    // its header as loaded or written
+	froot [2]string // the folders its entries are of
+	fcost uint64    // the prices its entries' costs are of
+	live  int64     // bytes its index and the blocks it names take
+	dirty bool      // differs from the file
+	said  bool      // a complaint was logged
 	// What the reads did with each group: for the tests that prove each
 	// way is taken.
 	reused, resumed, reread, repriced atomic.Int64
 	share                             int64 // snapShare, unless a test says otherwise
+	slack                             int64 // deadFloor, unless a test says otherwise
+	appended, rewritten               int   // the file's writes of each kind
 }
 
 func (c *Cache) snapShare() int64 {
@@ -63,17 +73,20 @@ type entry struct {
 	// start); priced what made each turn's cost (encodePricing; none: not
 	// known, the files are read again when prices change). Only a read
 	// that goes on, or reprices, needs them: they stay in the cache file
-	// until then (Cache.fill).
+	// until then (Cache.part).
 	snap, priced part
 	prices       uint64 // the table the costs are of
+	at           extent // its warm block in Cache.file (none: not written yet)
 }
 
 // part is a block of an entry that is read only when needed.
 type part struct {
-	raw []byte // the block (nil: none, or still in the file)
-	off int64  // where it is in the loaded cache file's second section
-	n   int64  // its length there (0: not there)
+	raw []byte // the block, not written yet (nil: none, or in the file)
+	at  extent // where it is in Cache.file
 }
+
+// none reports whether p holds nothing, in memory or in the file.
+func (p *part) none() bool { return p.raw == nil && p.at.n == 0 }
 
 // fileID is what one file was when read: a later listing that finds the
 // same device, inode, size and time, and the same bytes at its start and
@@ -208,6 +221,7 @@ func (c *Cache) put(g group, e *entry) {
 		c.m = map[string]*entry{}
 	}
 	e.prices = c.prices
+	e.at = extent{} // to be written
 	c.m[g.files[0]] = e
 	c.dirty = true
 }

@@ -1,14 +1,11 @@
 package usage
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/regular"
@@ -23,10 +20,10 @@ const CacheFile = "usage.cache"
 // one): what the cache keeps are the turns as they were counted.
 // 4: a cut-off turn is ended by the parsers' Interrupt (a Codex turn
 // with token counts and no response yet counts).
-// 5: two sections (see codec_file.go): what a warm read needs, then
-// where reads stopped and what made the costs; each group's turns a block
-// with its own strings.
-const cacheVersion = 5
+// 5: two sections: what a warm read needs, then where reads stopped and
+// what made the costs; each group's turns a block with its own strings.
+// 6: blocks named by an index, appended to (see codec_file.go).
+const cacheVersion = 6
 
 // priceKey identifies a price table: costs in the cache are of it.
 func priceKey(t *price.Table) uint64 {
@@ -70,25 +67,24 @@ func (c *Cache) begin(prices uint64, roots [2]string) {
 	c.prices = prices
 }
 
-// load reads the cache file's first section (and checks the second);
-// one that cannot be read or decoded is ignored (and said so once), to be
-// written anew.
+// load reads the cache file's index and warm blocks; one that cannot be
+// read or decoded is ignored (and said so once), to be written anew.
 func (c *Cache) load() {
 	f, err := regular.Open(c.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
 	if err == nil {
-		var cc cacheContent
-		err = readCache(f, &cc)
-		f.Close()
-		if err == nil {
-			c.m, c.roots, c.head = cc.entries, cc.roots, cc.head
+		var cc *cacheContent
+		if cc, err = readCache(f); err == nil {
+			c.m, c.roots, c.file, c.head = cc.entries, cc.roots, f, cc.head
+			c.froot, c.fcost, c.live = cc.roots, cc.prices, cc.live
 			for _, e := range c.m {
-				e.prices = cc.head.prices
+				e.prices = cc.prices
 			}
 			return
 		}
+		f.Close()
 		if errors.Is(err, errOldCache) {
 			c.dirty = true // another version's: rebuilt, nothing to say
 			return
@@ -98,42 +94,9 @@ func (c *Cache) load() {
 	c.dirty = true
 }
 
-// fill reads the parts of the entries still in the cache file (its
-// second section), if that file is still the one loaded: else they are
-// let go (the groups are read from the start, and again when prices
-// change). c.mu is held.
-func (c *Cache) fill() {
-	head := c.head
-	c.head = header{}
-	pending := false
-	for _, e := range c.m {
-		pending = pending || (e.snap.raw == nil && e.snap.n > 0) || (e.priced.raw == nil && e.priced.n > 0)
-	}
-	if !pending {
-		return
-	}
-	var more []byte
-	if head.lenB > 0 {
-		more, _ = readMore(c.Path, head)
-	}
-	get := func(p *part) {
-		if p.raw != nil || p.n == 0 {
-			return
-		}
-		if more != nil && p.off >= 0 && p.n <= int64(len(more)) && p.off <= int64(len(more))-p.n {
-			p.raw = more[p.off : p.off+p.n : p.off+p.n]
-		}
-		p.off, p.n = 0, 0
-	}
-	for _, e := range c.m {
-		get(&e.snap)
-		get(&e.priced)
-	}
-}
-
 // snapOf is where e's read stopped (nil: not known).
 func (c *Cache) snapOf(e *entry) *resume {
-	raw := c.part(e, func(e *entry) *part { return &e.snap })
+	raw := c.part(e, &e.snap)
 	if raw == nil {
 		return nil
 	}
@@ -146,7 +109,7 @@ func (c *Cache) snapOf(e *entry) *resume {
 
 // pricingsOf is what made each of e's turns cost (nil: not known).
 func (c *Cache) pricingsOf(e *entry) []pricing {
-	raw := c.part(e, func(e *entry) *part { return &e.priced })
+	raw := c.part(e, &e.priced)
 	if raw == nil {
 		return nil
 	}
@@ -157,13 +120,22 @@ func (c *Cache) pricingsOf(e *entry) []pricing {
 	return ps
 }
 
-func (c *Cache) part(e *entry, which func(*entry) *part) []byte {
+// part is the block p of e, read from the cache file when it is there
+// (nil: none). One whose checksum fails is let go, and said so.
+func (c *Cache) part(e *entry, p *part) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if p := which(e); p.raw == nil && p.n > 0 {
-		c.fill()
+	if p.raw != nil || p.at.n == 0 {
+		return p.raw
 	}
-	return which(e).raw
+	b := readExtent(c.file, p.at)
+	if b == nil {
+		p.at = extent{}
+		e.at = extent{} // its index entry changes: written again
+		c.dirty = true
+		c.complain(fmt.Sprintf("usage cache %s: a damaged block let go, reading its files again", c.Path))
+	}
+	return b
 }
 
 // complain says msg, once for the cache's life: a file that cannot be
@@ -175,9 +147,9 @@ func (c *Cache) complain(msg string) {
 	c.said = true
 }
 
-// finish writes the cache file if it changed: to a new file (0600) put in
-// place at once, so a reader beside (another usage run) reads the old or
-// the new, never half of one.
+// finish writes what changed to the cache file: appended to the file as
+// loaded (or last written) when it is still the one in place, else the
+// whole file anew (cachewrite.go).
 func (c *Cache) finish() {
 	if c == nil {
 		return
@@ -193,38 +165,9 @@ func (c *Cache) finish() {
 			delete(c.m, k) // not met by the read: its costs are of other prices
 		}
 	}
-	c.fill()
-	b := encodeCache(&cacheContent{entries: c.m, head: header{prices: c.prices}, roots: c.roots})
-	if err := writeFile(c.Path, b); err != nil {
+	if err := c.write(); err != nil {
 		c.complain(fmt.Sprintf("usage cache %s not written: %v", c.Path, err))
 	}
-}
-
-func writeFile(path string, pieces [][]byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".usage-cache-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	w := bufio.NewWriterSize(tmp, 256<<10)
-	for _, b := range pieces {
-		if _, err := w.Write(b); err != nil {
-			tmp.Close()
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // store keeps what a read of g made (nil: nothing to keep, the entry goes).

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -54,15 +55,22 @@ func TestBadCacheFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	older := append(append([]byte(cacheMagic), binary.AppendUvarint(nil, cacheVersion-1)...), "an older layout"...)
-	flipped := bytes.Clone(valid)
-	flipped[len(flipped)/2] ^= 0x40
+	regions := cacheRegions(t, valid)
+	flipped := func(x extent) []byte {
+		b := bytes.Clone(valid)
+		b[x.off+x.n/2] ^= 0x40
+		return b
+	}
 	tests := []struct {
 		name  string
 		lay   func(path string)
 		lines int
 	}{
 		{"older format", func(path string) { os.WriteFile(path, older, 0o600) }, 0},
-		{"a byte changed", func(path string) { os.WriteFile(path, flipped, 0o600) }, 1},
+		{"a byte of the header changed", func(path string) { os.WriteFile(path, flipped(regions.header), 0o600) }, 1},
+		{"a byte of the index changed", func(path string) { os.WriteFile(path, flipped(regions.index), 0o600) }, 1},
+		{"a byte of a warm block changed", func(path string) { os.WriteFile(path, flipped(regions.warm[0]), 0o600) }, 1},
+		{"a byte of the last warm block changed", func(path string) { os.WriteFile(path, flipped(regions.warm[len(regions.warm)-1]), 0o600) }, 1},
 		{"cut short", func(path string) { os.WriteFile(path, valid[:len(valid)*2/3], 0o600) }, 1},
 		{"empty", func(path string) { os.WriteFile(path, nil, 0o600) }, 1},
 		{"not a cache", func(path string) { os.WriteFile(path, []byte(`{"a": 1}`), 0o600) }, 1},
@@ -95,6 +103,45 @@ func TestBadCacheFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// regions are where a cache file's parts are.
+type regions struct {
+	header, index extent
+	warm, parts   []extent // by the groups' first files
+}
+
+func cacheRegions(t *testing.T, b []byte) regions {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "look")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cc, err := readCache(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := regions{header: extent{n: int64(headerLen)}, index: extent{off: cc.head.indexOff, n: cc.head.indexLen}}
+	var keys []string
+	for k := range cc.entries {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		e := cc.entries[k]
+		r.warm = append(r.warm, e.at)
+		for _, p := range []part{e.priced, e.snap} {
+			if p.at.n > 0 {
+				r.parts = append(r.parts, p.at)
+			}
+		}
+	}
+	return r
 }
 
 // TestTwoRunsAtOnce: usage runs racing on one cache file, each with its
@@ -204,27 +251,35 @@ func TestCacheIsSmall(t *testing.T) {
 }
 
 // TestPartsOfAFileWrittenAgain: where reads stopped stays in the cache
-// file until a read goes on from it; when another run has written the
-// file again meanwhile, those parts are let go (the group is read from
-// its start) and the report is still a full read's. A cache whose file
-// was left alone goes on from them.
+// file until a read goes on from it. A run that loaded the file goes on
+// from the blocks it loaded the names of, whatever another run wrote
+// meanwhile: appended to the file (the blocks named before are never
+// written over) or put a new file in its place (the old one stays as it
+// was for whoever has it open). Blocks damaged in the file meanwhile are
+// let go (the group is read from its start), and said so once. The report
+// is a full read's every time.
 func TestPartsOfAFileWrittenAgain(t *testing.T) {
 	projects, codexHome := corpusHome(t)
 	dir := t.TempDir()
-	rewritten, left := filepath.Join(dir, "rewritten"), filepath.Join(dir, "left")
-	readWith(t, projects, codexHome, &Cache{Path: rewritten, share: 1})
-	b, err := os.ReadFile(rewritten)
+	paths := map[string]string{}
+	for _, name := range []string{"appended", "replaced", "damaged", "left"} {
+		paths[name] = filepath.Join(dir, name)
+	}
+	readWith(t, projects, codexHome, &Cache{Path: paths["appended"], share: 1})
+	b, err := os.ReadFile(paths["appended"])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(left, b, 0o600); err != nil {
-		t.Fatal(err)
+	held := map[string]*Cache{}
+	var logged []string
+	logf := func(msg string) { logged = append(logged, msg) }
+	for name, path := range paths {
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		held[name] = &Cache{Path: path, share: 1, Log: logf}
+		held[name].begin(priceKey(price.Default()), [2]string{projects, codexHome})
 	}
-	roots := [2]string{projects, codexHome}
-	held := &Cache{Path: rewritten, share: 1}
-	held.begin(priceKey(price.Default()), roots)
-	alone := &Cache{Path: left, share: 1}
-	alone.begin(priceKey(price.Default()), roots)
 	// A subagent answers once more, after every line before.
 	sub, _ := filepath.Glob(filepath.Join(projects, "-tmp-demo-2-1-328", "*", "subagents", "*.jsonl"))
 	f, err := os.OpenFile(sub[0], os.O_APPEND|os.O_WRONLY, 0)
@@ -234,14 +289,35 @@ func TestPartsOfAFileWrittenAgain(t *testing.T) {
 	f.WriteString(`{"type":"assistant","isSidechain":true,"sessionId":"cdde5e9d-5ddb-4c57-9334-6b05a2e72297","timestamp":"2026-12-30T00:00:00Z",` +
 		`"requestId":"req_late","message":{"id":"msg_late","model":"claude-opus-5-5","role":"assistant","content":[],"usage":{"input_tokens":100,"output_tokens":1}}}` + "\n")
 	f.Close()
-	readWith(t, projects, codexHome, &Cache{Path: rewritten, share: 1}) // another run writes the file again
-	want := readWith(t, projects, codexHome, nil)
-	sameReports(t, "file written again", want, readWith(t, projects, codexHome, held))
-	if held.resumed.Load() != 0 || held.reread.Load() != 1 {
-		t.Errorf("file written again: %d groups went on, %d read again; want 0 and 1", held.resumed.Load(), held.reread.Load())
+	// Another run appends to one file; one writes another anew; the third
+	// is written over in place with bytes of no cache.
+	other := &Cache{Path: paths["appended"], share: 1}
+	readWith(t, projects, codexHome, other)
+	if other.appended != 1 {
+		t.Fatalf("the other run wrote the file %d times whole, appended %d times: want one append", other.rewritten, other.appended)
 	}
-	sameReports(t, "file left alone", want, readWith(t, projects, codexHome, alone))
-	if alone.resumed.Load() != 1 || alone.reread.Load() != 0 {
-		t.Errorf("file left alone: %d groups went on, %d read again; want 1 and 0", alone.resumed.Load(), alone.reread.Load())
+	os.Remove(paths["replaced"])
+	readWith(t, projects, codexHome, &Cache{Path: paths["replaced"], share: 1})
+	if err := os.WriteFile(paths["damaged"], bytes.Repeat([]byte{'x'}, len(b)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := readWith(t, projects, codexHome, nil)
+	for _, tt := range []struct {
+		name            string
+		resumed, reread int64
+		lines           int
+	}{
+		{"appended", 1, 0, 0},
+		{"replaced", 1, 0, 0},
+		{"left", 1, 0, 0},
+		{"damaged", 0, 1, 1},
+	} {
+		logged = nil
+		c := held[tt.name]
+		sameReports(t, tt.name, want, readWith(t, projects, codexHome, c))
+		if c.resumed.Load() != tt.resumed || c.reread.Load() != tt.reread || len(logged) != tt.lines {
+			t.Errorf("file %s: %d groups went on, %d read again, %q said; want %d, %d and %d lines",
+				tt.name, c.resumed.Load(), c.reread.Load(), logged, tt.resumed, tt.reread, tt.lines)
+		}
 	}
 }

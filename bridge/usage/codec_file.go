@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,45 +10,55 @@ import (
 	"os"
 	"slices"
 	"time"
-
-	"conductorbridge/bridge/regular"
 )
 
-// The cache file: a fixed header (a magic word, the version, the price
-// table's key, each section's length and CRC-32), then two sections.
-// The first holds what a warm read needs, read with one read: the folders
-// read and, per group, its files' identities, its turns (a block of
-// encodeTurns) and plan limits, and where its other parts are in the
-// second section. The second holds those parts, where each read stopped
-// (encodeSnap) and what made each turn's cost (encodePricing): only a
-// read that goes on, reprices or writes the file again reads it. Numbers
-// in the sections are varints.
+// The cache file is written whole once, then appended to:
+//
+//	header | blocks … | index
+//
+// The header (fixed size, at the start) says where the index is, with its
+// CRC-32. The index names, per group, its blocks, each with its CRC-32:
+// the group's warm block (its files' identities, its turns as a block of
+// encodeTurns, its plan limits: what a run over unchanged files needs)
+// and, where kept, its charges (encodePricing) and where its read stopped
+// (encodeSnap), read only to reprice or to go on. Written whole, the warm
+// blocks come first, together, then the others, then the index.
+//
+// A run that changed some groups appends their new blocks and a new index
+// after the old index, then writes the header again (cachefile.go): the
+// blocks an older index named are never written over, so a reader that
+// loaded it reads on unharmed, and a run killed at any moment leaves the
+// old header (the old state, whole), the new one, or a file whose
+// checksums fail (read again from the history). Numbers in the index and
+// blocks are varints.
 
 const cacheMagic = "CBUSAGE\n"
 
-// headerLen is the header's size: magic, version, CRC-32 of each
-// section, prices, each section's length.
-const headerLen = len(cacheMagic) + 4 + 4 + 4 + 4 + 8 + 8 + 8
+// headerLen is the header's size: magic, version, the index's offset,
+// length and CRC-32, and the CRC-32 of all that.
+const headerLen = len(cacheMagic) + 4 + 8 + 8 + 4 + 4
 
 // errOldCache: a cache file of another version, rebuilt without a word.
 var errOldCache = errors.New("usage cache of another version")
 
-// header is a cache file's header.
+// header is a cache file's header: where its index is.
 type header struct {
-	crcA, crcB uint32
-	prices     uint64
-	lenA, lenB int64
+	indexOff, indexLen int64
+	indexCRC           uint32
 }
 
+// end is where the file's last index ends: bytes after it are a write
+// that never finished.
+func (h header) end() int64 { return h.indexOff + h.indexLen }
+
 func (h header) append(b []byte) []byte {
+	start := len(b)
 	b = append(b, cacheMagic...)
 	b = binary.LittleEndian.AppendUint32(b, cacheVersion)
-	b = binary.LittleEndian.AppendUint32(b, h.crcA)
-	b = binary.LittleEndian.AppendUint32(b, h.crcB)
-	b = binary.LittleEndian.AppendUint32(b, 0)
-	b = binary.LittleEndian.AppendUint64(b, h.prices)
-	b = binary.LittleEndian.AppendUint64(b, uint64(h.lenA))
-	return binary.LittleEndian.AppendUint64(b, uint64(h.lenB))
+	b = binary.LittleEndian.AppendUint64(b, uint64(h.indexOff))
+	b = binary.LittleEndian.AppendUint64(b, uint64(h.indexLen))
+	b = binary.LittleEndian.AppendUint32(b, h.indexCRC)
+	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
 }
 
 // parseHeader reads a header; another version's is errOldCache.
@@ -59,67 +70,224 @@ func parseHeader(b []byte) (header, error) {
 	if len(b) < len(cacheMagic)+4 || binary.LittleEndian.Uint32(b[len(cacheMagic):]) != cacheVersion {
 		return h, errOldCache
 	}
-	if len(b) < headerLen {
+	if len(b) < headerLen || crc32.ChecksumIEEE(b[:headerLen-4]) != binary.LittleEndian.Uint32(b[headerLen-4:]) {
 		return h, fmt.Errorf("usage cache: header: %w", errCorrupt)
 	}
 	b = b[len(cacheMagic)+4:]
-	h.crcA = binary.LittleEndian.Uint32(b)
-	h.crcB = binary.LittleEndian.Uint32(b[4:])
-	h.prices = binary.LittleEndian.Uint64(b[12:])
-	lenA, lenB := binary.LittleEndian.Uint64(b[20:]), binary.LittleEndian.Uint64(b[28:])
-	if lenA > 1<<40 || lenB > 1<<40 {
+	off, n := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+	if off < uint64(headerLen) || off > 1<<40 || n > 1<<40 {
 		return h, fmt.Errorf("usage cache: header: %w", errCorrupt)
 	}
-	h.lenA, h.lenB = int64(lenA), int64(lenB)
+	h.indexOff, h.indexLen, h.indexCRC = int64(off), int64(n), binary.LittleEndian.Uint32(b[16:])
 	return h, nil
 }
 
-type cacheContent struct {
-	entries map[string]*entry
-	head    header
-	roots   [2]string
+// readHeader reads f's header. One whose checksum fails is read again a
+// few times: another run may be writing it that moment (it writes it in
+// one write, after all it names).
+func readHeader(f *os.File) (header, error) {
+	var hb [headerLen]byte
+	var h header
+	var err error
+	for range 4 {
+		var n int
+		n, err = f.ReadAt(hb[:], 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return h, err
+		}
+		if h, err = parseHeader(hb[:n]); !errors.Is(err, errCorrupt) || n < headerLen {
+			return h, err
+		}
+	}
+	return h, err
 }
 
-// encodeCache lays out c as the pieces of a cache file, in order: the
-// header, the first section, then each part of the second as it is (not
-// copied together).
-func encodeCache(c *cacheContent) [][]byte {
-	keys := make([]string, 0, len(c.entries))
-	size := 64
-	for k, e := range c.entries {
-		keys = append(keys, k)
-		size += len(e.turns) + 64*len(e.files) + 64
-	}
-	slices.Sort(keys)
-	a := &encoder{b: make([]byte, 0, size)}
-	a.str(c.roots[0])
-	a.str(c.roots[1])
-	a.uint(uint64(len(keys)))
-	pieces := [][]byte{nil, nil}
-	var lenB int64
-	var crcB uint32
-	for _, k := range keys {
-		en := c.entries[k]
-		a.entry(en)
-		for _, p := range []part{en.priced, en.snap} {
-			a.uint(uint64(len(p.raw)))
-			if p.raw != nil {
-				a.uint(uint64(lenB))
-				lenB += int64(len(p.raw))
-				crcB = crc32.Update(crcB, crc32.IEEETable, p.raw)
-				pieces = append(pieces, p.raw)
+// extent is where a block is in the cache file (n 0: not there).
+type extent struct {
+	off, n int64
+	crc    uint32
+}
+
+// cacheContent is what a cache file's index and warm blocks say.
+type cacheContent struct {
+	entries map[string]*entry // by the group's first file
+	roots   [2]string
+	prices  uint64
+	head    header
+	live    int64 // bytes the index and the blocks it names take
+}
+
+// index is a cache file's index: the folders and prices its entries are
+// of, and each entry's blocks (entries in the order of keys).
+type index struct {
+	roots  [2]string
+	prices uint64
+	warm   []extent
+	priced []extent
+	snap   []extent
+}
+
+func encodeIndex(ix *index) []byte {
+	e := &encoder{b: make([]byte, 0, 64+40*len(ix.warm))}
+	e.b = binary.LittleEndian.AppendUint64(e.b, ix.prices)
+	e.str(ix.roots[0])
+	e.str(ix.roots[1])
+	e.uint(uint64(len(ix.warm)))
+	for i := range ix.warm {
+		e.uint(uint64(ix.warm[i].off))
+		e.uint(uint64(ix.warm[i].n))
+		e.b = binary.LittleEndian.AppendUint32(e.b, ix.warm[i].crc)
+		for _, x := range []extent{ix.priced[i], ix.snap[i]} {
+			e.uint(uint64(x.n))
+			if x.n > 0 {
+				e.uint(uint64(x.off))
+				e.b = binary.LittleEndian.AppendUint32(e.b, x.crc)
 			}
 		}
 	}
-	h := c.head
-	h.crcA, h.crcB = crc32.ChecksumIEEE(a.b), crcB
-	h.lenA, h.lenB = int64(len(a.b)), lenB
-	pieces[0], pieces[1] = h.append(nil), a.b
-	return pieces
+	return e.b
 }
 
-// entry writes en to the first section, all but where its parts are.
-func (e *encoder) entry(en *entry) {
+// decodeIndex reads an index whose blocks must lie between the header
+// and limit (the index's own offset).
+func decodeIndex(b []byte, limit int64) (*index, error) {
+	d := &decoder{b: b}
+	ix := &index{prices: d.uint64(), roots: [2]string{d.str(), d.str()}}
+	n := d.count()
+	ix.warm, ix.priced, ix.snap = make([]extent, n), make([]extent, n), make([]extent, n)
+	in := func(x extent) bool {
+		return x.off >= int64(headerLen) && x.n <= limit && x.off <= limit-x.n
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		ix.warm[i] = extent{off: int64(d.uint()), n: int64(d.uint()), crc: d.uint32()}
+		if !in(ix.warm[i]) || ix.warm[i].n == 0 {
+			d.fail()
+		}
+		for _, x := range []*extent{&ix.priced[i], &ix.snap[i]} {
+			if x.n = int64(d.uint()); x.n > 0 {
+				x.off, x.crc = int64(d.uint()), d.uint32()
+				if !in(*x) {
+					d.fail()
+				}
+			}
+		}
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail()
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("usage cache: index: %w", d.err)
+	}
+	return ix, nil
+}
+
+// readCache reads a cache file's header, index and warm blocks (each
+// checked against its CRC-32). The other blocks stay in the file, named
+// by each entry's parts, until something needs them.
+func readCache(f *os.File) (*cacheContent, error) {
+	h, err := readHeader(f)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() < h.end() {
+		return nil, fmt.Errorf("usage cache: %d bytes, its index ends at %d: %w", info.Size(), h.end(), errCorrupt)
+	}
+	ib := make([]byte, h.indexLen)
+	if _, err := f.ReadAt(ib, h.indexOff); err != nil {
+		return nil, err
+	}
+	if crc32.ChecksumIEEE(ib) != h.indexCRC {
+		return nil, fmt.Errorf("usage cache: index: checksum: %w", errCorrupt)
+	}
+	ix, err := decodeIndex(ib, h.indexOff)
+	if err != nil {
+		return nil, err
+	}
+	warm, err := readExtents(f, ix.warm)
+	if err != nil {
+		return nil, err
+	}
+	c := &cacheContent{entries: make(map[string]*entry, len(warm)), roots: ix.roots, prices: ix.prices, head: h, live: h.indexLen}
+	zones := map[int64]*time.Location{}
+	for i, b := range warm {
+		if b == nil {
+			return nil, fmt.Errorf("usage cache: checksum: %w", errCorrupt)
+		}
+		d := &decoder{b: b}
+		e := d.warm(zones)
+		if d.err == nil && (len(d.b) != 0 || len(e.files) == 0 || c.entries[e.files[0].path] != nil) {
+			d.fail()
+		}
+		if d.err != nil {
+			return nil, fmt.Errorf("usage cache: %w", d.err)
+		}
+		e.at = ix.warm[i]
+		e.priced.at, e.snap.at = ix.priced[i], ix.snap[i]
+		c.live += e.at.n + e.priced.at.n + e.snap.at.n
+		c.entries[e.files[0].path] = e
+	}
+	return c, nil
+}
+
+// joinGap is how far apart two blocks may lie and still be read in one
+// read, with what lies between.
+const joinGap = 64 << 10
+
+// readExtents reads the blocks at xs from f, those that lie near each
+// other in one read. A block whose CRC-32 fails is nil.
+func readExtents(f *os.File, xs []extent) ([][]byte, error) {
+	out := make([][]byte, len(xs))
+	order := make([]int, 0, len(xs))
+	for i := range xs {
+		if xs[i].n > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(xs[a].off, xs[b].off) })
+	for len(order) > 0 {
+		start, end := xs[order[0]].off, xs[order[0]].off+xs[order[0]].n
+		k := 1
+		for ; k < len(order); k++ {
+			x := xs[order[k]]
+			if x.off > end+joinGap {
+				break
+			}
+			end = max(end, x.off+x.n)
+		}
+		buf := make([]byte, end-start)
+		if _, err := f.ReadAt(buf, start); err != nil {
+			return nil, fmt.Errorf("usage cache: %w", err)
+		}
+		for _, i := range order[:k] {
+			x := xs[i]
+			b := buf[x.off-start : x.off-start+x.n : x.off-start+x.n]
+			if crc32.ChecksumIEEE(b) == x.crc {
+				out[i] = b
+			}
+		}
+		order = order[k:]
+	}
+	return out, nil
+}
+
+// readExtent reads one block (nil: its CRC-32 fails, or it cannot be read).
+func readExtent(f *os.File, x extent) []byte {
+	if f == nil || x.n == 0 {
+		return nil
+	}
+	b := make([]byte, x.n)
+	if _, err := f.ReadAt(b, x.off); err != nil || crc32.ChecksumIEEE(b) != x.crc {
+		return nil
+	}
+	return b
+}
+
+// warm writes en's warm block: what a run over unchanged files needs.
+func (e *encoder) warm(en *entry) {
 	e.str(en.agent)
 	e.int(en.bytes)
 	e.uint(uint64(len(en.files)))
@@ -129,7 +297,7 @@ func (e *encoder) entry(en *entry) {
 		e.uint(f.ino)
 		e.int(f.size)
 		e.int(f.mtime)
-		e.b = binaryAppend64(e.b, f.sample)
+		e.b = binary.LittleEndian.AppendUint64(e.b, f.sample)
 	}
 	e.uint(uint64(en.n))
 	e.uint(uint64(en.done))
@@ -137,103 +305,7 @@ func (e *encoder) entry(en *entry) {
 	e.limits(en.limits)
 }
 
-func binaryAppend64(b []byte, n uint64) []byte { return binary.LittleEndian.AppendUint64(b, n) }
-
-// readCache reads a cache file's header and first section, and checks
-// its second (read in pieces, not kept: only what needs it reads it).
-func readCache(f *os.File, c *cacheContent) error {
-	var hb [headerLen]byte
-	n, err := f.ReadAt(hb[:], 0)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	h, err := parseHeader(hb[:n])
-	if err != nil {
-		return err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if info.Size() != int64(headerLen)+h.lenA+h.lenB {
-		return fmt.Errorf("usage cache: %d bytes, its header says %d: %w", info.Size(), int64(headerLen)+h.lenA+h.lenB, errCorrupt)
-	}
-	buf := make([]byte, h.lenA)
-	if _, err := f.ReadAt(buf, int64(headerLen)); err != nil {
-		return err
-	}
-	if crc32.ChecksumIEEE(buf) != h.crcA {
-		return fmt.Errorf("usage cache: checksum: %w", errCorrupt)
-	}
-	if sum, err := crcAt(f, int64(headerLen)+h.lenA, h.lenB); err != nil || sum != h.crcB {
-		return fmt.Errorf("usage cache: checksum: %w", errCorrupt)
-	}
-	c.head = h
-	d := &decoder{b: buf}
-	c.roots = [2]string{d.str(), d.str()}
-	count := d.count()
-	c.entries = make(map[string]*entry, count)
-	for range count {
-		e := d.entry(h.lenB)
-		if d.err != nil {
-			break
-		}
-		if len(e.files) == 0 {
-			d.fail()
-			break
-		}
-		c.entries[e.files[0].path] = e
-	}
-	if d.err == nil && len(d.b) != 0 {
-		d.fail()
-	}
-	if d.err != nil {
-		return fmt.Errorf("usage cache: %w", d.err)
-	}
-	return nil
-}
-
-// crcAt is the CRC-32 of n bytes of f at off, read in pieces.
-func crcAt(f *os.File, off, n int64) (uint32, error) {
-	buf := make([]byte, min(n, 64<<10))
-	var sum uint32
-	for n > 0 {
-		k := min(n, int64(len(buf)))
-		if _, err := f.ReadAt(buf[:k], off); err != nil {
-			return 0, err
-		}
-		sum = crc32.Update(sum, crc32.IEEETable, buf[:k])
-		off, n = off+k, n-k
-	}
-	return sum, nil
-}
-
-// readMore reads the second section of the cache file at path if it is
-// still the one whose header is h.
-func readMore(path string, h header) ([]byte, error) {
-	f, err := regular.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var hb [headerLen]byte
-	if _, err := f.ReadAt(hb[:], 0); err != nil {
-		return nil, err
-	}
-	if now, err := parseHeader(hb[:]); err != nil || now != h {
-		return nil, fmt.Errorf("usage cache %s was written again", path)
-	}
-	more := make([]byte, h.lenB)
-	if _, err := f.ReadAt(more, int64(headerLen)+h.lenA); err != nil {
-		return nil, err
-	}
-	if crc32.ChecksumIEEE(more) != h.crcB {
-		return nil, fmt.Errorf("usage cache: checksum: %w", errCorrupt)
-	}
-	return more, nil
-}
-
-func (d *decoder) entry(lenB int64) *entry {
+func (d *decoder) warm(zones map[int64]*time.Location) *entry {
 	e := &entry{agent: d.str(), bytes: d.int()}
 	e.files = make([]fileID, d.count())
 	for i := range e.files {
@@ -244,16 +316,14 @@ func (d *decoder) entry(lenB int64) *entry {
 	if n, err := turnCount(e.turns); d.err == nil && (err != nil || n != e.n || e.done > e.n) {
 		d.fail()
 	}
-	e.limits = d.limits(map[int64]*time.Location{})
-	for _, p := range []*part{&e.priced, &e.snap} {
-		if n := d.uint(); n > 0 {
-			off := d.uint()
-			if off > uint64(lenB) || n > uint64(lenB)-off {
-				d.fail()
-				return e
-			}
-			p.off, p.n = int64(off), int64(n)
-		}
-	}
+	e.limits = d.limits(zones)
 	return e
+}
+
+func (d *decoder) uint32() uint32 {
+	b := d.raw(4)
+	if len(b) < 4 {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(b)
 }
