@@ -351,8 +351,14 @@ func (s *sweeper) wake(t *time.Timer) bool {
 
 // scanLoop rescans whenever asked to (a watched database, folder or hook
 // says something changed) and on a timer as the safety net. The timer
-// backs off, doubling up to IdleScanEvery, while scans find nothing new,
-// and comes back to ScanEvery as soon as one does.
+// backs off, four times longer each time (3 s, 12 s, 48 s, …) up to
+// IdleScanEvery, while scans find nothing new, and comes back to
+// ScanEvery as soon as one does. Each scan walks the process table and
+// every transcript folder, a burst of a few thousand system calls that
+// wakes the runtime's threads a hundred times or more; what the timer
+// still catches that no watch tells of (an agent's process, a directory
+// gone) can wait: a new session, in a known folder, a new one or a root
+// made after the start (roots.go), is a file event that asks for a scan.
 func (e *Engine) scanLoop(ctx context.Context) {
 	every := e.cfg.ScanEvery
 	timer := time.NewTimer(every)
@@ -376,7 +382,7 @@ func (e *Engine) scanLoop(ctx context.Context) {
 		if e.scan(ctx) {
 			every = e.cfg.ScanEvery
 		} else {
-			every = min(2*every, e.cfg.IdleScanEvery)
+			every = min(4*every, e.cfg.IdleScanEvery)
 		}
 		timer.Reset(every)
 		select {
