@@ -2,10 +2,10 @@ package discover
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"conductorbridge/bridge/sqliteread"
 )
 
 // conductorConn is the Scanner's long-lived read-only connection to
@@ -16,10 +16,7 @@ import (
 // querying the tables again. Placing the rows on disk (worktree folders,
 // transcripts) is redone every scan: those change with no database write.
 type conductorConn struct {
-	path    string
-	db      *sql.DB
-	conn    *sql.Conn
-	file    os.FileInfo // the file the connection has open: a replaced file needs a new one
+	ro      *sqliteread.Conn // to the database at ro.Path(), nil before the first read
 	version int64
 	rows    dbRows
 	queries int // how many times the tables were read (tests count them)
@@ -32,37 +29,21 @@ func (c *conductorConn) read(ctx context.Context, path string) (dbRows, error) {
 	if err != nil {
 		return dbRows{}, fmt.Errorf("open conductor db: %w", err)
 	}
-	fi, err := os.Stat(abs)
+	if c.ro != nil && c.ro.Path() != abs {
+		c.close() // moved: a connection to the old path sees the old file
+	}
+	if c.ro == nil {
+		c.ro = sqliteread.New("conductor db", abs)
+	}
+	v, fresh, err := c.ro.DataVersion(ctx)
 	if err != nil {
-		c.close()
-		return dbRows{}, fmt.Errorf("open conductor db: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		c.close()
-		return dbRows{}, fmt.Errorf("open conductor db %s: not a regular file", abs)
-	}
-	if err := checkSidecars(abs); err != nil {
-		c.close()
+		c.rows = dbRows{}
 		return dbRows{}, err
-	}
-	if c.conn != nil && (c.path != abs || !os.SameFile(c.file, fi)) {
-		c.close() // moved, or replaced by a new file: the old connection sees the old one
-	}
-	fresh := c.conn == nil
-	if fresh {
-		if err := c.open(ctx, abs, fi); err != nil {
-			return dbRows{}, err
-		}
-	}
-	var v int64
-	if err := c.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
-		c.close()
-		return dbRows{}, fmt.Errorf("read conductor db %s: data_version: %w", abs, err)
 	}
 	if !fresh && v == c.version {
 		return c.rows, nil
 	}
-	rows, err := fetchConductor(ctx, c.conn)
+	rows, err := fetchConductor(ctx, c.ro.SQL())
 	if err != nil {
 		// A later scan starts over on a new connection: an error may have
 		// left this one unusable (a cancelled query, a corrupt file).
@@ -74,30 +55,12 @@ func (c *conductorConn) read(ctx context.Context, path string) (dbRows, error) {
 	return rows, nil
 }
 
-func (c *conductorConn) open(ctx context.Context, abs string, fi os.FileInfo) error {
-	db, err := sql.Open("sqlite", conductorDSN(abs))
-	if err != nil {
-		return fmt.Errorf("open conductor db %s: %w", abs, err)
-	}
-	db.SetMaxOpenConns(1)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		db.Close()
-		return fmt.Errorf("open conductor db %s: %w", abs, err)
-	}
-	c.path, c.db, c.conn, c.file = abs, db, conn, fi
-	return nil
-}
-
 // close drops the connection; the next read opens a new one.
 func (c *conductorConn) close() {
-	if c.conn != nil {
-		c.conn.Close()
+	if c.ro != nil {
+		c.ro.Close()
 	}
-	if c.db != nil {
-		c.db.Close()
-	}
-	c.db, c.conn, c.file, c.rows = nil, nil, nil, dbRows{}
+	c.ro, c.rows = nil, dbRows{}
 }
 
 // DatabaseReads is how many scans read Conductor's tables; the others

@@ -4,18 +4,12 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	_ "modernc.org/sqlite" // pure Go: the bridge is built without cgo
-
-	"conductorbridge/bridge/regular"
+	"conductorbridge/bridge/sqliteread"
 )
 
 // ReadConductorDB lists the workspaces in Conductor's SQLite database at path
@@ -64,27 +58,15 @@ func ReadConductor(ctx context.Context, path, conductorRoot, claudeProjects stri
 	if err != nil {
 		return ConductorRead{}, fmt.Errorf("open conductor db: %w", err)
 	}
-	// SQLite's mode=ro already refuses to create a missing file; checking
-	// first gives callers an fs.ErrNotExist to tell "no Conductor" from
-	// "broken Conductor".
-	fi, err := os.Stat(abs)
+	// A missing database is an fs.ErrNotExist, for callers to tell "no
+	// Conductor" from "broken Conductor".
+	ro := sqliteread.New("conductor db", abs)
+	defer ro.Close()
+	conn, _, err := ro.Open(ctx)
 	if err != nil {
-		return ConductorRead{}, fmt.Errorf("open conductor db: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return ConductorRead{}, fmt.Errorf("open conductor db %s: not a regular file", abs)
-	}
-	if err := checkSidecars(abs); err != nil {
 		return ConductorRead{}, err
 	}
-
-	db, err := sql.Open("sqlite", conductorDSN(abs))
-	if err != nil {
-		return ConductorRead{}, fmt.Errorf("open conductor db %s: %w", abs, err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	rows, err := fetchConductor(ctx, db)
+	rows, err := fetchConductor(ctx, conn)
 	if err != nil {
 		return ConductorRead{}, fmt.Errorf("read conductor db %s: %w", abs, err)
 	}
@@ -133,28 +115,6 @@ func (r dbRows) resolve(conductorRoot, claudeProjects string) ConductorRead {
 	}
 	placeSessions(r.sessions, ws, claudeProjects)
 	return ConductorRead{Workspaces: ws, NotLocal: nl, Missing: missing}
-}
-
-// conductorDSN is a SQLite URI opening path read-only. immutable is not set:
-// it would make SQLite ignore the WAL, where Conductor's latest writes are.
-// query_only is a second lock on the door in case mode=ro is ever lost.
-// checkSidecars refuses the database while a file SQLite opens beside it
-// (its -wal and -shm, or a -journal it checks for a crash's leftovers) is
-// there but not a regular file: SQLite opens them without O_NONBLOCK, and
-// a FIFO in their place would hang the read, and every scan after it. It
-// is checked before every read, as SQLite opens -journal anew on each.
-func checkSidecars(abs string) error {
-	for _, s := range []string{"-wal", "-shm", "-journal"} {
-		if err := regular.Check(abs + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("open conductor db %s: %w", abs, err)
-		}
-	}
-	return nil
-}
-
-func conductorDSN(path string) string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)} // escapes '?', '#', '%' and spaces
-	return u.String() + "?mode=ro&_pragma=busy_timeout(2000)&_pragma=query_only(1)"
 }
 
 // conductorQuery is the SELECT built from the columns that exist. Every

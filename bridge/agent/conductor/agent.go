@@ -44,7 +44,7 @@ func (a Agent) FindRows(_ context.Context, s agent.RowSession) (agent.RowRecord,
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	return &tabRecord{db: db{path: path}, tab: s.Tab}, nil
+	return &tabRecord{db: dbAt(path), tab: s.Tab}, nil
 }
 
 // tabRecord reads one tab's rows, after its parser's cursor.

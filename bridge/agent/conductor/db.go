@@ -5,34 +5,30 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
-
-	"conductorbridge/bridge/regular"
+	"conductorbridge/bridge/sqliteread"
 )
 
-// db is one read-only connection to Conductor's database. It is kept
-// open: PRAGMA data_version moves only when another connection commits,
-// as seen from one connection. Every read is one short transaction.
+// db is one read-only connection to Conductor's database
+// (bridge/sqliteread), with the statements prepared on it. Every read is
+// one short transaction.
 type db struct {
 	path  string
-	sql   *sql.DB
-	conn  *sql.Conn
-	file  os.FileInfo // the file open: a file replaced needs a new connection
-	cols  string      // the select list, from the columns that exist
-	hasID bool        // session_messages.id exists
-	ver   int64       // data_version at the last read
+	ro    *sqliteread.Conn
+	conn  *sql.Conn // ro's connection, since the last open
+	cols  string    // the select list, from the columns that exist
+	hasID bool      // session_messages.id exists
+	ver   int64     // data_version at the last read
 	// stmts are the statements prepared on conn, by their text: a read
 	// is a few small queries, and preparing them each time was most of
 	// its cost.
 	stmts map[string]*sql.Stmt
 }
+
+// dbAt is the database at path; it is opened on the first read.
+func dbAt(path string) db { return db{path: path, ro: sqliteread.New("conductor db", path)} }
 
 // stmt returns q prepared on the connection.
 func (d *db) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
@@ -60,48 +56,18 @@ func (d *db) closeStmts() {
 	d.stmts = nil
 }
 
-// dsn opens path read-only: mode=ro (and query_only besides), never
-// immutable, which would hide the WAL where Conductor's latest writes are;
-// a busy Conductor is waited for, never blocked.
-func dsn(path string) string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
-	return u.String() + "?mode=ro&_pragma=busy_timeout(2000)&_pragma=query_only(1)"
-}
-
-// open (re)opens the connection when there is none or the file changed,
-// and refuses sidecar files that are not regular (a FIFO would hang
-// SQLite's open).
+// open (re)opens the connection when there is none or the file changed.
 func (d *db) open(ctx context.Context) error {
-	fi, err := os.Stat(d.path)
+	conn, fresh, err := d.ro.Open(ctx)
 	if err != nil {
 		d.close()
-		return fmt.Errorf("open conductor db: %w", err)
+		return err
 	}
-	if !fi.Mode().IsRegular() {
-		d.close()
-		return fmt.Errorf("open conductor db %s: not a regular file", d.path)
-	}
-	for _, s := range []string{"-wal", "-shm", "-journal"} {
-		if err := regular.Check(d.path + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			d.close()
-			return fmt.Errorf("open conductor db %s: %w", d.path, err)
-		}
-	}
-	if d.conn != nil && os.SameFile(d.file, fi) {
+	if !fresh {
 		return nil
 	}
-	d.close()
-	s, err := sql.Open("sqlite", dsn(d.path))
-	if err != nil {
-		return fmt.Errorf("open conductor db %s: %w", d.path, err)
-	}
-	s.SetMaxOpenConns(1)
-	conn, err := s.Conn(ctx)
-	if err != nil {
-		s.Close()
-		return fmt.Errorf("open conductor db %s: %w", d.path, err)
-	}
-	d.sql, d.conn, d.file, d.ver = s, conn, fi, -1
+	d.closeStmts() // prepared on the connection that is gone
+	d.conn, d.ver = conn, -1
 	if d.cols, d.hasID, err = d.columns(ctx); err != nil {
 		d.close()
 		return err
@@ -144,13 +110,8 @@ func (d *db) columns(ctx context.Context) (string, bool, error) {
 
 func (d *db) close() {
 	d.closeStmts()
-	if d.conn != nil {
-		d.conn.Close()
-	}
-	if d.sql != nil {
-		d.sql.Close()
-	}
-	d.sql, d.conn, d.file = nil, nil, nil
+	d.ro.Close()
+	d.conn = nil
 }
 
 // changed reports whether another connection committed since the last

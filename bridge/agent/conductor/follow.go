@@ -55,7 +55,7 @@ func NewFollower(path string, opt Options) *Follower {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	return &Follower{db: db{path: path}, deliver: opt.Deliver, logf: opt.Logf, poll: opt.Poll,
+	return &Follower{db: dbAt(path), deliver: opt.Deliver, logf: opt.Logf, poll: opt.Poll,
 		tabs: sqlitewake.NewFollowed[Cursor]()}
 }
 

@@ -69,12 +69,12 @@ func (f *Follower) Run(ctx context.Context) error {
 // read hands over what was committed since the last read and reports
 // whether anything was.
 func (f *Follower) read(ctx context.Context) bool {
-	v, err := f.store.DataVersion(ctx)
+	v, fresh, err := f.store.DataVersion(ctx)
 	if err != nil {
 		f.fail(ctx, err)
 		return false
 	}
-	changed := !f.primed || v != f.version
+	changed := !f.primed || fresh || v != f.version
 	todo := f.sessions.TakePending()
 	if changed {
 		todo = f.sessions.Keys()
