@@ -7,6 +7,7 @@
 package agenttest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -154,6 +155,30 @@ func Command(ctx context.Context, bin, dir string, env, args []string) *exec.Cmd
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
+}
+
+// Output runs cmd to completion and returns what it wrote to stdout and
+// stderr; a failure's error ends with the last 2000 bytes of its stderr.
+func Output(cmd *exec.Cmd) (stdout, stderr []byte, err error) {
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), errOut.Bytes(), fmt.Errorf("%w; stderr: %s", err, Tail(bytes.TrimSpace(errOut.Bytes()), 2000))
+	}
+	return out.Bytes(), errOut.Bytes(), nil
+}
+
+// Workdir checks what every kit's run needs, its binary and its home,
+// and returns the folder it runs in: dir, else Workspace(home). kit names
+// the kit in the error.
+func Workdir(kit, bin, home, dir string) (string, error) {
+	if bin == "" || home == "" {
+		return "", fmt.Errorf("%s: Options.Bin and Options.Home are required", kit)
+	}
+	if dir == "" {
+		dir = Workspace(home)
+	}
+	return dir, nil
 }
 
 // Tail is the last n bytes of b, for an error message.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -48,11 +47,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.Bin == "" || o.Home == "" {
-		return o, errors.New("claudetest: Options.Bin and Options.Home are required")
-	}
-	if o.Dir == "" {
-		o.Dir = agenttest.Workspace(o.Home)
+	var err error
+	if o.Dir, err = agenttest.Workdir("claudetest", o.Bin, o.Home, o.Dir); err != nil {
+		return o, err
 	}
 	if o.AllowedTools == nil {
 		o.AllowedTools = DefaultTools()
@@ -151,12 +148,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		args = append(args, "--verbose") // required with -p
 	}
 	cmd := o.command(ctx, append(args, o.commonArgs()...))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	runErr := cmd.Run()
-	res := &Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start), SessionID: o.SessionID}
-	if msg, ok := lastResult(stdout.Bytes()); ok {
+	stdout, stderr, runErr := agenttest.Output(cmd)
+	res := &Result{Stdout: stdout, Stderr: stderr, Duration: time.Since(start), SessionID: o.SessionID}
+	if msg, ok := lastResult(stdout); ok {
 		res.Output = msg
 		if msg.SessionID != "" {
 			res.SessionID = msg.SessionID
@@ -168,7 +163,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	if runErr != nil {
-		return res, fmt.Errorf("claude -p: %w; stderr: %s", runErr, agenttest.Tail(stderr.Bytes(), 2000))
+		return res, fmt.Errorf("claude -p: %w", runErr)
 	}
 	return res, nil
 }

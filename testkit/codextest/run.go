@@ -3,7 +3,6 @@ package codextest
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -34,11 +33,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.Bin == "" || o.Home == "" {
-		return o, errors.New("codextest: Options.Bin and Options.Home are required")
-	}
-	if o.Dir == "" {
-		o.Dir = agenttest.Workspace(o.Home)
+	var err error
+	if o.Dir, err = agenttest.Workdir("codextest", o.Bin, o.Home, o.Dir); err != nil {
+		return o, err
 	}
 	if o.Model == "" {
 		o.Model = ModelFor(Latest)
@@ -103,12 +100,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	var res Result
+	res.Stdout, res.Stderr, err = agenttest.Output(cmd)
 	if err != nil {
-		return res, fmt.Errorf("codex %v: %w\nstderr:\n%s", o.Argv(), err, agenttest.Tail(res.Stderr, 4000))
+		return res, fmt.Errorf("codex %v: %w", o.Argv(), err)
 	}
 	return res, nil
 }

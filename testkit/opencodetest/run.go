@@ -24,11 +24,9 @@ func (h *Home) Run(ctx context.Context, bin, prompt string, args ...string) (Run
 	argv := append([]string{"run", "--format", "json", "--auto"}, args...)
 	cmd := agenttest.Command(ctx, bin, h.Work, h.Environ(), argv)
 	cmd.Stdin = strings.NewReader(prompt)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := Run{Stderr: stderr.String()}
-	sc := bufio.NewScanner(&stdout)
+	stdout, stderr, err := agenttest.Output(cmd)
+	r := Run{Stderr: string(stderr)}
+	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
 		line := sc.Text()
@@ -41,7 +39,7 @@ func (h *Home) Run(ctx context.Context, bin, prompt string, args ...string) (Run
 		}
 	}
 	if err != nil {
-		return r, fmt.Errorf("opencode run: %w: %s", err, agenttest.Tail([]byte(strings.TrimSpace(r.Stderr)), 2000))
+		return r, fmt.Errorf("opencode run: %w", err)
 	}
 	return r, nil
 }
