@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/agenttest"
 	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/eventtest"
 	"conductorbridge/testkit/fakemodel"
@@ -26,11 +26,10 @@ func TestRolloutIsWrittenLive(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			bin := codextest.Find(t, version)
 			home := t.TempDir()
-			gate, started := filepath.Join(home, "gate"), filepath.Join(home, "started")
-			wait := "touch '" + started + "'; while [ ! -f '" + gate + "' ]; do sleep 0.05; done; echo through"
+			gate := agenttest.NewGate(home)
 			srv := fakemodel.NewTest(t,
 				fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
-					return []fakemodel.Block{fakemodel.Text("Waiting for the gate."), fakemodel.Shell(r.ToolNames(), wait)}
+					return []fakemodel.Block{fakemodel.Text("Waiting for the gate."), fakemodel.Shell(r.ToolNames(), gate.Command())}
 				}),
 				fakemodel.Reply(fakemodel.Text("Through the gate.")))
 			o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "wait for the gate", Model: codextest.ModelFor(version)}
@@ -43,16 +42,9 @@ func TestRolloutIsWrittenLive(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { _ = os.WriteFile(gate, nil, 0o644); _ = cmd.Wait() })
-			for {
-				if _, err := os.Stat(started); err == nil {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					t.Fatal("the command never started")
-				case <-time.After(20 * time.Millisecond):
-				}
+			t.Cleanup(func() { _ = gate.Open(); _ = cmd.Wait() })
+			if err := gate.Started(ctx); err != nil {
+				t.Fatal(err)
 			}
 			// The command runs until the gate opens: what is on disk now
 			// was written during the turn.
@@ -61,10 +53,10 @@ func TestRolloutIsWrittenLive(t *testing.T) {
 			if !p.InTurn() || !sawPrompt(evs, "wait for the gate") {
 				t.Fatalf("mid-turn: in turn %v, events:\n%s", p.InTurn(), eventtest.Describe(evs))
 			}
-			if want := version != codextest.Legacy; sawCall(evs, wait) != want {
+			if want := version != codextest.Legacy; sawCall(evs, gate.Command()) != want {
 				t.Errorf("mid-turn, the running call is on disk: %v, want %v; events:\n%s", !want, want, eventtest.Describe(evs))
 			}
-			if err := os.WriteFile(gate, nil, 0o644); err != nil {
+			if err := gate.Open(); err != nil {
 				t.Fatal(err)
 			}
 			if err := cmd.Wait(); err != nil {
@@ -147,10 +139,9 @@ func readSoFar(t *testing.T, codexHome string) []event.Event {
 func TestResumeRefusedWhileBusy(t *testing.T) {
 	bin := codextest.Find(t, codextest.Latest)
 	home := t.TempDir()
-	gate, started := filepath.Join(home, "gate"), filepath.Join(home, "started")
-	wait := "touch '" + started + "'; while [ ! -f '" + gate + "' ]; do sleep 0.05; done; echo through"
+	gate := agenttest.NewGate(home)
 	srv := fakemodel.NewTest(t, fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
-		return []fakemodel.Block{fakemodel.Shell(r.ToolNames(), wait)}
+		return []fakemodel.Block{fakemodel.Shell(r.ToolNames(), gate.Command())}
 	}))
 	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "first"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -162,16 +153,9 @@ func TestResumeRefusedWhileBusy(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = os.WriteFile(gate, nil, 0o644); _ = cmd.Wait() })
-	for {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the command never started")
-		case <-time.After(20 * time.Millisecond):
-		}
+	t.Cleanup(func() { _ = gate.Open(); _ = cmd.Wait() })
+	if err := gate.Started(ctx); err != nil {
+		t.Fatal(err)
 	}
 	id := codextest.ThreadID(codextest.Rollouts(t, o.CodexHome())[0])
 	r, err := Resume(ctx, ResumeOptions{Bin: bin, CodexHome: o.CodexHome(), ThreadID: id, Message: "INJECTED-XYZ",
@@ -182,7 +166,7 @@ func TestResumeRefusedWhileBusy(t *testing.T) {
 	if err := r.Wait(); !errors.Is(err, ErrSessionBusy) {
 		t.Fatalf("resume of a busy thread: %v", err)
 	}
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+	if err := gate.Open(); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {
