@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -46,38 +45,14 @@ func TestKillNineMidCodexStreamLosesNothing(t *testing.T) {
 	const turns = 60 // each a prompt, tools, usage and its end
 	write(func() error { return cr.turn(0) })
 
-	port, _ := freePort()
-	p := startBridgeProc(t, home, port)
-	ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir && w.LastEventID > 0 })
-	c := openStream(t, p, ws.ID, 0)
-	written := make(chan struct{})
-	go func() {
-		defer close(written)
-		for n := 1; n < turns; n++ {
-			write(func() error { return cr.turn(n) })
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
-	seen := c.until(t, 30*time.Second, func(evs []event.Event) bool { return count(event.TurnComplete)(evs) >= turns/3 })
-	p.kill(syscall.SIGKILL)
-	<-written
-	for e := range c.events {
-		seen = append(seen, e)
-	}
-	last := seen[len(seen)-1].ID
-
-	p2 := startBridgeProc(t, home, port)
-	c2 := openStream(t, p2, ws.ID, last)
-	seen = append(seen, c2.until(t, 30*time.Second, func(evs []event.Event) bool {
-		return count(event.TurnComplete)(seen)+count(event.TurnComplete)(evs) >= turns
-	})...)
+	seen := streamAcrossKill(t, home, dir, turns, event.TurnComplete, func(n int) {
+		write(func() error { return cr.turn(n) })
+		time.Sleep(5 * time.Millisecond)
+	})
 
 	var prompts []string
 	ends := 0
-	for i, e := range seen {
-		if i > 0 && e.ID != seen[i-1].ID+1 {
-			t.Errorf("id %d follows %d: lost or repeated events", e.ID, seen[i-1].ID)
-		}
+	for _, e := range seen {
 		if e.SessionID != thread || e.Agent != "codex" {
 			t.Errorf("event %d: session %q agent %q", e.ID, e.SessionID, e.Agent)
 		}
