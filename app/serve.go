@@ -317,12 +317,14 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	go requeueLost(ctx, eng, queue, log)
 	codexes := newCodexDelivery(c, queue, eng, log)
 	go codexes.Run(ctx)
+	opencodes := newOpenCodeDelivery(queue, eng, log)
+	go opencodes.Run(ctx)
 	b.api = &api.Server{
 		Engine: eng, Version: version(), Started: time.Now(),
 		Origins: c.origins(), NativeOrigins: nativeOrigins(c.StateDir), Done: ctx,
 		Token: token, HookSecret: hookSecret, Queue: queue,
 		Hooks:     &inject.Hooks{Queue: queue, Engine: eng, Log: log, Seen: seen, Agents: listAs[inject.HookAgent](drivers)},
-		Routes:    []api.Router{codexes},
+		Routes:    []api.Router{codexes, opencodes},
 		HooksSeen: seen,
 		Registrar: &registrar.Registrar{Registry: reg, Engine: eng, Worktrees: filepath.Join(c.StateDir, "worktrees")},
 		Pairing:   pairs, Sessions: &auth.Sessions{Token: token}, Links: &auth.Links{},

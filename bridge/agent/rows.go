@@ -59,3 +59,11 @@ type RowRecord interface {
 	// Close lets the database go; a later Read opens it again.
 	Close() error
 }
+
+// Routed is a Rows agent whose sessions take messages by a route of their
+// own (a push app lists: OpenCode's `run --session`), so a session read
+// from its rows is not listed as one messages cannot reach.
+type Routed interface {
+	Rows
+	TakesMessages()
+}

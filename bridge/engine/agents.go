@@ -69,8 +69,8 @@ func (as agents) unreadBlocks(name string) string {
 	if a == nil {
 		return "the bridge does not read " + name + " sessions, so it cannot hand them messages"
 	}
-	if _, ok := a.(agent.Rows); ok {
-		return as.rowBlocks(name)
+	if _, ok := a.(agent.Rows); ok && !routed(a) {
+		return as.rowBlocks(name, name)
 	}
 	noun := "record"
 	if n, ok := a.(agent.RecordNamed); ok {
@@ -79,9 +79,13 @@ func (as agents) unreadBlocks(name string) string {
 	return "this " + a.Label() + " session has no " + noun + " yet (nothing has been sent in it): send its first message in Conductor, then the bridge can deliver"
 }
 
-// rowBlocks says why messages cannot reach a session read from a log of
-// rows (rows.go): the bridge has no route into it yet.
-func (as agents) rowBlocks(name string) string {
+// rowBlocks says why messages cannot reach a session of agent name read
+// from a log of rows (rows.go) by the driver source: the bridge has no
+// route into it, unless that driver has one of its own (agent.Routed).
+func (as agents) rowBlocks(name, source string) string {
+	if routed(as.named(source)) {
+		return ""
+	}
 	return "the bridge streams " + as.label(name) + " sessions from their record but cannot hand them messages yet"
 }
 
@@ -138,3 +142,9 @@ func (e *Engine) newParser(agentName string, saved []byte) (agent.Parser, error)
 
 // readable reports whether the bridge has a parser for an agent's record.
 func (e *Engine) readable(agentName string) bool { return e.agents.named(agentName) != nil }
+
+// routed reports whether a's sessions take messages by a route of its own.
+func routed(a agent.Agent) bool {
+	_, ok := a.(agent.Routed)
+	return ok
+}

@@ -537,7 +537,7 @@ func (w *workspace) snapshot() bool {
 		delete(metaByID, t.id)
 		blocked := ""
 		if t.rows != nil {
-			blocked = w.eng.agents.rowBlocks(t.agent)
+			blocked = w.eng.agents.rowBlocks(t.agent, t.source)
 		}
 		s.sessions = append(s.sessions, SessionInfo{
 			MessagesBlocked: blocked,

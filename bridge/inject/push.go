@@ -19,7 +19,9 @@ import (
 // idle session of theirs is pushed rather than pulled: the bridge runs the
 // agent on the session with the message (Codex's `exec resume`), a new
 // turn in the same record. A busy session gets it from the bridge's Stop
-// hook at the end of its turn, where the agent runs one. Either way the
+// hook at the end of its turn, where the agent runs one, or keeps it
+// queued until it is idle, where the agent would run a second turn beside
+// the first. Either way the
 // message is confirmed when the record shows it, as for a hook's.
 
 // Pusher is an agent whose idle sessions take a message by running the
@@ -30,9 +32,10 @@ type Pusher interface {
 	// Label is how a person reads the agent ("Codex").
 	Label() string
 	// Route says whether a message is pushed into a session written by
-	// version now (push), or waits for the session's Stop hook (false
-	// and no refusal), or why nothing can take it now (refusal). busy
-	// says a process of the agent holds the session or a turn is open.
+	// version now (push), or waits — for the session's Stop hook, or to
+	// be pushed once the session is idle (false and no refusal) — or why
+	// nothing can take it now (refusal). busy says a process of the agent
+	// holds the session or a turn is open.
 	Route(version string, busy bool) (push bool, refusal string)
 	// Push runs the agent in dir on session with message, and returns
 	// once it started.
@@ -73,6 +76,7 @@ type Delivery struct {
 	mu      sync.Mutex
 	running map[string]bool      // session → a push of ours is running
 	backoff map[string]time.Time // session → not before
+	held    map[string]bool      // session → its message's wait is logged
 }
 
 // Agent is the agent whose sessions d serves.
@@ -147,13 +151,23 @@ func (d *Delivery) pass(ctx context.Context) time.Duration {
 			if si.Agent != d.Pusher.Name() || !si.Streamed || !waiting[si.SessionID] {
 				continue
 			}
-			if push, _ := d.route(si); !push {
-				continue // the Stop hook takes it, or nothing can yet
-			}
+			push, refusal := d.route(si)
 			d.mu.Lock()
 			if d.running == nil {
-				d.running, d.backoff = make(map[string]bool), make(map[string]time.Time)
+				d.running, d.backoff, d.held = make(map[string]bool), make(map[string]time.Time), make(map[string]bool)
 			}
+			if !push {
+				// The Stop hook takes it, or the session is pushed once
+				// it is idle, or nothing can yet.
+				if refusal == "" && !d.held[si.SessionID] {
+					d.held[si.SessionID] = true
+					d.Log.Info().Str("workspace", in.ID).Str("session", si.SessionID).Str("agent", si.Agent).
+						Msg("a message waits while the session is busy")
+				}
+				d.mu.Unlock()
+				continue
+			}
+			delete(d.held, si.SessionID)
 			if wait := d.backoff[si.SessionID].Sub(now); wait > 0 {
 				if due == 0 || wait < due {
 					due = wait

@@ -110,3 +110,7 @@ func (r *record) Read(ctx context.Context, p agent.Parser, limit int, fn func(li
 	}
 	return len(rows) >= min(limit, maxRows), nil
 }
+
+// TakesMessages: a session read from OpenCode's rows takes messages by
+// `opencode run --session` (Pusher).
+func (*Driver) TakesMessages() {}

@@ -29,17 +29,15 @@
 // ACP's session/new with OpenCode's own session id, which Conductor keeps
 // in sessions.claude_session_id.
 //
-// Messages (both routes proven with the real binary): a session no turn
-// runs in takes one through `opencode run --session <id>` with the message
-// on stdin (RunSession); a busy one through the server of the process
-// running it (every `opencode acp` listens on loopback, port 4096 or any
-// free one, with no credential): Servers.Find picks the process whose
-// /session/status says the session is busy, after the kernel says the
-// listening socket is this user's, and PromptAsync posts to
-// /session/<id>/prompt_async on that same connection; OpenCode records the
-// message at once and runs it when the turn ends. Anything else is a
-// *DeliverError (409) with its reason: a busy `opencode run` serves
-// nothing; another user's server is never asked; listing a process's
-// listening sockets is Linux-only for now (peer.Listening), so on macOS a
-// busy session is refused until it is idle.
+// Messages: the bridge delivers through Pusher (inject.Pusher), which
+// runs `opencode run --session <id>` with the message on stdin
+// (RunSession) into a session no turn runs in. A busy session's message
+// waits until the session is idle: 1.18.33 has no lock between processes,
+// and a `run --session` while another process's turn runs starts a second
+// turn at once, both processes writing the session interleaved
+// (TestRunSessionWhileBusyRunsBeside, with the real binary). Servers.Find
+// and PromptAsync reach the server of a busy `opencode acp` (every one
+// listens on loopback with no credential), after the kernel says the
+// listening socket is this user's; the bridge does not use them yet, and
+// listing a process's listening sockets is Linux-only (peer.Listening).
 package opencode
