@@ -365,11 +365,10 @@ func (e *entry) repriced(prices *price.Table, priced []pricing) *entry {
 			t.Model = transcript.EventModel(p.model, unknown)
 		}
 	}
-	ne := *e
-	ne.turns = encodeTurns(ts)
-	ne.snap = part{}
-	ne.priced = part{raw: encodePricing(priced)}
-	return &ne
+	// A new entry of e's fields a read may look at (not where its blocks
+	// are: the cache writes those under its lock).
+	return &entry{agent: e.agent, files: e.files, bytes: e.bytes, turns: encodeTurns(ts), n: e.n, done: e.done,
+		limits: e.limits, priced: part{raw: encodePricing(priced)}}
 }
 
 // groups lists the work: every Claude session with its subagents' files,
