@@ -62,6 +62,8 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	homeFirst := fs.Duration("home-first", time.Minute, "real home idle run: the first window, from the moment the bridge has caught up (0 skips it)")
 	homeSteadyAt := fs.Duration("home-steady-at", 2*time.Minute, "real home idle run: when the steady window begins, after the bridge has caught up (past the scan's and sweep's back-off)")
 	homeSteady := fs.Duration("home-steady", time.Minute, "real home idle run: how long the steady window lasts (0 skips it)")
+	homeNew := fs.Int("home-new", 20, "real home run, after the idle windows: new sessions begun at random moments of -home-new-window (Claude in known and new folders, Codex in new ones), each timed until /api/workspaces lists it (0 skips it)")
+	homeNewWindow := fs.Duration("home-new-window", time.Minute, "real home run: the window the new sessions begin in")
 	conductorTabs := fs.Int("conductor-tabs", 20, "Conductor tabs read from its own record (session_messages), 10 frames/s each, timed from commit to event (0 skips)")
 	conductorFrames := fs.Int("conductor-frames", 50, "frames each Conductor tab commits")
 	conductorHistory := fs.Int("conductor-history", 100000, "rows of other tabs already in session_messages")
@@ -105,7 +107,8 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		{"real home", *homeConductor+*homeProjects+*homeRollouts <= 0 || *homeFirst+*homeSteady <= 0, func() error {
 			return runBenchRealHome(ctx, r, *exe, filepath.Join(tmp, "home"), benchRealHome{
 				conductor: max(0, *homeConductor), projects: max(0, *homeProjects), rollouts: max(0, *homeRollouts),
-				first: *homeFirst, steadyAt: max(*homeSteadyAt, *homeFirst), steady: *homeSteady}, serveFlags("home")...)
+				first: *homeFirst, steadyAt: max(*homeSteadyAt, *homeFirst), steady: *homeSteady,
+				newSessions: max(0, *homeNew), newWindow: *homeNewWindow}, serveFlags("home")...)
 		}},
 		{"cold start", *coldWS <= 0, func() error {
 			return runBenchScale(ctx, r, *exe, filepath.Join(tmp, "cold"), *coldWS, max(1, *coldSessions), *coldMB, max(1, *apiCalls))

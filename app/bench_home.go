@@ -26,6 +26,10 @@ type benchRealHome struct {
 	first     time.Duration // the first window, from the moment the bridge has caught up
 	steadyAt  time.Duration // the steady window begins this long after that moment
 	steady    time.Duration // and lasts this long
+	// newSessions sessions begin at random moments of newWindow after
+	// the idle windows (bench_newsessions.go).
+	newSessions int
+	newWindow   time.Duration
 }
 
 // realHome is what makeRealHome wrote: how many workspaces the bridge
@@ -221,5 +225,14 @@ func runBenchRealHome(ctx context.Context, r *benchReport, exe, root string, b b
 		report("steady", from, read(), b.steady, fmt.Sprintf("over %v from %v after it caught up", b.steady, b.steadyAt))
 	}
 	r.addKB("resident memory, real home idle", residentKB(c.pid()), home)
+	if b.newSessions > 0 && b.newWindow > 0 {
+		var known []string
+		for i := range b.projects {
+			known = append(known, filepath.Join(root, "src", fmt.Sprintf("project%03d", i)))
+		}
+		if _, err := runNewSessions(ctx, r, c, root, known, b.newSessions, b.newWindow, time.Minute, uint64(time.Now().UnixNano())); err != nil {
+			return err
+		}
+	}
 	return nil
 }
