@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,6 +180,19 @@ func Workdir(kit, bin, home, dir string) (string, error) {
 		dir = Workspace(home)
 	}
 	return dir, nil
+}
+
+// WriteLine writes v to w as one line of JSON, as an agent's stdin
+// protocols (stream-json, JSON-RPC over stdio) take a message.
+func WriteLine(w io.Writer, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %T: %w", v, err)
+	}
+	if _, err := w.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("write %T: %w", v, err)
+	}
+	return nil
 }
 
 // Tail is the last n bytes of b, for an error message.

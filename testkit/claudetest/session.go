@@ -109,11 +109,7 @@ func (s *Session) Send(text string) error {
 			"content": []map[string]any{{"type": "text", "text": text}},
 		},
 	}
-	data, err := json.Marshal(msg)
-	if err != nil {
-		return fmt.Errorf("encode user message: %w", err)
-	}
-	if _, err := s.stdin.Write(append(data, '\n')); err != nil {
+	if err := agenttest.WriteLine(s.stdin, msg); err != nil {
 		return fmt.Errorf("send user message: %w", err)
 	}
 	return nil

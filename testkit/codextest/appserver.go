@@ -137,12 +137,8 @@ func (s *AppServer) read(r io.Reader) {
 }
 
 func (s *AppServer) send(v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("codex app-server message: %w", err)
-	}
-	if _, err := s.stdin.Write(append(data, '\n')); err != nil {
-		return fmt.Errorf("write to codex app-server: %w", err)
+	if err := agenttest.WriteLine(s.stdin, v); err != nil {
+		return fmt.Errorf("codex app-server: %w", err)
 	}
 	return nil
 }

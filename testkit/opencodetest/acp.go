@@ -94,14 +94,9 @@ func (a *ACP) read(r io.Reader) {
 }
 
 func (a *ACP) send(msg any) error {
-	data, err := json.Marshal(msg)
-	if err != nil {
-		return err
-	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	_, err = a.stdin.Write(append(data, '\n'))
-	return err
+	return agenttest.WriteLine(a.stdin, msg)
 }
 
 // Start sends a request and returns the channel its answer comes on.
