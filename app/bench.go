@@ -67,6 +67,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	conductorTabs := fs.Int("conductor-tabs", 20, "Conductor tabs read from its own record (session_messages), 10 frames/s each, timed from commit to event (0 skips)")
 	conductorFrames := fs.Int("conductor-frames", 50, "frames each Conductor tab commits")
 	conductorHistory := fs.Int("conductor-history", 100000, "rows of other tabs already in session_messages")
+	rowTabs := fs.Int("row-tabs", 20, "Cursor tabs a real bridge streams from Conductor's session_messages, each committing a row every -row-every, timed from commit to SSE event (0 skips)")
+	rowRows := fs.Int("row-rows", 50, "rows each of those tabs commits")
+	rowEvery := fs.Duration("row-every", 100*time.Millisecond, "how often each of those tabs commits a row")
 	usageMB := fs.Int("usage-mb", 2048, "MB of history read by the usage command and by ccusage side by side (0 skips)")
 	ccusage := fs.String("ccusage", "", "the ccusage to compare with (default: "+ccusagePinned+", else the one on PATH)")
 	if err := fs.Parse(args); err != nil {
@@ -124,6 +127,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		{"conductor record", *conductorTabs <= 0 || *conductorFrames <= 0, func() error {
 			return runBenchConductor(ctx, r, filepath.Join(tmp, "conductor"),
 				benchConductor{tabs: *conductorTabs, frames: *conductorFrames, history: max(0, *conductorHistory)})
+		}},
+		{"conductor rows", *rowTabs <= 0 || *rowRows <= 0 || *rowEvery <= 0, func() error {
+			return runBenchRows(ctx, r, *exe, filepath.Join(tmp, "rows"), benchRows{tabs: *rowTabs, rows: *rowRows, every: *rowEvery})
 		}},
 		{"usage", *usageMB <= 0, func() error { return runBenchUsage(ctx, r, *exe, *ccusage, filepath.Join(tmp, "usage"), *usageMB) }},
 	}

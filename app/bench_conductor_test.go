@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBenchConductorTimesEveryFrame: the Conductor record run times every
@@ -19,6 +20,24 @@ func TestBenchConductorTimesEveryFrame(t *testing.T) {
 	}
 	for _, f := range r.Figures {
 		if !f.Known || f.Unit != "ms" || !strings.Contains(f.Conditions, "12 of 12 frames arrived, 0 bad rows") {
+			t.Errorf("%s: %v %s known=%v (%s)", f.Name, f.Value, f.Unit, f.Known, f.Conditions)
+		}
+	}
+}
+
+// TestBenchRowsTimesEveryRowThroughTheBridge: the row run's tabs stream
+// every row they commit through a real bridge, each timed to its SSE
+// event, and it reports p50, p99 and max.
+func TestBenchRowsTimesEveryRowThroughTheBridge(t *testing.T) {
+	r := &benchReport{}
+	if err := runBenchRows(context.Background(), r, binary, t.TempDir(), benchRows{tabs: 3, rows: 4, every: 20 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Figures) < 3 {
+		t.Fatalf("figures %+v, want p50, p99 and max", r.Figures)
+	}
+	for _, f := range r.Figures {
+		if !f.Known || f.Unit != "ms" || !strings.Contains(f.Conditions, "12/12 delivered") {
 			t.Errorf("%s: %v %s known=%v (%s)", f.Name, f.Value, f.Unit, f.Known, f.Conditions)
 		}
 	}

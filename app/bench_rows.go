@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"conductorbridge/bridge/conductortest"
+)
+
+// benchRows is the engine's row path through a real bridge: Conductor
+// tabs the bridge has no reader for (Cursor), streamed from Conductor's
+// own session_messages.
+type benchRows struct {
+	tabs, rows int           // tabs, one workspace each; rows each tab commits
+	every      time.Duration // between two rows of a tab
+}
+
+// runBenchRows writes a Conductor database of the newer shape the way
+// Conductor does — WAL, one row a transaction — with `tabs` Cursor tabs,
+// each committing a typed prompt every b.every while a second writer
+// commits 50 rows/s to a tab nobody reads, and times each row from its
+// commit to its event on the bridge's stream (one SSE subscriber a tab).
+func runBenchRows(ctx context.Context, r *benchReport, exe, root string, b benchRows) error {
+	dbPath := filepath.Join(root, "Library", "Application Support", "com.conductor.app", "conductor.db")
+	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
+		return err
+	}
+	shape := conductortest.AllShapes()[1]
+	w, err := conductortest.Create(dbPath, shape.Schema)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if err := w.Exec("INSERT INTO repos (id, name, root_path) VALUES ('r1', 'bench', ?)", filepath.Join(root, "work")); err != nil {
+		return err
+	}
+	tabs := make([]string, b.tabs)
+	for i := range tabs {
+		ws, dir := fmt.Sprintf("w-%04d", i), filepath.Join(root, "work", fmt.Sprintf("cr%04d", i))
+		tabs[i] = fmt.Sprintf("s-%04d", i)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := w.AddTab(shape, ws, tabs[i], "cursor", fmt.Sprintf("Tab %d", i)); err != nil {
+			return err
+		}
+		if err := w.Exec("UPDATE workspaces SET repository_id = 'r1', workspace_path = ?, branch = ? WHERE id = ?", dir, "bench/"+ws, ws); err != nil {
+			return err
+		}
+		// Something to stream before the clock starts: the workspace is
+		// ready once it has an event.
+		if _, err := w.Message(tabs[i], "user", "start"); err != nil {
+			return err
+		}
+	}
+	if err := w.AddTab(shape, "w-busy", "s-busy", "claude", "Busy"); err != nil {
+		return err
+	}
+	c, err := startChild(ctx, exe, root)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	ids, err := waitWorkspaces(ctx, c.cl, c.token, b.tabs, 60*time.Second)
+	if err != nil {
+		return err
+	}
+	// Each tab commits through a connection of its own, all taking one
+	// lock, as one writer process would.
+	var mu sync.Mutex
+	prompter := func(i, _ int) (func(string), func(), error) {
+		tw, err := w.Second()
+		if err != nil {
+			return nil, nil, err
+		}
+		return func(text string) {
+			if _, err := tw.Message(tabs[i], "user", text); err != nil {
+				mu.Lock()
+				fmt.Fprintf(os.Stderr, "bench: commit to %s: %v\n", tabs[i], err)
+				mu.Unlock()
+			}
+		}, func() { tw.Close() }, nil
+	}
+	bctx, stop := context.WithCancel(ctx)
+	var busy sync.WaitGroup
+	busy.Go(func() { benchBusyWriter(bctx, w) })
+	res, err := runStreamLoad(ctx, c, nil, ids, streamLoad{workspaces: b.tabs, subs: 1, lines: b.rows, every: b.every, prompter: prompter})
+	stop()
+	busy.Wait()
+	if err != nil {
+		return err
+	}
+	cond := fmt.Sprintf("%d Cursor tabs in a Conductor database of the newer shape (WAL), each committing a typed prompt every %v (one row a transaction) for %d rows while a second writer commits 50 rows/s to a tab nobody reads; from the commit call to its event on the real bridge's stream, 1 SSE subscriber a tab; %d/%d delivered%s",
+		b.tabs, b.every, b.rows, len(res.lat), res.expected, benchLoad())
+	r.addLatencies("Conductor row committed → SSE event", res.lat, cond)
+	if len(res.settled) > 0 {
+		r.addLatencies("Conductor row committed → SSE event, settled", res.settled, cond+"; rows committed from the run's second second on")
+	}
+	return nil
+}
