@@ -181,14 +181,7 @@ func (w *workspace) readRows(t *tail, evs *[]event.Event) (transcript.ReadResult
 	out := *evs
 	more, err := t.rows.Read(w.ctx, t.parser, maxRows, func(line []byte) {
 		lines++
-		n := len(out)
-		var perr error
-		out, perr = t.parser.Line(line, out)
-		if perr != nil {
-			bad++
-		}
-		t.stamp(out, n)
-		w.onUser(out, n)
+		out = w.feed(t, line, out, &bad)
 	})
 	*evs = out
 	if err != nil {

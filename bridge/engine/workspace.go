@@ -350,6 +350,20 @@ func (w *workspace) readTail(t *tail, evs []event.Event) []event.Event {
 	}
 }
 
+// feed hands one line of t's record to its parser and returns out with
+// the line's events, stamped; a line the parser cannot read counts in
+// bad.
+func (w *workspace) feed(t *tail, line []byte, out []event.Event, bad *int) []event.Event {
+	n := len(out)
+	out, err := t.parser.Line(line, out)
+	if err != nil {
+		*bad++
+	}
+	t.stamp(out, n)
+	w.onUser(out, n)
+	return out
+}
+
 // read hands every new complete line of t's transcript to its parser.
 func (w *workspace) read(t *tail, evs *[]event.Event) (transcript.ReadResult, error) {
 	if t.rows != nil {
@@ -358,16 +372,7 @@ func (w *workspace) read(t *tail, evs *[]event.Event) (transcript.ReadResult, er
 	var bad int
 	out := *evs
 	start := len(out)
-	res, err := t.reader.Read(func(line []byte, _ int64) {
-		n := len(out)
-		var perr error
-		out, perr = t.parser.Line(line, out)
-		if perr != nil {
-			bad++
-		}
-		t.stamp(out, n)
-		w.onUser(out, n)
-	})
+	res, err := t.reader.Read(func(line []byte, _ int64) { out = w.feed(t, line, out, &bad) })
 	*evs = out
 	if res.Reset {
 		w.eng.log.Info().Str("workspace", w.id).Str("path", t.reader.Path).Msg("transcript shrank or was replaced; reading it again from the start")
