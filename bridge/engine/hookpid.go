@@ -14,9 +14,7 @@ func (e *Engine) AgentPID(ws string, c Call, running bool) {
 	if c.SessionID == "" || (running && c.PID <= 0) {
 		return
 	}
-	e.mu.RLock()
-	w, ok := e.workspaces[ws]
-	e.mu.RUnlock()
+	w, ok := e.followed(ws)
 	if !ok {
 		return
 	}

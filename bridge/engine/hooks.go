@@ -66,9 +66,7 @@ func (e *Engine) WorkspaceFor(cwd, transcriptPath string) (string, bool) {
 // do hands fn to a workspace's work and waits for it, so hook-driven
 // changes are ordered with the transcripts' own events.
 func (e *Engine) do(ctx context.Context, id string, fn func(w *workspace)) bool {
-	e.mu.RLock()
-	w, ok := e.workspaces[id]
-	e.mu.RUnlock()
+	w, ok := e.followed(id)
 	if !ok {
 		return false
 	}
@@ -160,9 +158,7 @@ func (e *Engine) HooksCall(ws string, c Call) {
 	if c.SessionID == "" {
 		return
 	}
-	e.mu.RLock()
-	w, ok := e.workspaces[ws]
-	e.mu.RUnlock()
+	w, ok := e.followed(ws)
 	if !ok {
 		return
 	}
@@ -244,9 +240,7 @@ func (e *Engine) active() {
 // session started or ended. A transcript the call names is adopted.
 func (e *Engine) Relook(ws string, c Call) {
 	e.active()
-	e.mu.RLock()
-	w, ok := e.workspaces[ws]
-	e.mu.RUnlock()
+	w, ok := e.followed(ws)
 	if !ok {
 		return
 	}

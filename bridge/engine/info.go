@@ -110,11 +110,17 @@ func (e *Engine) Workspaces() []Info {
 	return out
 }
 
+// followed is the workspace followed under id.
+func (e *Engine) followed(id string) (*workspace, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	w, ok := e.workspaces[id]
+	return w, ok
+}
+
 // Workspace returns one workspace by id.
 func (e *Engine) Workspace(id string) (Info, bool) {
-	e.mu.RLock()
-	w, ok := e.workspaces[id]
-	e.mu.RUnlock()
+	w, ok := e.followed(id)
 	if !ok {
 		return Info{}, false
 	}
@@ -123,9 +129,7 @@ func (e *Engine) Workspace(id string) (Info, bool) {
 
 // Topic returns a followed workspace's stream.
 func (e *Engine) Topic(id string) (*stream.Topic, bool) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	w, ok := e.workspaces[id]
+	w, ok := e.followed(id)
 	if !ok {
 		return nil, false
 	}
