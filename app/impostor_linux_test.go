@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -201,9 +200,7 @@ type impostor struct {
 func startImpostor(t *testing.T, addr string) *impostor {
 	t.Helper()
 	other := usertest.Second(t)
-	cmd := exec.Command(usertest.Runnable(t, testBinary(t)), "-test.run=^TestImpostorProcess$")
-	cmd.Env = []string{"CB_TEST_IMPOSTOR=" + addr}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: other}
+	cmd := usertest.Process(t, other, "TestImpostorProcess", "CB_TEST_IMPOSTOR="+addr)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
@@ -233,9 +230,7 @@ func startImpostor(t *testing.T, addr string) *impostor {
 func tryImpostor(t *testing.T, addr string) string {
 	t.Helper()
 	other := usertest.Second(t)
-	cmd := exec.Command(usertest.Runnable(t, testBinary(t)), "-test.run=^TestImpostorProcess$")
-	cmd.Env = []string{"CB_TEST_IMPOSTOR=" + addr}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: other}
+	cmd := usertest.Process(t, other, "TestImpostorProcess", "CB_TEST_IMPOSTOR="+addr)
 	cmd.Stdin = strings.NewReader("") // a squatter that could listen ends at once
 	out, err := cmd.Output()
 	if err != nil {

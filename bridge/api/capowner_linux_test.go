@@ -9,10 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -109,7 +106,6 @@ func TestFloodProcess(t *testing.T) {
 
 func TestAnotherUserCannotFillTheCap(t *testing.T) {
 	other := usertest.Second(t)
-	bin := attackerBinary(t)
 	const maxConns, others = 8, 4
 	e := newEnvListening(t, func(ln net.Listener, s *Server) net.Listener {
 		return httplimit.Limits{MaxConns: maxConns, Others: others}.ListenOwn(ln, s.ConnOwner)
@@ -118,10 +114,7 @@ func TestAnotherUserCannotFillTheCap(t *testing.T) {
 	// refused ones, then four times the cap of silent ones.
 	plan := floodPlan{Addr: e.ts.Listener.Addr().String(), Health: maxConns + 2, Refused: 2, Silent: 4 * maxConns}
 	in, _ := json.Marshal(plan)
-	cmd := exec.Command(bin, "-test.run=^TestFloodProcess$", "-test.v")
-	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = []string{"CB_FLOOD=" + string(in), "PATH=/usr/bin:/bin"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: other}
+	cmd := usertest.Process(t, other, "TestFloodProcess", "CB_FLOOD="+string(in))
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -165,14 +164,10 @@ func TestAttackerProcess(t *testing.T) {
 
 // runAttacker runs this test binary's TestAttackerProcess, as cred's user
 // (nil: as ourselves), and returns what it saw, by request name.
-func runAttacker(t *testing.T, bin string, cred *syscall.Credential, c attackCreds) map[string]attackResult {
+func runAttacker(t *testing.T, cred *syscall.Credential, c attackCreds) map[string]attackResult {
 	t.Helper()
 	in, _ := json.Marshal(c)
-	cmd := exec.Command(bin, "-test.run=^TestAttackerProcess$", "-test.v")
-	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = []string{"CB_ATTACK=" + string(in), "PATH=/usr/bin:/bin"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	out, err := cmd.CombinedOutput()
+	out, err := usertest.Process(t, cred, "TestAttackerProcess", "CB_ATTACK="+string(in)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("attacker: %v\n%s", err, out)
 	}
@@ -194,19 +189,8 @@ func runAttacker(t *testing.T, bin string, cred *syscall.Credential, c attackCre
 	return res
 }
 
-// attackerBinary copies this test binary where another user may run it.
-func attackerBinary(t *testing.T) string {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return usertest.Runnable(t, self)
-}
-
 func TestAnotherUserGetsOnlyHealth(t *testing.T) {
 	other := usertest.Second(t)
-	bin := attackerBinary(t)
 	e := newEnv(t)
 	e.topics["ws1"].Publish([]event.Event{{Type: event.Assistant, Content: "SECRET-EVENT"}}, nil)
 	// The owner obtains each browser credential the way browsers do.
@@ -227,7 +211,7 @@ func TestAnotherUserGetsOnlyHealth(t *testing.T) {
 		}
 	}
 
-	got := runAttacker(t, bin, other, creds)
+	got := runAttacker(t, other, creds)
 	for name, r := range got {
 		switch {
 		case name == "GET /health":
@@ -257,7 +241,7 @@ func TestAnotherUserGetsOnlyHealth(t *testing.T) {
 
 	// The very same program, run as the owner, gets in.
 	creds.Link = e.srv.Links.Mint("ws1")
-	mine := runAttacker(t, bin, nil, creds)
+	mine := runAttacker(t, nil, creds)
 	for name, want := range map[string]int{
 		"POST /extension-token with nothing":                        200,
 		"POST /sse-session with extension token":                    200,

@@ -6,10 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"conductorbridge/testkit/usertest"
@@ -46,15 +43,7 @@ func TestForeignListenerProcess(t *testing.T) {
 // connection's other end, and the token is never sent to it.
 func TestPortHeldByAnotherUser(t *testing.T) {
 	other := usertest.Second(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := usertest.Runnable(t, self)
-	cmd := exec.Command(bin, "-test.run=^TestForeignListenerProcess$", "-test.v")
-	cmd.Dir = filepath.Dir(bin)
-	cmd.Env = []string{"CB_FOREIGN_LISTEN=1", "PATH=/usr/bin:/bin"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: other}
+	cmd := usertest.Process(t, other, "TestForeignListenerProcess", "CB_FOREIGN_LISTEN=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -57,13 +56,7 @@ func TestOtherUserProcess(t *testing.T) {
 // reports as they come.
 func runOther(t *testing.T, cred *syscall.Credential, role, path string) (lines <-chan string, wait func()) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(usertest.Runnable(t, self), "-test.run=^TestOtherUserProcess$")
-	cmd.Env = []string{"CB_LOCALSOCK_OTHER=" + role + ":" + path}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	cmd := usertest.Process(t, cred, "TestOtherUserProcess", "CB_LOCALSOCK_OTHER="+role+":"+path)
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {

@@ -112,3 +112,21 @@ func shared(t testing.TB) string {
 	}
 	return dir
 }
+
+// Process is a command that runs one test of this test binary, test (a
+// TestXxxProcess helper that env tells what to do), as the user of cred
+// (nil: as ourselves), from a copy that user may run, with env and a bare
+// PATH, nothing else of ours. The caller starts it and reads its output.
+func Process(t testing.TB, cred *syscall.Credential, test string, env ...string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := Runnable(t, self)
+	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v")
+	cmd.Dir = filepath.Dir(bin)
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	return cmd
+}
