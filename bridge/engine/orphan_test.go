@@ -71,18 +71,9 @@ func TestATurnEndsWhenItsAgentDies(t *testing.T) {
 		{"pid reused by another program", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHome(t)
-			dir, proj := h.workspace("killed")
 			const s = "aaaaaaaa-4444-4444-8444-0000000000a1"
-			cwdOf[s] = dir
-			path := filepath.Join(proj, s+".jsonl")
-			agent, stdin := startProcess(t, "claude")
-			ps := &pidScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}, dir: dir}
-			ps.pid.Store(int64(agent.Process.Pid))
-			r := h.startWith(func(c *Config) { c.Scanner = ps })
-			h.write(path, prompt(s, "run the slow build"), answer(s, "m1", "running it", "tool_use"))
-			id := r.waitWorkspace(t, dir)
-			r.collect(t, id, 0, has(event.Status, event.StateWorking))
+			a := startAgentAtWork(t, "killed", s)
+			r, id, agent, stdin := a.r, a.id, a.agent, a.stdin
 			// Quiet for many QuietAfters, agent alive: still working, and
 			// the looks for its agent read nothing (its record did not
 			// change, and the sweep asks again every second).
@@ -170,9 +161,7 @@ func TestAnOrphanTurnEndsAfterItsQuiet(t *testing.T) {
 
 // readAt is when workspace id last read its sessions.
 func (r *running) readAt(id string) time.Time {
-	r.eng.mu.RLock()
-	w := r.eng.workspaces[id]
-	r.eng.mu.RUnlock()
+	w, _ := r.eng.followed(id)
 	return w.snap.Load().readAt
 }
 
@@ -182,18 +171,9 @@ func (r *running) readAt(id string) time.Time {
 // by the orphan rule, not as the old agent's. Interrupted a live turn
 // before: the pid noted for the last turn outlived it.
 func TestANewTurnIsNotTheLastAgents(t *testing.T) {
-	h := newHome(t)
-	dir, proj := h.workspace("again")
 	const s = "aaaaaaaa-6666-4666-8666-0000000000a1"
-	cwdOf[s] = dir
-	path := filepath.Join(proj, s+".jsonl")
-	agent, _ := startProcess(t, "claude")
-	ps := &pidScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}, dir: dir}
-	ps.pid.Store(int64(agent.Process.Pid))
-	r := h.startWith(func(c *Config) { c.Scanner = ps })
-	h.write(path, prompt(s, "run the slow build"), answer(s, "m1", "running it", "tool_use"))
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.Status, event.StateWorking))
+	a := startAgentAtWork(t, "again", s)
+	h, r, id, path, agent, ps := a.h, a.r, a.id, a.path, a.agent, a.ps
 	waitFor(t, "a look at the live agent's turn", func() bool { return r.eng.reaps.Load() >= 2 })
 	h.write(path, answer(s, "m2", "built", "end_turn"))
 	evs := r.collect(t, id, 0, has(event.TurnComplete, ""))
@@ -221,4 +201,33 @@ func TestANewTurnIsNotTheLastAgents(t *testing.T) {
 func (r *running) ended(id string) bool {
 	in, _ := r.eng.Workspace(id)
 	return in.Status != event.StateWorking
+}
+
+// agentAtWork is session s of a workspace whose agent, a live process the
+// scan places there, has begun a turn that runs a tool: the bridge shows
+// it working.
+type agentAtWork struct {
+	h     *home
+	r     *running
+	id    string // the workspace
+	path  string // the session's transcript
+	agent *exec.Cmd
+	stdin io.WriteCloser // the agent's: a line makes it run another program
+	ps    *pidScanner
+}
+
+func startAgentAtWork(t *testing.T, name, s string) agentAtWork {
+	t.Helper()
+	h := newHome(t)
+	dir, proj := h.workspace(name)
+	cwdOf[s] = dir
+	path := filepath.Join(proj, s+".jsonl")
+	agent, stdin := startProcess(t, "claude")
+	ps := &pidScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}, dir: dir}
+	ps.pid.Store(int64(agent.Process.Pid))
+	r := h.startWith(func(c *Config) { c.Scanner = ps })
+	h.write(path, prompt(s, "run the slow build"), answer(s, "m1", "running it", "tool_use"))
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.Status, event.StateWorking))
+	return agentAtWork{h: h, r: r, id: id, path: path, agent: agent, stdin: stdin, ps: ps}
 }
