@@ -89,9 +89,18 @@ func TestOpenCodeInAPlainFolderStreams(t *testing.T) {
 	bin := opencodetest.Find(t)
 	srv := opencodetest.Server(t, opencodeTurns()...)
 	h := opencodetest.NewHome(t, srv.URL())
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	first, err := h.Run(ctx, bin, "first question")
+	// Each run has a budget of its own: one takes about 15 s of CPU, and
+	// with two suites beside each other on two cores (load 20-25) 100 s
+	// and more; one 3-minute budget for both runs, the bridge and the
+	// streams ran out in the second run.
+	run := func(prompt string, args ...string) (opencodetest.Run, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		r, err := h.Run(ctx, bin, prompt, args...)
+		t.Logf("opencode run %q took %v, %v of CPU", prompt, r.Wall.Round(time.Millisecond), r.CPU.Round(time.Millisecond))
+		return r, err
+	}
+	first, err := run("first question")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +110,7 @@ func TestOpenCodeInAPlainFolderStreams(t *testing.T) {
 		return countType(evs, first.Session, event.TurnComplete) == 1
 	})
 	p.kill(syscall.SIGTERM)
-	if _, err := h.Run(ctx, bin, "second question", "--session", first.Session); err != nil {
+	if _, err := run("second question", "--session", first.Session); err != nil {
 		t.Fatal(err)
 	}
 	p = startBridgeWith(t, h.Dir, 0, nil, "--headless", "--opencode-db", h.DB())
@@ -128,7 +137,9 @@ func TestOpenCodeConductorTabStreams(t *testing.T) {
 		t.Run(shape.Name, func(t *testing.T) {
 			srv := opencodetest.Server(t, opencodeTurns()...)
 			h := opencodetest.NewHome(t, srv.URL())
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			// 3 minutes a turn, as TestOpenCodeInAPlainFolderStreams gives
+			// each run: the ACP server lives through both.
+			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 			defer cancel()
 			acp, err := h.StartACP(ctx, bin)
 			if err != nil {

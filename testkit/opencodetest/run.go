@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"conductorbridge/testkit/agenttest"
 )
@@ -16,6 +17,10 @@ type Run struct {
 	Session string   // the session id its JSON events name
 	Events  []string // its stdout, one JSON event per line
 	Stderr  string
+	// Wall and CPU are how long it took and the processor time it and
+	// the children it waited for used: on a busy machine the first is
+	// many times the second.
+	Wall, CPU time.Duration
 }
 
 // Run runs `opencode run --format json --auto [args…]` in the work
@@ -24,8 +29,12 @@ func (h *Home) Run(ctx context.Context, bin, prompt string, args ...string) (Run
 	argv := append([]string{"run", "--format", "json", "--auto"}, args...)
 	cmd := agenttest.Command(ctx, bin, h.Work, h.Environ(), argv)
 	cmd.Stdin = strings.NewReader(prompt)
+	began := time.Now()
 	stdout, stderr, err := agenttest.Output(cmd)
-	r := Run{Stderr: string(stderr)}
+	r := Run{Stderr: string(stderr), Wall: time.Since(began)}
+	if ps := cmd.ProcessState; ps != nil {
+		r.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
