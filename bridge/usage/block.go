@@ -44,11 +44,11 @@ func blocksIn(turns []Turn, spare []place) []Block {
 		}
 	}
 	slices.Sort(agents)
-	room := spare
-	if len(room) < 2*len(turns) {
-		room = make([]place, 2*len(turns))
+	order := spare
+	if len(order) < len(turns) {
+		order = make([]place, len(turns))
 	}
-	order := room[:len(turns)]
+	order = order[:len(turns)]
 	exact := true
 	for i := range turns {
 		t := &turns[i]
@@ -59,13 +59,8 @@ func blocksIn(turns []Turn, spare []place) []Block {
 		exact = exact && nanoSafe(t.Start)
 		order[i] = place{at: t.Start.UnixNano(), i: int32(i), tag: int32(who)}
 	}
-	if exact && len(order) > 1 {
-		other := room[len(turns) : 2*len(turns)]
-		sorted := sortByAt(order, other)
-		if &sorted[0] == &other[0] {
-			other = order
-		}
-		order = sortByTag(sorted, other, len(agents))
+	if exact {
+		sortByTagAt(order, len(agents))
 	} else {
 		slices.SortFunc(order, func(a, b place) int {
 			return cmp.Or(cmp.Compare(a.tag, b.tag), turns[a.i].Start.Compare(turns[b.i].Start), cmp.Compare(a.i, b.i))

@@ -1,72 +1,83 @@
 package usage
 
-import "math/bits"
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+)
 
-// radixBits is the width of one digit of sortByAt.
+// radixBits is the width of the digit sortByAt spreads places by.
 const radixBits = 11
 
-// sortByAt sorts ps by at, those equal staying in the order they came:
-// a radix sort, least significant digit first, of at less the least of
-// them (a history's times span far fewer bits than 64), skipping the
-// digits all share. spare, if as long as ps, is the room it sorts
-// through. It returns the sorted places: ps or spare.
-func sortByAt(ps, spare []place) []place {
+// sortByAt sorts ps in place by at, then by i (the order they came, so
+// those equal keep it): a radix sort on the top digit of at less the
+// least of them (in place, as an American flag sort: the history's
+// places take no second room), then a comparison sort of each digit's
+// few places.
+func sortByAt(ps []place) {
 	if len(ps) < 2 {
-		return ps
+		return
 	}
 	lo, hi := ps[0].at, ps[0].at
 	for i := range ps {
 		lo, hi = min(lo, ps[i].at), max(hi, ps[i].at)
 	}
-	width := bits.Len64(uint64(hi - lo))
-	if len(spare) < len(ps) {
-		spare = make([]place, len(ps))
+	shift := max(bits.Len64(uint64(hi-lo))-radixBits, 0)
+	var ends [1 << radixBits]int
+	spread(ps, ends[:], func(p place) int { return int(uint64(p.at-lo) >> shift) })
+	start := 0
+	for _, end := range ends {
+		if end-start > 1 {
+			slices.SortFunc(ps[start:end], func(a, b place) int {
+				return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.i, b.i))
+			})
+		}
+		start = end
 	}
-	from, to := ps, spare[:len(ps)]
-	var count [1 << radixBits]int
-	for shift := 0; shift < width; shift += radixBits {
-		clear(count[:])
-		for i := range from {
-			count[(uint64(from[i].at-lo)>>shift)&(1<<radixBits-1)]++
-		}
-		if count[(uint64(from[0].at-lo)>>shift)&(1<<radixBits-1)] == len(from) {
-			continue // one digit for all
-		}
-		sum := 0
-		for d, n := range count {
-			count[d] = sum
-			sum += n
-		}
-		for i := range from {
-			d := (uint64(from[i].at-lo) >> shift) & (1<<radixBits - 1)
-			to[count[d]] = from[i]
-			count[d]++
-		}
-		from, to = to, from
-	}
-	return from
 }
 
-// sortByTag sorts ps by tag (a small number), those equal staying in the
-// order they came, through spare (as long as ps); it returns the sorted
-// places: ps or spare.
-func sortByTag(ps, spare []place, tags int) []place {
-	if tags < 2 {
-		return ps
+// sortByTagAt sorts ps in place by tag (a small number below tags), then
+// by at, then by i.
+func sortByTagAt(ps []place, tags int) {
+	ends := make([]int, max(tags, 1))
+	spread(ps, ends, func(p place) int { return int(p.tag) })
+	start := 0
+	for _, end := range ends {
+		sortByAt(ps[start:end])
+		start = end
 	}
-	count := make([]int, tags)
+}
+
+// spread puts ps in place in the order of their digit (below len(ends)),
+// those of one digit in no particular order, and sets ends[d] to where
+// digit d's places end.
+func spread(ps []place, ends []int, digit func(place) int) {
+	clear(ends)
 	for i := range ps {
-		count[ps[i].tag]++
+		ends[digit(ps[i])]++
 	}
+	var room [1 << radixBits]int
+	next := room[:0]
+	if len(ends) > len(room) {
+		next = make([]int, 0, len(ends))
+	}
+	next = next[:len(ends)]
 	sum := 0
-	for d, n := range count {
-		count[d] = sum
+	for d, n := range ends {
+		next[d] = sum
 		sum += n
+		ends[d] = sum
 	}
-	to := spare[:len(ps)]
-	for i := range ps {
-		to[count[ps[i].tag]] = ps[i]
-		count[ps[i].tag]++
+	for d := range ends {
+		for next[d] < ends[d] {
+			p := ps[next[d]]
+			for pd := digit(p); pd != d; pd = digit(p) {
+				j := next[pd]
+				next[pd]++
+				p, ps[j] = ps[j], p
+			}
+			ps[next[d]] = p
+			next[d]++
+		}
 	}
-	return to
 }

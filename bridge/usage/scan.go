@@ -181,17 +181,15 @@ func byEnd(results []cached, order []int, n, workers int) ([]Turn, []place, erro
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, err
 	}
-	// Each turn's end as one number, and where it came; twice the room,
-	// for the radix sort to go back and forth in.
-	room := make([]place, 2*n)
-	places := room[:n]
+	// Each turn's end as one number, and where it came.
+	places := make([]place, n)
 	exact := true
 	for i := range turns {
 		exact = exact && nanoSafe(turns[i].End)
 		places[i] = place{at: turns[i].End.UnixNano(), i: int32(i)}
 	}
 	if exact {
-		places = sortByAt(places, room[n:])
+		sortByAt(places)
 	} else {
 		slices.SortFunc(places, func(a, b place) int {
 			return cmp.Or(turns[a.i].End.Compare(turns[b.i].End), cmp.Compare(a.i, b.i))
@@ -215,7 +213,7 @@ func byEnd(results []cached, order []int, n, workers int) ([]Turn, []place, erro
 			j = from
 		}
 	}
-	return turns, room, nil
+	return turns, places, nil
 }
 
 // cached is what one group gave: its turns read, or n turns still
