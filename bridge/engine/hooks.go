@@ -196,6 +196,7 @@ func (e *Engine) follows(session string) bool {
 // last lines of the turn reach the transcript.
 func (e *Engine) TurnEnded(ctx context.Context, ws string, c Call) bool {
 	return e.do(ctx, ws, func(w *workspace) {
+		w.lookBeforeEnds()
 		t := w.session(c.SessionID, c.TranscriptPath)
 		if t == nil {
 			return

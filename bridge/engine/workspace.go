@@ -216,6 +216,7 @@ func (w *workspace) tailBytes() int64 {
 // quietSync ends the turns whose end can only be inferred, after a quiet
 // spell (versions that write no stop reason).
 func (w *workspace) quietSync() {
+	w.lookBeforeEnds()
 	w.sync()
 	evs := w.evs[:0]
 	for _, t := range w.sorted() {
@@ -227,6 +228,21 @@ func (w *workspace) quietSync() {
 		}
 	}
 	w.publish(evs)
+}
+
+// lookBeforeEnds has the next read look at the folders of every session
+// whose turn is open, whatever file events came: a turn about to end must
+// count its subagents, and a subagent file's creation event can still be
+// on its way when a quiet spell or the Stop hook ends the turn (on a busy
+// machine the watcher's goroutine lags), while a subagent's line read
+// after the end is taken for one spent in a turn already reported. It is
+// two stats a session, once a turn.
+func (w *workspace) lookBeforeEnds() {
+	for _, t := range w.tails {
+		if t.parser.InTurn() {
+			t.quiet = false
+		}
+	}
 }
 
 // restore resumes from the cursor journaled with the topic's last events:
