@@ -3,10 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"net"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -67,7 +65,10 @@ func TestServeTakesTheSocketSystemdHolds(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	began := time.Now()
-	h, err := firstHealth(ctx, addr) // the first connection starts the bridge
+	// The first connection starts the bridge: askHealth waits as long as ctx
+	// allows, where tcpHealth (the probe for a running bridge) gives up after
+	// 2 s, and the bridge's start takes seconds on a busy machine.
+	h, err := askHealth(ctx, addr)
 	t.Logf("the first connection was answered after %v (logged, not asserted)", time.Since(began))
 	if err != nil || h.Service != "conductor-bridge" {
 		t.Fatalf("health on the held port: %+v %v\n%s", h, err, stderr.String())
@@ -106,24 +107,4 @@ func TestServeRefusesAHandedSocketItCannotServeOn(t *testing.T) {
 	if err == nil || !strings.Contains(stderr.String(), "want one TCP listener") {
 		t.Errorf("serve on a handed socket file: %v\n%s", err, stderr.String())
 	}
-}
-
-// firstHealth asks for /health on the connection that starts the bridge,
-// waiting as long as ctx allows: the answer comes once systemd-socket-activate
-// has exec'd the bridge and the bridge has started, seconds on a busy
-// machine. (tcpHealth, the probe for a bridge already running, gives up
-// after 2 s, whatever its caller's context says.)
-func firstHealth(ctx context.Context, addr string) (health, error) {
-	var h health
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/health", nil)
-	if err != nil {
-		return h, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return h, err
-	}
-	defer resp.Body.Close()
-	err = json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&h)
-	return h, err
 }

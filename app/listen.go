@@ -52,9 +52,14 @@ func listenerUID(ctx context.Context, addr string) (int, error) {
 // tcpHealth asks what answers on addr, with no credential: only to name
 // it in a message, once listenerUID said the listener is the user's.
 func tcpHealth(ctx context.Context, addr string) (health, error) {
-	var h health
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
+	return askHealth(ctx, addr)
+}
+
+// askHealth asks for /health on addr, waiting as long as ctx allows.
+func askHealth(ctx context.Context, addr string) (health, error) {
+	var h health
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/health", nil)
 	if err != nil {
 		return h, err
