@@ -223,9 +223,9 @@ func (m *Menu) onEvent(ctx context.Context, ev wsEvent) bool {
 			// worth a notification. A question or a plan is.
 			return false
 		}
-		m.notify(needsInputNote(w, tab, m.agentOf(tab), ev.e.Reason), 0)
+		m.notify(needsInputNote(w, tab, m.agentOf(tab, ev.e), ev.e.Reason), 0)
 	case ev.e.Type == event.Status && ev.e.State == event.StateError:
-		m.notify(failedNote(w, tab, m.agentOf(tab), ev.e.Reason), 0)
+		m.notify(failedNote(w, tab, m.agentOf(tab, ev.e), ev.e.Reason), 0)
 	}
 	return ev.e.Type == event.TurnComplete
 }

@@ -375,6 +375,19 @@ func TestNeedsInputNotifies(t *testing.T) {
 	}
 }
 
+// A session the workspace's list does not hold yet (a Codex run that
+// asks for approval before the next listing) is named by its event's
+// agent, not the engine's default.
+func TestNeedsInputNamesTheEventsAgent(t *testing.T) {
+	r := newRig(t, DefaultSettings(), ws("r1", "vault", "shop", event.StateWorking, time.Now(), discover.SourceRegistered))
+	r.eng.publish("r1", event.Event{Type: event.Status, State: event.StateNeedsInput, Reason: "permission_prompt",
+		SessionID: "019a4f2e-thread", Agent: "codex"})
+	r.eventually(t, "a notification", func() bool { return len(r.notes.all()) == 1 })
+	if got := r.notes.all()[0]; !strings.HasSuffix(got, " | Codex asks for permission") {
+		t.Errorf("notification %q", got)
+	}
+}
+
 func TestBurstOfTurnsIsCoalesced(t *testing.T) {
 	var list []engine.Info
 	for i := 0; i < 6; i++ {

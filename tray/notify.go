@@ -34,9 +34,17 @@ func noteName(w engine.Info, tab *engine.SessionInfo) string {
 
 // agentOf names the agent of a note's tab: the default agent's name
 // (the engine's) for an event that named no tab.
-func (m *Menu) agentOf(tab *engine.SessionInfo) string {
+// agentOf names the agent of an event's session: the tab's, else the one
+// the event itself names (a session the workspace's list does not hold
+// yet), else the engine's default.
+func (m *Menu) agentOf(tab *engine.SessionInfo, e event.Event) string {
 	if tab != nil && agentName(*tab) != "" {
 		return agentName(*tab)
+	}
+	if e.Agent != "" {
+		if l := m.cfg.Engine.Label(e.Agent); l != "" {
+			return l
+		}
 	}
 	return cmp.Or(m.cfg.Engine.Label(""), "The agent")
 }
