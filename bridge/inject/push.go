@@ -35,8 +35,9 @@ type Pusher interface {
 	// version now (push), or waits — for the session's Stop hook, or to
 	// be pushed once the session is idle (false and no refusal) — or why
 	// nothing can take it now (refusal). busy says a process of the agent
-	// holds the session or a turn is open.
-	Route(version string, busy bool) (push bool, refusal string)
+	// holds the session or a turn is open. session is the session's id
+	// as the bridge lists it: an id the agent never writes can be refused.
+	Route(session, version string, busy bool) (push bool, refusal string)
 	// Push runs the agent in dir on session with message, and returns
 	// once it started.
 	Push(ctx context.Context, dir, session, message string) (Pushed, error)
@@ -97,7 +98,7 @@ func (d *Delivery) Refusal(si engine.SessionInfo) string {
 func (d *Delivery) route(si engine.SessionInfo) (bool, string) {
 	held := si.PID != 0 && proc.Alive(si.PID)
 	busy := held || si.Status == event.StateWorking || si.Status == event.StateNeedsInput
-	return d.Pusher.Route(si.Version, busy)
+	return d.Pusher.Route(si.SessionID, si.Version, busy)
 }
 
 // Run delivers until ctx ends: whenever the queue or the engine's picture

@@ -28,7 +28,7 @@ type Pusher struct {
 // Route picks the route for a session Codex version writes
 // (rollout.RouteFor): idle ones are resumed, busy ones wait for the Stop
 // hook where there is one.
-func (p Pusher) Route(version string, busy bool) (bool, string) {
+func (p Pusher) Route(_, version string, busy bool) (bool, string) {
 	// Reading Codex's config only matters for a busy session (the Stop
 	// hook's route); this runs on every pass while a message waits.
 	hooked := busy && p.Hooked != nil && p.Hooked()

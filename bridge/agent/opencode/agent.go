@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -54,7 +53,7 @@ func (a *Driver) FindRows(ctx context.Context, s agent.RowSession) (agent.RowRec
 		return nil, nil
 	}
 	id := s.ID
-	if !strings.HasPrefix(id, "ses_") {
+	if !IsSessionID(id) {
 		id = ""
 	}
 	ss, ok, err := a.st.Tab(ctx, id, s.Dir)

@@ -60,7 +60,7 @@ func RunSession(ctx context.Context, o RunOptions) (*Running, error) {
 	if o.Bin == "" || o.Session == "" || strings.TrimSpace(o.Message) == "" {
 		return nil, errors.New("opencode run needs a binary, a session id and a message")
 	}
-	if !strings.HasPrefix(o.Session, "ses_") {
+	if !IsSessionID(o.Session) {
 		return nil, fmt.Errorf("opencode run: bad session id %q", o.Session)
 	}
 	env := o.Env

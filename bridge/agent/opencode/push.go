@@ -2,6 +2,8 @@ package opencode
 
 import (
 	"context"
+	"fmt"
+	"strings"
 )
 
 // ViaRun is the Via of a message `opencode run --session` carried.
@@ -30,13 +32,23 @@ func (Pusher) Name() string { return Agent }
 // Label is how a person reads it.
 func (Pusher) Label() string { return "OpenCode" }
 
-// Route pushes into an idle session; a busy one's message waits.
-func (p Pusher) Route(_ string, busy bool) (bool, string) {
+// Route pushes into an idle session; a busy one's message waits. A
+// session listed under an id OpenCode never writes (a Conductor tab whose
+// row names no OpenCode session yet, listed under the tab's own id) is
+// refused at once: no `run --session` can be pointed at it, and a message
+// queued for it would be retried for ever.
+func (p Pusher) Route(session, _ string, busy bool) (bool, string) {
+	if !IsSessionID(session) {
+		return false, fmt.Sprintf("%q is not an OpenCode session id (ses_…): Conductor has not recorded which OpenCode session the tab runs", session)
+	}
 	if p.Bin == "" {
 		return false, "no opencode binary found on PATH to run the session with"
 	}
 	return !busy, ""
 }
+
+// IsSessionID reports whether id is one OpenCode writes: ses_ and more.
+func IsSessionID(id string) bool { return len(id) > len("ses_") && strings.HasPrefix(id, "ses_") }
 
 // Push runs `opencode run --session` in dir with message.
 func (p Pusher) Push(ctx context.Context, dir, session, message string) (interface {
