@@ -236,6 +236,16 @@ func TestTabResumedUnderANewID(t *testing.T) {
 	r.eng.Rescan(context.Background())
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.User, "before"))
+	// The tab is switched only once the workspace has taken the scan that
+	// names the old session as the tab's: its events come from the
+	// transcript alone, and a later picture stored before the workspace
+	// took this one replaces it unseen (the old session then never was
+	// the tab's, and is followed on as a recent session of its own).
+	waitFor(t, "the old session listed as the tab's", func() bool {
+		in, _ := r.eng.Workspace(id)
+		s, _ := sessionOf(in, old)
+		return s.ConductorID == "tab"
+	})
 
 	h.write(pf, prompt(fresh, "after"))
 	ts.set(dir, discover.Session{ID: fresh, ConductorID: "tab", Agent: discover.AgentClaude, Active: true, Transcript: pf})
