@@ -320,8 +320,15 @@ func (w *workspace) sync() {
 // published anything.
 func (w *workspace) readAll() bool {
 	before := w.topic.LastID()
+	// A new picture is always listed, whatever relook says: the scan that
+	// stores it sets relook after, and a read already past this point
+	// takes that relook for the picture it had, so the next read found
+	// the new one with relook spent (a tab resumed under a new id kept
+	// its old session followed until the next change in the list).
+	relist := false
 	if ws := w.update.Swap(nil); ws != nil {
 		w.ws = *ws
+		relist = true
 	}
 	// A few workspaces read at a time: at a cold start a thousand would
 	// otherwise each hold a read buffer and a batch of events at once,
@@ -330,7 +337,7 @@ func (w *workspace) readAll() bool {
 	defer func() { <-w.eng.reads }()
 	evs := w.evs[:0]
 	w.readAt = time.Now()
-	if w.relook.Swap(false) {
+	if w.relook.Swap(false) || relist {
 		w.listedAt = w.readAt
 		evs = w.reconcile(evs)
 	}
