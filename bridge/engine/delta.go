@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"hash/maphash"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -81,12 +82,28 @@ func shapeOf(tc tailCursor) uint64 {
 }
 
 // stateOf hashes the parsers' states: when they changed with nothing
-// read, something besides the bytes changed them.
-func stateOf(tc tailCursor) uint64 {
-	h := newFNV()
-	h.bytes(tc.Parser)
-	eachSorted(tc.Subs, func(_ string, sc subCursor) { h.bytes(sc.Parser) })
-	return uint64(h)
+// read, something besides the bytes changed them. The states are
+// kilobytes, hashed for every session at every batch a workspace
+// journals, so through maphash (words at a time, seeded per workspace:
+// its hashes are compared with its own only), not FNV's byte at a time.
+func stateOf(seed maphash.Seed, tc tailCursor) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	h.Write(tc.Parser)
+	h.WriteByte(0)
+	eachSorted(tc.Subs, func(_ string, sc subCursor) {
+		h.Write(sc.Parser)
+		h.WriteByte(0)
+	})
+	return h.Sum64()
+}
+
+// stateSeed is the seed of w's stateOf hashes, made on first use.
+func (w *workspace) stateSeed() maphash.Seed {
+	if w.seed == (maphash.Seed{}) {
+		w.seed = maphash.MakeSeed()
+	}
+	return w.seed
 }
 
 // workspaceShape hashes the sessions followed and the retired ones. A
@@ -140,7 +157,7 @@ func (w *workspace) delta(c cursor) (d delta, whole bool) {
 				sd.Subs[base], moved = sc.Offset, true
 			}
 		}
-		if !moved && stateOf(tc) != j.state {
+		if !moved && stateOf(w.stateSeed(), tc) != j.state {
 			return d, true
 		}
 		if tc.Status != j.status || tc.Reason != j.reason || !tc.Since.Equal(j.since) {
@@ -162,7 +179,7 @@ func (w *workspace) journaledAs(c cursor, whole bool) {
 	for id, tc := range c.Sessions {
 		t := w.tails[id]
 		j := journaled{offset: tc.Offset, status: tc.Status, reason: tc.Reason, since: tc.Since, lastID: tc.LastID,
-			shape: shapeOf(tc), state: stateOf(tc), wholeAt: t.journaled.wholeAt}
+			shape: shapeOf(tc), state: stateOf(w.stateSeed(), tc), wholeAt: t.journaled.wholeAt}
 		if whole {
 			j.wholeAt = tc.Offset
 		}

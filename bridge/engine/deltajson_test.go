@@ -33,7 +33,7 @@ func TestDeltaEncodesAsEncodingJSON(t *testing.T) {
 		}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := json.Marshal(tt.d)
+			got, err := tt.d.MarshalJSON() // as the engine calls it: encoding/json does not compact it again
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash/maphash"
 	"io/fs"
 	"maps"
 	"os"
@@ -53,6 +54,7 @@ const backlogBudget = 1 << 20
 // goroutine and no stack); other goroutines read the snapshot it publishes
 // after each sync, and hand it work through update, poke and enqueue.
 type workspace struct {
+	seed  maphash.Seed // of its stateOf hashes: see stateSeed
 	eng   *Engine
 	id    string
 	topic *stream.Topic
@@ -479,7 +481,9 @@ func (w *workspace) publish(evs []event.Event) {
 	case len(d.Sessions) == 0 && len(evs) == 0:
 		// Nothing moved: the delta covers every field of the cursor.
 	default:
-		draw, err := json.Marshal(d)
+		// Its own encoder, called directly: json.Marshal would check
+		// and compact its output again.
+		draw, err := d.MarshalJSON()
 		if err != nil { // cannot happen for these types; the whole cursor says it too
 			w.warnOnce("resume", "encode cursor delta", err)
 			draw = nil
