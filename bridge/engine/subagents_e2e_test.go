@@ -14,6 +14,12 @@ import (
 
 // subagentScript is one turn that runs a subagent: the main agent's call
 // of the agent tool, the subagent's one response, the main agent's answer.
+// The call comes with no text before it: 2.0 writes each block of a
+// response as a line of its own when the block ends, with no stop reason,
+// and its turn's end is inferred from a quiet spell with no tool call open
+// (DESIGN.md). On a loaded machine a pause between the text's line and the
+// call's then ends the turn at the text, by that rule, before any subagent
+// ran; that inference is not what this test is about.
 // Every response is Sonnet 4.5's ($3 in, $15 out, $3.75 5-minute cache
 // write, $0.30 cache read per million) with usage of its own, so the turn's
 // sum can be worked out by hand.
@@ -32,7 +38,7 @@ func subagentScript(version string) []fakemodel.Turn {
 	}
 	const model = "claude-sonnet-4-5-20250929"
 	turns := []fakemodel.Turn{
-		{Blocks: []fakemodel.Block{fakemodel.Text("I'll ask a subagent."), fakemodel.ToolUse(tool, agent)},
+		{Blocks: []fakemodel.Block{fakemodel.ToolUse(tool, agent)},
 			Usage: fakemodel.Usage{InputTokens: 10, CacheCreationInputTokens: 1000, OutputTokens: 50}, Model: model},
 		{Blocks: []fakemodel.Block{fakemodel.Text("The workspace is empty.")},
 			Usage: fakemodel.Usage{InputTokens: 2000, CacheReadInputTokens: 3000, OutputTokens: 400}, Model: model},
