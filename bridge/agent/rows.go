@@ -67,3 +67,24 @@ type Routed interface {
 	Rows
 	TakesMessages()
 }
+
+// ChangedRows is a Rows agent that tells, in one query, which records of a
+// database gained rows. The engine's watcher of the database asks it once
+// a commit and wakes the readers of those records alone, rather than every
+// reader of the database asking for its own record's rows.
+type ChangedRows interface {
+	Rows
+	// RowChanges reads db's changes; it belongs to one goroutine.
+	RowChanges(db string) RowChanges
+}
+
+// RowChanges tells which records of one database gained rows.
+type RowChanges interface {
+	// Since names (as RowRecord.Name does) the records that gained rows
+	// since the call before. all is true when it cannot tell which (its
+	// first call, rows gone from the table, a commit that added none):
+	// every reader of the database then looks.
+	Since(ctx context.Context) (names []string, all bool, err error)
+	// Close lets the database go.
+	Close() error
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -32,48 +33,74 @@ type rowDBs struct {
 
 type rowDB struct {
 	readers map[*workspace]int
+	names   map[string]map[*workspace]int // RowRecord.Name → its readers
+	changes agent.ChangedRows             // the first source read from it that tells which records changed
 	stop    context.CancelFunc
 }
 
-// followRows notes that w reads a record in db, watching db while any
-// workspace does.
-func (e *Engine) followRows(w *workspace, db string) {
+// followRows notes that w reads rec, a record of src's, watching its
+// database while any workspace does.
+func (e *Engine) followRows(w *workspace, src agent.Rows, rec agent.RowRecord) {
 	e.rows.mu.Lock()
 	defer e.rows.mu.Unlock()
 	if e.rows.dbs == nil {
 		e.rows.dbs = map[string]*rowDB{}
 	}
+	db := rec.DB()
 	d := e.rows.dbs[db]
 	if d == nil {
 		ctx, cancel := context.WithCancel(e.ctx)
-		d = &rowDB{readers: map[*workspace]int{}, stop: cancel}
+		d = &rowDB{readers: map[*workspace]int{}, names: map[string]map[*workspace]int{}, stop: cancel}
 		e.rows.dbs[db] = d
 		go e.watchRows(ctx, db)
 	}
 	d.readers[w]++
+	if d.names[rec.Name()] == nil {
+		d.names[rec.Name()] = map[*workspace]int{}
+	}
+	d.names[rec.Name()][w]++
+	if c, ok := src.(agent.ChangedRows); ok && d.changes == nil {
+		d.changes = c
+	}
 }
 
 // unfollowRows undoes one followRows.
-func (e *Engine) unfollowRows(w *workspace, db string) {
+func (e *Engine) unfollowRows(w *workspace, rec agent.RowRecord) {
 	e.rows.mu.Lock()
 	defer e.rows.mu.Unlock()
-	d := e.rows.dbs[db]
+	d := e.rows.dbs[rec.DB()]
 	if d == nil {
 		return
 	}
 	if d.readers[w]--; d.readers[w] <= 0 {
 		delete(d.readers, w)
 	}
+	if r := d.names[rec.Name()]; r != nil {
+		if r[w]--; r[w] <= 0 {
+			delete(r, w)
+		}
+		if len(r) == 0 {
+			delete(d.names, rec.Name())
+		}
+	}
 	if len(d.readers) == 0 {
 		d.stop()
-		delete(e.rows.dbs, db)
+		delete(e.rows.dbs, rec.DB())
 	}
 }
 
-// watchRows pokes db's readers whenever a commit lands in it.
+// watchRows pokes db's readers whenever a commit lands in it: those of
+// the records that gained rows, when the database's source can tell
+// (agent.ChangedRows), else all of them.
 func (e *Engine) watchRows(ctx context.Context, db string) {
 	v := sqlitewake.NewVersion(db)
 	defer v.Close()
+	var changes agent.RowChanges
+	defer func() {
+		if changes != nil {
+			changes.Close()
+		}
+	}()
 	warned := ""
 	_ = sqlitewake.Run(ctx, db, sqlitewake.Options{Logf: func(f string, a ...any) { e.log.Debug().Msgf(f, a...) }}, func(ctx context.Context) bool {
 		changed, err := v.Changed(ctx)
@@ -87,19 +114,49 @@ func (e *Engine) watchRows(ctx context.Context, db string) {
 		warned = ""
 		if changed {
 			e.rows.mu.Lock()
-			var ws []*workspace
-			if d := e.rows.dbs[db]; d != nil {
-				for w := range d.readers {
-					ws = append(ws, w)
-				}
+			if d := e.rows.dbs[db]; d != nil && changes == nil && d.changes != nil {
+				changes = d.changes.RowChanges(db)
 			}
 			e.rows.mu.Unlock()
-			for _, w := range ws {
+			names, all := []string(nil), true
+			if changes != nil {
+				var err error
+				if names, all, err = changes.Since(ctx); err != nil && ctx.Err() == nil {
+					e.log.Debug().Err(err).Str("db", db).Msg("which session rows changed")
+				}
+			}
+			for _, w := range e.rowReaders(db, names, all) {
 				w.poke(false)
 			}
 		}
 		return changed
 	})
+}
+
+// rowReaders are the workspaces reading db: all of them, or those
+// reading the records named.
+func (e *Engine) rowReaders(db string, names []string, all bool) []*workspace {
+	e.rows.mu.Lock()
+	defer e.rows.mu.Unlock()
+	d := e.rows.dbs[db]
+	if d == nil {
+		return nil
+	}
+	var ws []*workspace
+	if all {
+		for w := range d.readers {
+			ws = append(ws, w)
+		}
+		return ws
+	}
+	for _, n := range names {
+		for w := range d.names[n] {
+			if !slices.Contains(ws, w) {
+				ws = append(ws, w)
+			}
+		}
+	}
+	return ws
 }
 
 // rowSources are the agents keeping records as rows, the fallback last.
@@ -161,7 +218,8 @@ func (w *workspace) findRows(m discover.Session) (agent.Rows, agent.RowRecord) {
 func (w *workspace) attachRows(t *tail, rec agent.RowRecord) {
 	t.rows = rec
 	t.reader = transcript.Reader{Path: rec.Name()}
-	w.eng.followRows(w, rec.DB())
+	src, _ := w.eng.agents.named(t.source).(agent.Rows)
+	w.eng.followRows(w, src, rec)
 }
 
 // detachRows lets t's record go.
@@ -169,7 +227,7 @@ func (w *workspace) detachRows(t *tail) {
 	if t.rows == nil {
 		return
 	}
-	w.eng.unfollowRows(w, t.rows.DB())
+	w.eng.unfollowRows(w, t.rows)
 	t.rows.Close()
 	t.rows = nil
 }

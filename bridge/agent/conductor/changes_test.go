@@ -1,0 +1,61 @@
+package conductor
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/conductortest"
+)
+
+// TestRowChangesNamesTheTabsThatGainedRows: after a first call (which
+// cannot tell), each call names the records (as a tab's RowRecord names
+// itself) of the tabs that gained rows since the call before, and says
+// "all" when it cannot tell: a commit that added no row, rows deleted from
+// the table's end.
+func TestRowChangesNamesTheTabsThatGainedRows(t *testing.T) {
+	for _, shape := range conductortest.Shapes(t) {
+		t.Run(shape.Name, func(t *testing.T) {
+			ctx := context.Background()
+			w := newDB(t, shape, "s-a", "cursor", "s-b", "cursor", "s-c", "cursor")
+			write(t, w, "s-a", "before")
+			a := Agent{DB: w.Path}
+			ch := a.RowChanges(w.Path)
+			defer ch.Close()
+			name := func(tab string) string {
+				rec, err := a.FindRows(ctx, agent.RowSession{ID: tab, Tab: tab})
+				if err != nil || rec == nil {
+					t.Fatalf("FindRows %s: %v %v", tab, rec, err)
+				}
+				defer rec.Close()
+				return rec.Name()
+			}
+			since := func(want []string, wantAll bool) {
+				t.Helper()
+				names, all, err := ch.Since(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				slices.Sort(names)
+				if all != wantAll || !slices.Equal(names, want) {
+					t.Fatalf("Since = %q all=%v, want %q all=%v", names, all, want, wantAll)
+				}
+			}
+			since(nil, true) // the first call
+			write(t, w, "s-a", "one")
+			since([]string{name("s-a")}, false)
+			write(t, w, "s-b", "two", "three")
+			write(t, w, "s-c", "four")
+			since([]string{name("s-b"), name("s-c")}, false)
+			since(nil, true) // nothing added (another table's commit looks so)
+			write(t, w, "s-b", "five")
+			if err := w.Exec("DELETE FROM session_messages WHERE rowid = (SELECT MAX(rowid) FROM session_messages)"); err != nil {
+				t.Fatal(err)
+			}
+			since(nil, true)          // the table's end went back
+			write(t, w, "s-a", "six") // may take the deleted row's rowid
+			since([]string{name("s-a")}, false)
+		})
+	}
+}
