@@ -96,7 +96,11 @@ func (h *Home) DB() string { return filepath.Join(h.Data(), "opencode", "opencod
 
 // Environ is the whole environment OpenCode runs with (agenttest.Environ:
 // nothing of the developer's configuration or keys leaks in); no fetch of
-// the models.dev catalogue (there is no network).
+// the models.dev catalogue (there is no network), and its embedded npm
+// kept offline: every run otherwise installs @opencode-ai/plugin and its
+// dependencies into the fresh home's config folder from the registry, in
+// the background (a failure is only logged), which costs CPU a suite on a
+// busy machine has none of, and reaches the network.
 func (h *Home) Environ() []string {
 	return agenttest.Environ(h.Dir,
 		"XDG_CONFIG_HOME="+h.Config(),
@@ -105,6 +109,7 @@ func (h *Home) Environ() []string {
 		"XDG_STATE_HOME="+filepath.Join(h.Dir, ".local", "state"),
 		"OPENCODE_DISABLE_MODELS_FETCH=1",
 		"OPENCODE_DISABLE_AUTOUPDATE=1",
+		"npm_config_offline=true",
 	)
 }
 

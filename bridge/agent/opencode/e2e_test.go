@@ -61,9 +61,14 @@ func TestRealSessionStreams(t *testing.T) {
 	bin := opencodetest.Find(t)
 	srv := opencodetest.Server(t, script()...)
 	home := opencodetest.NewHome(t, srv.URL())
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// One run takes 15-20 s of CPU; with two suites side by side on two
+	// cores (load 17-20) 70-110 s of wall time, and at a suite's start,
+	// where both suites build and start every package, it was killed at
+	// 3 minutes in both copies. The budget is for a hung run, not a slow one.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	run, err := home.Run(ctx, bin, prompt)
+	t.Logf("the opencode run took %s, %s of CPU", run.Wall, run.CPU)
 	if err != nil {
 		t.Fatal(err)
 	}
