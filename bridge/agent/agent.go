@@ -69,11 +69,16 @@ type Asker interface {
 // turn_complete. StopGoesOn is told when a Stop hook went on with the turn
 // (handed a message over): a later Stop hook's word can reach the bridge
 // before the record of that, and must not end the turn at the reply the
-// hook went on from.
+// hook went on from. Held reports that the open turn's end, which only a
+// quiet spell would infer, waits for the hook's word instead (a pause
+// mid-response is no end); the engine ends such a turn with Backstop
+// after a long quiet should the word never come.
 type StopHooked interface {
 	HookedStops()
 	StopGoesOn()
 	StopEnded(out []event.Event) []event.Event
+	Held() bool
+	Backstop(out []event.Event) []event.Event
 }
 
 // Agent is one agent's driver: everything the engine needs to know of an

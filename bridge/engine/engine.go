@@ -49,7 +49,12 @@ type Config struct {
 	// OrphanAfter ends an open turn whose agent was never known (a record
 	// from elsewhere) after this quiet (default 30 min; orphan.go).
 	OrphanAfter time.Duration
-	TailBytes   int64 // on first sight read only this much of a transcript (default 256 KiB)
+	// StopWait is how long a turn whose end only a quiet spell would infer
+	// waits for its Stop hook's word where the session's hooks call in
+	// (agent.StopHooked's Held), before it ends as after a quiet spell
+	// (default 10 min: a tool call's input can stream for minutes).
+	StopWait  time.Duration
+	TailBytes int64 // on first sight read only this much of a transcript (default 256 KiB)
 	// ColdTailBytes is TailBytes for the sessions of the workspaces the
 	// first scan finds, read all at once at start: a thousand workspaces'
 	// tails are what a cold start costs (default 32 KiB, at most
@@ -108,6 +113,9 @@ func (c *Config) withDefaults() {
 	}
 	if c.OrphanAfter <= 0 {
 		c.OrphanAfter = 30 * time.Minute
+	}
+	if c.StopWait <= 0 {
+		c.StopWait = 10 * time.Minute
 	}
 	if c.TailBytes <= 0 {
 		c.TailBytes = 256 << 10

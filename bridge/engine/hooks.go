@@ -210,6 +210,7 @@ func (e *Engine) TurnEnded(ctx context.Context, ws string, c Call) bool {
 		}
 		t.stamp(evs, n)
 		w.publish(t.statusChange(evs, false))
+		w.armQuiet() // a turn the word could not end yet is no longer held for it
 	})
 }
 

@@ -217,17 +217,30 @@ func (w *workspace) tailBytes() int64 {
 
 // quietSync ends the turns whose end can only be inferred, after a quiet
 // spell (versions that write no stop reason).
+//
+// A turn held for its Stop hook's word (held) ends only once its record
+// has been quiet for StopWait: the hook never spoke (the bridge was down
+// when it ran, the hook failed). sync has armed the timer for that.
 func (w *workspace) quietSync() {
 	w.lookBeforeEnds()
 	w.sync()
-	evs := w.evs[:0]
+	evs, now := w.evs[:0], time.Now()
 	for _, t := range w.sorted() {
-		if t.parser.Unsure() {
-			n := len(evs)
-			evs = t.parser.Quiet(evs)
-			t.stamp(evs, n)
-			evs = t.statusChange(evs, false)
+		if !t.parser.Unsure() {
+			continue
 		}
+		n := len(evs)
+		if h, ok := held(t); !ok {
+			evs = t.parser.Quiet(evs)
+		} else if quiet := now.Sub(t.liveMod); quiet >= w.eng.cfg.StopWait {
+			w.eng.log.Info().Str("workspace", w.id).Str("session", t.id).Dur("quiet", quiet).
+				Msg("no Stop hook's word for a turn held for it: the turn ends after its quiet")
+			evs = h.Backstop(evs)
+		} else {
+			continue
+		}
+		t.stamp(evs, n)
+		evs = t.statusChange(evs, false)
 	}
 	w.publish(evs)
 }
@@ -671,14 +684,41 @@ func conductorState(s string) (string, string) {
 }
 
 // armQuiet starts the quiet-spell timer while some session's turn end can
-// only be inferred (versions that write no stop reason).
+// only be inferred (versions that write no stop reason): QuietAfter from
+// now, or for a turn held for its Stop hook (held) until StopWait after
+// its record last changed.
 func (w *workspace) armQuiet() {
+	wait, now := time.Duration(-1), time.Now()
 	for _, t := range w.tails {
-		if t.parser.Unsure() {
-			w.quiet.Reset(w.eng.cfg.QuietAfter)
-			return
+		if !t.parser.Unsure() {
+			continue
+		}
+		d := w.eng.cfg.QuietAfter
+		if _, ok := held(t); ok {
+			d = max(d, w.eng.cfg.StopWait-now.Sub(t.liveMod))
+		}
+		if wait < 0 || d < wait {
+			wait = d
 		}
 	}
+	if wait >= 0 {
+		w.quiet.Reset(wait)
+	}
+}
+
+// held returns t's parser when its open turn waits for the Stop hook's
+// word rather than a quiet spell (agent.StopHooked's Held). Its record's
+// last change is then known (one stat for a session resumed from the
+// journal whose record gained nothing since).
+func held(t *tail) (agent.StopHooked, bool) {
+	h, ok := t.parser.(agent.StopHooked)
+	if !ok || !h.Held() {
+		return nil, false
+	}
+	if t.liveMod.IsZero() {
+		t.statFile()
+	}
+	return h, true
 }
 
 // warnOnce logs one line per kind of trouble and workspace, not one per poll.

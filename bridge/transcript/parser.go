@@ -151,6 +151,11 @@ type Turn struct {
 	// Unsure is set while the newest response's end is unknown: before 2.1
 	// most lines say stop_reason null, so the end is inferred.
 	Unsure bool `json:"unsure,omitempty"`
+	// Said: the Stop hook said the turn is over (StopEnded, Backstop)
+	// while the record read so far did not end it yet (a tool call's
+	// result still on its way): a quiet spell then ends it, as in a
+	// session whose hooks do not call in (Held).
+	Said bool `json:"said,omitempty"`
 }
 
 // Line parses one transcript line and appends its events to out. Events
@@ -207,8 +212,17 @@ func (p *Parser) entry(v *fastjson.Value, out []event.Event) []event.Event {
 		}
 	case "system":
 		// A stop hook summary follows the response that ended a turn.
-		if string(v.GetStringBytes("subtype")) == "stop_hook_summary" && p.State.Turn != nil && p.State.Turn.EndMsg != "" {
-			out = p.endTurn(out, p.State.Turn.Last)
+		// Before 2.1 that response says no stop reason: the summary is
+		// the record's own word that its Stop hooks ran, as the hook's
+		// call to the bridge is (StopEnded).
+		if string(v.GetStringBytes("subtype")) == "stop_hook_summary" && p.State.Turn != nil {
+			switch t := p.State.Turn; {
+			case t.EndMsg != "":
+				out = p.endTurn(out, t.Last)
+			case t.Unsure:
+				t.Said = true
+				out = p.Quiet(out)
+			}
 		}
 	}
 	return out
@@ -226,17 +240,46 @@ func (p *Parser) Flush(out []event.Event) []event.Event {
 	return out
 }
 
-// Quiet is called after the file has been quiet for a while, and when the
-// Stop hook says the turn is over. For versions that never write a stop
-// reason, a turn whose last response asked for no tool ends here
-// (DESIGN.md: no tool call left unanswered, no further line, a short quiet
-// spell); so does a turn whose end Flush held for the Stop hook.
+// Quiet is called after the file has been quiet for a while. For versions
+// that never write a stop reason, a turn whose last response asked for no
+// tool ends here (DESIGN.md: no tool call left unanswered, no further
+// line, a short quiet spell) — unless the session's Stop hook calls the
+// bridge and has not spoken yet (Held); so does a turn whose end Flush
+// held for the Stop hook.
 func (p *Parser) Quiet(out []event.Event) []event.Event {
+	if p.Held() {
+		return out
+	}
 	t := p.State.Turn
 	if t == nil || (!t.Unsure && t.EndMsg == "") || len(p.State.Tools) > 0 {
 		return out
 	}
 	return p.endTurn(out, t.Last)
+}
+
+// Held reports whether the open turn's end waits for the Stop hook's word
+// though a quiet spell would infer it (agent.StopHooked): the last
+// response says no stop reason (2.0 writes each block of a response as a
+// line of its own, without one), so only a quiet spell would end the turn,
+// but a pause is no proof — 2.0 writes a tool call's line once its input
+// has streamed, which can be long after the text before it, and a busy
+// machine pauses it too — while the session's Stop hook, which calls the
+// bridge, says when the turn is over. The hook's word (StopEnded), the
+// record's stop hook summary, the next prompt, or the engine's long
+// backstop (Backstop) end a held turn; a dead agent's is interrupted.
+func (p *Parser) Held() bool {
+	t := p.State.Turn
+	return t != nil && t.Unsure && p.State.Hooked && !t.Said
+}
+
+// Backstop ends a held turn (Held) whose Stop hook never spoke, after a
+// long quiet: as a quiet spell would end it in a session whose hooks do
+// not call in.
+func (p *Parser) Backstop(out []event.Event) []event.Event {
+	if t := p.State.Turn; t != nil {
+		t.Said = true
+	}
+	return p.Quiet(out)
 }
 
 // HookedStops tells the parser that the session's hooks call the bridge,
@@ -264,6 +307,9 @@ func (p *Parser) StopGoesOn() { p.State.GoesOn++ }
 func (p *Parser) StopEnded(out []event.Event) []event.Event {
 	if p.State.GoesOn > 0 {
 		return out
+	}
+	if t := p.State.Turn; t != nil {
+		t.Said = true // the record not read to its end yet: a quiet spell ends it
 	}
 	return p.Quiet(out)
 }

@@ -205,6 +205,7 @@ func (o *object) turn(t *Turn) {
 		}
 		in.optStr("end_msg", t.EndMsg)
 		in.optTrue("unsure", t.Unsure)
+		in.optTrue("said", t.Said)
 	})
 }
 
