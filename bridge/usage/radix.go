@@ -1,7 +1,6 @@
 package usage
 
 import (
-	"cmp"
 	"math/bits"
 	"slices"
 )
@@ -12,8 +11,10 @@ const radixBits = 11
 // sortByAt sorts ps in place by at, then by i (the order they came, so
 // those equal keep it): a radix sort on the top digit of at less the
 // least of them (in place, as an American flag sort: the history's
-// places take no second room), then a comparison sort of each digit's
-// few places.
+// places take no second room), then each digit's places the same way
+// again when they are many (a history whose times crowd into a few
+// digits: a month of turns and one a year later), else by a comparison
+// sort of those few.
 func sortByAt(ps []place) {
 	if len(ps) < 2 {
 		return
@@ -22,18 +23,39 @@ func sortByAt(ps []place) {
 	for i := range ps {
 		lo, hi = min(lo, ps[i].at), max(hi, ps[i].at)
 	}
+	if lo == hi {
+		// All at once: in the order they came.
+		slices.SortFunc(ps, func(a, b place) int { return int(a.i - b.i) })
+		return
+	}
 	shift := max(bits.Len64(uint64(hi-lo))-radixBits, 0)
 	var ends [1 << radixBits]int
 	spread(ps, ends[:], func(p place) int { return int(uint64(p.at-lo) >> shift) })
 	start := 0
 	for _, end := range ends {
-		if end-start > 1 {
-			slices.SortFunc(ps[start:end], func(a, b place) int {
-				return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.i, b.i))
-			})
+		switch {
+		case end-start > radixFew && shift > 0:
+			sortByAt(ps[start:end]) // a narrower range: spread again
+		case end-start > 1:
+			slices.SortFunc(ps[start:end], byAtThenI)
 		}
 		start = end
 	}
+}
+
+// radixFew is how many places of one digit are sorted by comparison;
+// more are spread again by the next digit.
+const radixFew = 64
+
+// byAtThenI orders places by at, then by i.
+func byAtThenI(a, b place) int {
+	switch {
+	case a.at < b.at:
+		return -1
+	case a.at > b.at:
+		return 1
+	}
+	return int(a.i - b.i)
 }
 
 // sortByTagAt sorts ps in place by tag (a small number below tags), then

@@ -27,6 +27,20 @@ func TestRadixSortsAsCompareSorts(t *testing.T) {
 		{"the ends", func() int64 { return []int64{math.MinInt64, math.MaxInt64, 0, -1}[r.IntN(4)] }},
 		{"before 1970", func() int64 { return -r.Int64N(1e18) }},
 		{"many ties", func() int64 { return int64(r.IntN(5)) * 3_600e9 }},
+		// A month of turns crowds into a digit or two beside one a year
+		// later: those digits are spread again.
+		{"a month and a year later", func() int64 {
+			if r.IntN(100) == 0 {
+				return 1_795_000_000_000_000_000 + 365*86400e9 + r.Int64N(3_600e9)
+			}
+			return 1_795_000_000_000_000_000 + r.Int64N(30*86400e3)*1e6
+		}},
+		{"a month and ties, a year later", func() int64 {
+			if r.IntN(100) == 0 {
+				return 1_795_000_000_000_000_000 + 365*86400e9
+			}
+			return 1_795_000_000_000_000_000 + r.Int64N(1000)*1e6
+		}},
 	}
 	for _, tt := range tests {
 		for _, n := range []int{0, 1, 2, 3, 100, 5000} {
