@@ -109,7 +109,7 @@ func readUsage(ctx context.Context, c config, q usagerep.Query, cache bool, stde
 	if err != nil {
 		fmt.Fprintf(stderr, "your prices.json is unreadable (%v); pricing with the built-in table\n", err)
 	}
-	src := usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices}
+	src := usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices, Compact: true}
 	if cache {
 		src.Cache = usageCache(c.StateDir, func(msg string) { fmt.Fprintln(stderr, msg) })
 	}

@@ -66,29 +66,45 @@ func blocksIn(turns []Turn, spare []place) []Block {
 			return cmp.Or(cmp.Compare(a.tag, b.tag), turns[a.i].Start.Compare(turns[b.i].Start), cmp.Compare(a.i, b.i))
 		})
 	}
-	var out []Block
-	var cur *Block
+	var b blocker
 	for _, p := range order {
-		t := &turns[p.i]
-		if t.Start.IsZero() {
-			continue
-		}
-		if cur == nil || cur.Agent != t.Agent || !t.Start.Before(cur.End) {
-			start := t.Start.UTC().Truncate(time.Hour)
-			out = append(out, Block{Agent: t.Agent, Start: start, End: start.Add(BlockLength), CostKnown: true})
-			cur = &out[len(out)-1]
-		}
-		cur.Turns++
-		cur.Usage = cur.Usage.Add(t.Usage)
-		cur.TotalTokens += Tokens(t.Usage)
-		cur.CostUSD += t.CostUSD
-		if !t.CostKnown {
-			cur.CostKnown = false
-			if !slices.Contains(cur.Unpriced, t.Model) {
-				cur.Unpriced = append(cur.Unpriced, t.Model)
-			}
+		b.add(&turns[p.i])
+	}
+	return b.done()
+}
+
+// blocker cuts turns, given by agent and start, into blocks.
+type blocker struct {
+	out []Block
+	cur *Block
+}
+
+func (b *blocker) add(t *Turn) {
+	if t.Start.IsZero() {
+		return
+	}
+	cur := b.cur
+	if cur == nil || cur.Agent != t.Agent || !t.Start.Before(cur.End) {
+		start := t.Start.UTC().Truncate(time.Hour)
+		b.out = append(b.out, Block{Agent: t.Agent, Start: start, End: start.Add(BlockLength), CostKnown: true})
+		cur = &b.out[len(b.out)-1]
+		b.cur = cur
+	}
+	cur.Turns++
+	cur.Usage = cur.Usage.Add(t.Usage)
+	cur.TotalTokens += Tokens(t.Usage)
+	cur.CostUSD += t.CostUSD
+	if !t.CostKnown {
+		cur.CostKnown = false
+		if !slices.Contains(cur.Unpriced, t.Model) {
+			cur.Unpriced = append(cur.Unpriced, t.Model)
 		}
 	}
+}
+
+// done is the blocks by start, then agent.
+func (b *blocker) done() []Block {
+	out := b.out
 	slices.SortStableFunc(out, func(a, b Block) int { return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.Agent, b.Agent)) })
 	return out
 }

@@ -273,6 +273,7 @@ func TestCachedReportsEqualUncached(t *testing.T) {
 			var logged []string
 			logf := func(msg string) { logged = append(logged, msg) }
 			var stats [4]int64
+			packedReads := 0
 			prices := price.Default()
 			for step := range tt.steps {
 				what := "first read"
@@ -295,15 +296,32 @@ func TestCachedReportsEqualUncached(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				onFile := &Cache{Path: file, Log: logf, share: 1}
-				kept.Log = logf
-				for _, c := range []*Cache{memory, onFile, kept} {
-					src.Cache = c
+				if step%2 == 0 {
+					// Compact without a cache: every turn as read.
+					src.Compact = true
 					got, err := src.Read(context.Background())
 					if err != nil {
 						t.Fatal(err)
 					}
-					sameReports(t, fmt.Sprintf("step %d (%s)", step, what), want, got)
+					sameReports(t, fmt.Sprintf("step %d (%s, compact, no cache)", step, what), want, got)
+					if got.packed != nil {
+						packedReads++
+					}
+				}
+				onFile := &Cache{Path: file, Log: logf, share: 1}
+				kept.Log = logf
+				for i, c := range []*Cache{memory, onFile, kept} {
+					src.Cache = c
+					// One of the three reads keeps the history compact.
+					src.Compact = (step+i)%3 == 0
+					got, err := src.Read(context.Background())
+					if err != nil {
+						t.Fatal(err)
+					}
+					sameReports(t, fmt.Sprintf("step %d (%s, compact %v)", step, what, src.Compact), want, got)
+					if src.Compact && got.packed != nil {
+						packedReads++
+					}
 					stats[0] += c.reused.Load()
 					stats[1] += c.resumed.Load()
 					stats[2] += c.reread.Load()
@@ -321,6 +339,10 @@ func TestCachedReportsEqualUncached(t *testing.T) {
 			}
 			t.Logf("groups taken as cached %d (repriced %d), read on from the cache %d, read whole %d; the files appended to %d times, written whole %d times",
 				stats[0], stats[3], stats[1], stats[2], appended, rewritten)
+			t.Logf("compact histories %d", packedReads)
+			if want := tt.steps + (tt.steps+1)/2; packedReads != want {
+				t.Errorf("%d of the %d reads asked for a compact history gave one: the test proves less than it says", packedReads, want)
+			}
 			if stats[0] == 0 || stats[1] == 0 || stats[2] == 0 || stats[3] == 0 || appended == 0 || rewritten == 0 {
 				t.Errorf("a way of reading or writing was never taken (cached %d, repriced %d, read on %d, whole %d; appended %d, whole %d): the test proves less than it says",
 					stats[0], stats[3], stats[1], stats[2], appended, rewritten)

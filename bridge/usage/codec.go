@@ -414,21 +414,28 @@ func (d *decoder) turns(ts []Turn) {
 			}
 			t.Start, t.End = d.time(zones), d.time(zones)
 		}
-		t.Agent, t.Workspace, t.Session, t.Model = d.ref(), d.ref(), d.ref(), d.ref()
-		t.Usage = d.usage()
-		t.CostKnown = f&turnCostKnown != 0
-		if f&turnCost != 0 {
-			t.CostUSD = d.float()
-		}
-		if f&turnSubUsage != 0 {
-			t.SubUsage = d.usage()
-		}
-		if f&turnSubCost != 0 {
-			t.SubCost = d.float()
-		}
+		t.Agent = d.ref()
+		d.turnRest(t, f)
 		if d.err != nil {
 			return
 		}
+	}
+}
+
+// turnRest decodes the rest of a turn of flags f, after its agent.
+func (d *decoder) turnRest(t *Turn, f byte) {
+	t.Workspace, t.Session, t.Model = d.ref(), d.ref(), d.ref()
+	t.Usage = d.usage()
+	t.CostKnown = f&turnCostKnown != 0
+	t.CostUSD, t.SubUsage, t.SubCost = 0, eventUsage{}, 0
+	if f&turnCost != 0 {
+		t.CostUSD = d.float()
+	}
+	if f&turnSubUsage != 0 {
+		t.SubUsage = d.usage()
+	}
+	if f&turnSubCost != 0 {
+		t.SubCost = d.float()
 	}
 }
 

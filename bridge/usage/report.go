@@ -171,11 +171,16 @@ func Summarize(h *History, q Query) (*Report, error) {
 	if !q.Until.IsZero() {
 		rep.Until = q.Until.Format(DateLayout)
 	}
-	var spare []place
-	if p := h.spare.Swap(nil); p != nil {
-		spare = *p
+	var blocks []Block
+	if h.packed != nil {
+		blocks = h.packed.blocks()
+	} else {
+		var spare []place
+		if p := h.spare.Swap(nil); p != nil {
+			spare = *p
+		}
+		blocks = blocksIn(h.Turns, spare)
 	}
-	blocks := blocksIn(h.Turns, spare)
 	rep.Blocks = current(blocks, now)
 	rep.Total.Key = "total"
 	if by == "block" {
@@ -190,10 +195,9 @@ func Summarize(h *History, q Query) (*Report, error) {
 	rows := map[string]*Row{}
 	parts := map[string]map[string]*Part{}
 	keys := keyer{by: by, loc: loc}
-	for i := range h.Turns {
-		t := &h.Turns[i]
+	add := func(t *Turn) {
 		if !in(t.End) {
-			continue
+			return
 		}
 		rep.Total.add(t)
 		key := keys.of(t)
@@ -219,6 +223,13 @@ func Summarize(h *History, q Query) (*Report, error) {
 			}
 			p.CostUSD += t.CostUSD
 			p.TotalTokens += Tokens(t.Usage)
+		}
+	}
+	if h.packed != nil {
+		h.packed.each(add)
+	} else {
+		for i := range h.Turns {
+			add(&h.Turns[i])
 		}
 	}
 	for key, r := range rows {

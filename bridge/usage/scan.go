@@ -27,6 +27,10 @@ type Source struct {
 	Prices         *price.Table // nil: the built-in table
 	Workers        int          // files read at once; 0: GOMAXPROCS
 	Cache          *Cache       // nil: every Read parses every file
+	// Compact leaves History.Turns nil: the turns stay as the cache (or
+	// the read) holds them, and only Summarize reads them, one at a time.
+	// For a report of the whole history: the usage command's.
+	Compact bool
 }
 
 // History is every turn read, oldest first, with what was read.
@@ -39,6 +43,8 @@ type History struct {
 	// spare is the room Read sorted the turns in: the first Summarize
 	// takes it to sort them again.
 	spare atomic.Pointer[[]place]
+	// packed holds the turns instead of Turns (Source.Compact).
+	packed *packed
 }
 
 // place is a turn's place in a sort: a time as one number (nanoseconds
@@ -132,11 +138,19 @@ feed:
 			h.Errors = append(h.Errors, c.err.Error())
 		}
 	}
-	var spare []place
-	if h.Turns, spare, err = byEnd(results, order, n, workers); err != nil {
-		return nil, err
+	if s.Compact {
+		h.packed, err = pack(results, order, n, workers)
+		if err != nil && !errors.Is(err, errInexact) {
+			return nil, err
+		}
 	}
-	h.spare.Store(&spare)
+	if h.packed == nil {
+		var spare []place
+		if h.Turns, spare, err = byEnd(results, order, n, workers); err != nil {
+			return nil, err
+		}
+		h.spare.Store(&spare)
+	}
 	for _, l := range limits {
 		h.Limits = append(h.Limits, l)
 	}
