@@ -227,11 +227,14 @@ func (e *Engine) forgetRootLocked(path string) {
 
 // projectsFound is the projects root's found: the workspaces already
 // followed list their sessions again and their folders are watched, and
-// when the root was missing until now the project folders made with it
-// are watched before the scan is asked for, so that the transcript that
-// follows in one is a file event even when the scan runs before the
-// transcript says where it runs.
-func (e *Engine) projectsFound(fresh bool) {
+// every project folder in it is watched before the scan is asked for, so
+// that the transcript that follows in one is a file event even when the
+// scan runs before the transcript says where it runs. That holds for the
+// folders of a root that was there from the start too: a folder no
+// workspace has (emptied by Claude Code's clean-up, or made with no
+// transcript yet) was otherwise watched by nobody, and a new session in it
+// waited for the scan timer, backed off to minutes on an idle bridge.
+func (e *Engine) projectsFound(bool) {
 	for dir, ids := range e.byProject {
 		if *e.cfg.WatchDirs {
 			e.watchLocked(dir)
@@ -242,7 +245,7 @@ func (e *Engine) projectsFound(fresh bool) {
 			}
 		}
 	}
-	if fresh && *e.cfg.WatchDirs {
+	if *e.cfg.WatchDirs {
 		e.watchChildrenLocked(e.projects)
 	}
 	e.askRescan()

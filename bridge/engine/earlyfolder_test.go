@@ -1,0 +1,43 @@
+package engine
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/event"
+)
+
+// A session that begins in a project folder that was there, with no
+// transcript, when the bridge started is found by its file's events, not
+// by the scan timer: no workspace had the folder, so nobody watched it,
+// and the new session waited for the next scan, which an idle bridge backs
+// off to minutes (TestSubagentUsageCountsInTheTurn/2.1.328's workspace
+// "never appeared" within 30 s so in a double run of the suite). Scans and
+// sweeps run hourly here: the file's events must do it.
+func TestNewSessionInAFolderThereFromTheStart(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("early") // its transcript folder made, empty
+	const sid = "eeeeeeee-1111-4111-8111-0000000000e1"
+	cwdOf[sid] = dir
+	watch := true
+	r := h.startWith(func(c *Config) {
+		c.WatchDirs = &watch
+		c.ScanEvery, c.SweepEvery = time.Hour, time.Hour
+	})
+	select {
+	case <-r.eng.Ready():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first scan never ended")
+	}
+	// The root's watch asked for a scan before the first one ran; it is
+	// folded into a second, 250 ms on. Both end before the transcript is
+	// made, so that no scan can find it.
+	first := r.eng.scanBegan.Load()
+	waitFor(t, "the scan the root's watch asked for", func() bool { return r.eng.scanBegan.Load() != first })
+	r.eng.scanMu.Lock()
+	r.eng.scanMu.Unlock() // that scan has ended
+	h.write(filepath.Join(proj, sid+".jsonl"), prompt(sid, "hello"))
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.User, "hello"))
+}
