@@ -3,6 +3,7 @@ package codex
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -164,7 +165,20 @@ func TestResumeRefusedWhileBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := r.Wait(); !errors.Is(err, ErrSessionBusy) {
-		t.Fatalf("resume of a busy thread: %v", err)
+		// Once seen in a double run of the suite (the resume ended well
+		// after 20-odd s): say what the first run was doing then.
+		reached, state := 0, "state unknown"
+		for _, q := range srv.Requests() {
+			if q.Contains("INJECTED-XYZ") {
+				reached++
+			}
+		}
+		if st, serr := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid)); serr == nil {
+			if f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:])); len(f) > 0 {
+				state = "state " + f[0] // Z: it had ended
+			}
+		}
+		t.Fatalf("resume of a busy thread: %v (model requests %d, %d with the message; the first codex: %s)", err, len(srv.Requests()), reached, state)
 	}
 	if err := gate.Open(); err != nil {
 		t.Fatal(err)
