@@ -19,14 +19,14 @@ import (
 type agentScanner struct {
 	scan   func(context.Context) ([]discover.Workspace, error)
 	agents []agent.Agent
-	procs  func() ([]proc.Process, error) // proc.List in production
+	procs  func() ([]proc.Process, error) // a proc.Table's List in production: a walk reads only new processes
 	cwd    func(pid int) (string, error)  // proc.Cwd in production
 }
 
 // newAgentScanner wraps s, which must not look for processes itself.
 func newAgentScanner(s *discover.Scanner, agents []agent.Agent) *agentScanner {
 	s.Processes = nil
-	return &agentScanner{scan: s.Scan, agents: agents, procs: proc.List, cwd: proc.Cwd}
+	return &agentScanner{scan: s.Scan, agents: agents, procs: proc.NewTable().List, cwd: proc.Cwd}
 }
 
 func (a *agentScanner) Scan(ctx context.Context) ([]discover.Workspace, error) {

@@ -14,6 +14,15 @@ import (
 // process's arguments through kern.procargs2. Another user's process is
 // listed with its name only (the kernel refuses its arguments).
 func List() ([]Process, error) {
+	return list(procRoot, nil)
+}
+
+// procRoot names no folder here: sysctl is asked.
+const procRoot = ""
+
+// list reads the table; a process reuse gives (Table), by pid and name,
+// keeps its arguments rather than asking for them again.
+func list(_ string, reuse func(pid int, comm string) (Process, bool)) ([]Process, error) {
 	kps, err := unix.SysctlKinfoProcSlice("kern.proc.all")
 	if err != nil {
 		return nil, fmt.Errorf("read the process table: %w", err)
@@ -27,6 +36,12 @@ func List() ([]Process, error) {
 		comm := kps[i].Proc.P_comm[:]
 		if n := bytes.IndexByte(comm, 0); n >= 0 {
 			comm = comm[:n]
+		}
+		if reuse != nil {
+			if p, ok := reuse(pid, string(comm)); ok {
+				out = append(out, p)
+				continue
+			}
 		}
 		p := Process{PID: pid, Comm: string(comm)}
 		p.Args, _ = Args(pid)

@@ -9,6 +9,10 @@ var errUnsupported = errors.New("no process table on this system")
 // List has no process table to read here.
 func List() ([]Process, error) { return nil, errUnsupported }
 
+const procRoot = ""
+
+func list(string, func(int, string) (Process, bool)) ([]Process, error) { return nil, errUnsupported }
+
 // Args has no process table to read here.
 func Args(pid int) ([]string, error) { return nil, errUnsupported }
 
