@@ -155,8 +155,8 @@ func TestCodexPIDsFromTheProcessTable(t *testing.T) {
 	fresh := startNamed(t, "codex", dirB)
 	scan := func(context.Context) ([]discover.Workspace, error) {
 		return []discover.Workspace{
-			{ID: "a", Directory: dirA, Sessions: []discover.Session{{ID: thread, Agent: discover.AgentCodex}}},
-			{ID: "b", Directory: dirB, Sessions: []discover.Session{{ID: idle, Agent: discover.AgentCodex}, {ID: "claude-tab", Agent: discover.AgentClaude}}},
+			{ID: "a", Directory: dirA, Sessions: []discover.Session{{ID: thread, Agent: "codex"}}},
+			{ID: "b", Directory: dirB, Sessions: []discover.Session{{ID: idle, Agent: "codex"}, {ID: "claude-tab", Agent: "claude"}}},
 		}, nil
 	}
 	a := &agentScanner{scan: scan, agents: agents(config{}), procs: proc.List, cwd: proc.Cwd}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/conductortest"
-	"conductorbridge/bridge/discover"
 )
 
 // benchRealHome is the idle run on a home shaped like a Mac that has used
@@ -49,7 +49,7 @@ func makeRealHome(root string, b benchRealHome) (realHome, error) {
 	projects := filepath.Join(root, ".claude", "projects")
 	old := time.Now().Add(-24 * time.Hour)
 	transcript := func(dir, cwd string, seed int, size int64, mod time.Time) error {
-		proj := filepath.Join(projects, discover.EncodeProjectDir(cwd))
+		proj := filepath.Join(projects, claude.EncodeProjectDir(cwd))
 		if err := os.MkdirAll(proj, 0o755); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 )
 
@@ -113,7 +114,7 @@ func makeNewSession(s *newSession, root string, known []string, i int, rng *rand
 				return err
 			}
 		}
-		proj := filepath.Join(root, ".claude", "projects", discover.EncodeProjectDir(s.dir))
+		proj := filepath.Join(root, ".claude", "projects", claude.EncodeProjectDir(s.dir))
 		s.made = time.Now()
 		if err := os.MkdirAll(proj, 0o755); err != nil {
 			return err

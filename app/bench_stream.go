@@ -17,7 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
 	"conductorbridge/bridge/transcript/synth"
@@ -38,7 +38,7 @@ func makeBenchHome(root string, nws, perWS int, bytesPer int64) (*benchHome, err
 	h := &benchHome{root: root}
 	for i := range nws {
 		dir := filepath.Join(root, "work", fmt.Sprintf("ws%04d", i))
-		proj := filepath.Join(root, ".claude", "projects", discover.EncodeProjectDir(dir))
+		proj := filepath.Join(root, ".claude", "projects", claude.EncodeProjectDir(dir))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}

@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/transcript/synth"
 )
 
@@ -380,7 +380,7 @@ func writeUsageCorpus(home string, mb int) (files int, size int64, err error) {
 	projects := filepath.Join(home, ".claude", "projects")
 	for i := 0; size < int64(mb)<<20; i++ {
 		cwd := fmt.Sprintf("/Users/me/conductor/workspaces/app/ws%d", i%benchUsageWorkspaces)
-		dir := filepath.Join(projects, discover.EncodeProjectDir(cwd))
+		dir := filepath.Join(projects, claude.EncodeProjectDir(cwd))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return files, size, err
 		}

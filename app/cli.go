@@ -100,10 +100,11 @@ func dash(s string) string {
 func scanDirect(ctx context.Context, c config) ([]apiWorkspace, error) {
 	reg := discover.NewRegistry(filepath.Join(c.StateDir, "registered.json"))
 	_ = reg.Load() // a broken registry file only hides registrations here
+	drivers := agents(c)
 	s := &discover.Scanner{ConductorDB: c.ConductorDB, ConductorRoot: c.ConductorRoot,
-		ClaudeProjects: c.ClaudeProjects, Registry: reg}
+		Agents: listAs[discover.Agent](drivers), Registry: reg}
 	defer s.Close()
-	found, err := newAgentScanner(s, agents(c)).Scan(ctx)
+	found, err := newAgentScanner(s, drivers).Scan(ctx)
 	if err != nil && found == nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/event"
 )
 
@@ -21,7 +21,7 @@ import (
 func plainProject(t *testing.T, home, name string) (dir, transcript string) {
 	t.Helper()
 	dir = filepath.Join(home, "work", name)
-	proj := filepath.Join(home, ".claude", "projects", discover.EncodeProjectDir(dir))
+	proj := filepath.Join(home, ".claude", "projects", claude.EncodeProjectDir(dir))
 	os.MkdirAll(dir, 0o755)
 	os.MkdirAll(proj, 0o755)
 	transcript = filepath.Join(proj, "12345678-1234-4234-8234-123456789012.jsonl")

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/inject"
@@ -159,7 +160,7 @@ func (d *doctorRun) port(ctx context.Context) finding {
 // conductor: the database, and which of its features this version lacks.
 func (d *doctorRun) conductor(ctx context.Context) (f finding) {
 	f = finding{ID: "conductor", Title: "Conductor"}
-	read, err := discover.ReadConductor(ctx, d.c.ConductorDB, d.c.ConductorRoot, d.c.ClaudeProjects)
+	read, err := discover.ReadConductor(ctx, d.c.ConductorDB, d.c.ConductorRoot, listAs[discover.Agent](agents(d.c))...)
 	ws, missing := read.Workspaces, read.Missing
 	defer func() { d.notLocal(&f, read) }()
 	switch {
@@ -267,7 +268,7 @@ func (d *doctorRun) hooks(list []apiWorkspace) []finding {
 	for _, w := range list {
 		file := settingsFile(w.Directory)
 		on, bin, err := hooks.Status(file)
-		isAdopted := w.Source != discover.SourceClaude
+		isAdopted := w.Source != claude.Type
 		if isAdopted {
 			adopted++
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/agent/claude"
 )
 
 // Issue 24, finding 13: a newline in a title, a model, a tool name or a
@@ -18,7 +18,7 @@ import (
 func TestForgedLinesStayInTheirRow(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "work", "shop\nFORGED-WS-ROW\tx")
-	proj := filepath.Join(home, ".claude", "projects", discover.EncodeProjectDir(dir))
+	proj := filepath.Join(home, ".claude", "projects", claude.EncodeProjectDir(dir))
 	for _, d := range []string{dir, proj} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)

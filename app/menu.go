@@ -10,7 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/hooks"
 	"conductorbridge/tray"
@@ -74,7 +74,7 @@ func offerHooks(ctx context.Context, c config, b *bridge, cfg *tray.Config, log 
 	cfg.Actions.MissingHooks = func(list []engine.Info) []string {
 		var dirs []string
 		for _, w := range list {
-			if w.Source == discover.SourceClaude {
+			if w.Source == claude.Type {
 				continue // every folder claude ever ran in: not ours to change
 			}
 			if on, _, err := hooks.Status(settingsFile(w.Directory)); err == nil && !on {

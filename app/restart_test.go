@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/event"
 )
 
@@ -20,7 +20,7 @@ import (
 func TestKillNineMidStreamLosesNothing(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "work", "app")
-	proj := filepath.Join(home, ".claude", "projects", discover.EncodeProjectDir(dir))
+	proj := filepath.Join(home, ".claude", "projects", claude.EncodeProjectDir(dir))
 	os.MkdirAll(dir, 0o755)
 	os.MkdirAll(proj, 0o755)
 	path := filepath.Join(proj, "99999999-9999-4999-8999-999999999999.jsonl")

@@ -260,12 +260,11 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	}
 	drivers := agents(c)
 	scanner := &discover.Scanner{
-		ConductorDB:    c.ConductorDB,
-		ConductorRoot:  c.ConductorRoot,
-		ClaudeProjects: c.ClaudeProjects,
-		Agents:         listAs[discover.Agent](drivers),
-		Registry:       reg,
-		Log:            func(msg string) { log.Warn().Msg(msg) },
+		ConductorDB:   c.ConductorDB,
+		ConductorRoot: c.ConductorRoot,
+		Agents:        listAs[discover.Agent](drivers),
+		Registry:      reg,
+		Log:           func(msg string) { log.Warn().Msg(msg) },
 	}
 	hub := stream.NewHub(filepath.Join(c.StateDir, "streams"), 0)
 	hub.Log = func(msg string) { log.Error().Msg(msg) }
@@ -509,7 +508,7 @@ func installHooksAsFound(ctx context.Context, eng *engine.Engine, spec hooks.Spe
 	}
 	for {
 		for _, ws := range eng.Workspaces() {
-			if done[ws.Directory] || ws.Source == discover.SourceClaude {
+			if done[ws.Directory] || ws.Source == claude.Type {
 				continue
 			}
 			done[ws.Directory] = true

@@ -18,7 +18,7 @@ import (
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
 
-	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/inject"
 	"conductorbridge/testkit/browsertest"
@@ -36,7 +36,7 @@ type transcriptWriter struct {
 func newTranscript(t testing.TB, home, name string) *transcriptWriter {
 	t.Helper()
 	dir := filepath.Join(home, "work", name)
-	proj := filepath.Join(home, ".claude", "projects", discover.EncodeProjectDir(dir))
+	proj := filepath.Join(home, ".claude", "projects", claude.EncodeProjectDir(dir))
 	os.MkdirAll(dir, 0o755)
 	os.MkdirAll(proj, 0o755)
 	w := &transcriptWriter{t: t, path: filepath.Join(proj, "0a0a0a0a-1111-4111-8111-"+fmt.Sprintf("%012x", len(name))+".jsonl"),

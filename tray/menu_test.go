@@ -194,7 +194,7 @@ func TestMenuIsBuiltFromState(t *testing.T) {
 			ws("c1", "tokyo", "shop", event.StateWorking, now.Add(-3*time.Minute), discover.SourceConductorDB),
 			ws("c2", "osaka", "shop", event.StateNeedsInput, now.Add(-30*time.Second), discover.SourceConductorDB),
 			ws("r1", "spike", "", event.StateIdle, now.Add(-2*time.Hour), discover.SourceRegistered),
-			ws("p1", "old-thing", "", "", now.Add(-40*24*time.Hour), discover.SourceClaude),
+			ws("p1", "old-thing", "", "", now.Add(-40*24*time.Hour), "claude"),
 		},
 		paired:   map[string]bool{"c1": true},
 		cost:     map[sessKey]spend{{"c1", "s1"}: {usd: 1.0}, {"c1", ""}: {usd: 0.234}},
@@ -261,7 +261,7 @@ func TestMenuMarksAWorkspaceDrivingABrowser(t *testing.T) {
 	now := time.Date(2026, 12, 2, 15, 0, 0, 0, time.Local)
 	tokyo := ws("c1", "tokyo", "shop", event.StateWorking, now.Add(-3*time.Minute), discover.SourceConductorDB)
 	tokyo.Browser = true
-	old := ws("p1", "old-thing", "", "", now.Add(-40*24*time.Hour), discover.SourceClaude)
+	old := ws("p1", "old-thing", "", "", now.Add(-40*24*time.Hour), "claude")
 	old.Browser = true
 	osaka := ws("c2", "osaka", "shop", event.StateIdle, now.Add(-time.Hour), discover.SourceConductorDB)
 	items := buildMenu(view{now: now, workspaces: []engine.Info{tokyo, old, osaka}, settings: DefaultSettings()})
@@ -553,7 +553,7 @@ func TestHooksOfferChangesNothingUntilAccepted(t *testing.T) {
 	eng := newFakeEngine(
 		ws("c1", "tokyo", "shop", event.StateIdle, time.Now(), discover.SourceConductorDB),
 		ws("c2", "osaka", "shop", event.StateIdle, time.Now(), discover.SourceConductorDB),
-		ws("p1", "plain", "", event.StateIdle, time.Now(), discover.SourceClaude),
+		ws("p1", "plain", "", event.StateIdle, time.Now(), "claude"),
 	)
 	var mu sync.Mutex
 	var installed []string
@@ -563,7 +563,7 @@ func TestHooksOfferChangesNothingUntilAccepted(t *testing.T) {
 			MissingHooks: func(list []engine.Info) []string {
 				var dirs []string
 				for _, w := range list {
-					if w.Source != discover.SourceClaude {
+					if w.Source != "claude" {
 						dirs = append(dirs, w.Directory)
 					}
 				}

@@ -318,7 +318,7 @@ func TestUnknownCostShowsAsUnknown(t *testing.T) {
 // one-second Codex run beside a Claude tab) is still named as a tab, from
 // its events.
 func TestTabNotYetListedIsNamedFromItsEvents(t *testing.T) {
-	w := ws("c1", "tokyo", "shop", event.StateIdle, time.Now(), discover.SourceClaude)
+	w := ws("c1", "tokyo", "shop", event.StateIdle, time.Now(), "claude")
 	w.Sessions = []engine.SessionInfo{tab("aaaaaaaa-1111", "", "claude", "", event.StateIdle, true, time.Now())}
 	r, _ := newTabRig(t, w)
 	evs := turn("Codex checked the login page.", 65, 0.02)

@@ -19,7 +19,7 @@ import (
 
 	_ "modernc.org/sqlite" // the pure-Go driver the bridge reads Conductor with
 
-	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/agent/claude"
 )
 
 // Workspace is one simulated Conductor workspace.
@@ -88,7 +88,7 @@ func Build(ctx context.Context, dir string, names []string, seed uint64) (*Home,
 			return nil, err
 		}
 		w.Dir = resolved
-		proj := filepath.Join(h.Dir, ".claude", "projects", discover.EncodeProjectDir(resolved))
+		proj := filepath.Join(h.Dir, ".claude", "projects", claude.EncodeProjectDir(resolved))
 		if err := os.MkdirAll(proj, 0o755); err != nil {
 			return nil, err
 		}

@@ -35,6 +35,53 @@ type Runs interface {
 	Runs(since time.Time, run func(dir, id, record string)) error
 }
 
+// Projects is an Agent that keeps its records in one folder per working
+// directory under one root (Claude Code's projects folder), each a
+// JSON-lines file whose first "cwd" names its directory: discovery lists
+// the directories the newest records of each folder name, as workspaces
+// whose Source is the agent's name, and gives every workspace its folder
+// (Workspace.ProjectDir).
+type Projects interface {
+	Agent
+	// RecordsRoot is the root of the folders, "" when there is none.
+	RecordsRoot() string
+	// ProjectFolder is the name the agent gives the folder of the
+	// directory dir (absolute, symlink-resolved) today.
+	ProjectFolder(dir string) string
+}
+
+// Aliased is an Agent that Conductor's rows also name otherwise
+// (sessions.agent_type as older builds wrote it): Aliases are those
+// values, as written; "" among them makes it the agent of a row that
+// names none.
+type Aliased interface {
+	Agent
+	Aliases() []string
+}
+
+// agentType is the agent a sessions.agent_type value names: an agent's
+// own name or one of its aliases (Aliased), else the value as it is
+// (lower-cased), so a new agent type is listed under its own name.
+func agentType(agents []Agent, s string) string {
+	for _, a := range agents {
+		if al, ok := a.(Aliased); ok && slices.Contains(al.Aliases(), s) {
+			return a.Name()
+		}
+	}
+	return lower(s)
+}
+
+// projectsOf is the first agent of agents that keeps a folder per
+// directory under a root, nil if none does.
+func projectsOf(agents []Agent) Projects {
+	for _, a := range agents {
+		if p, ok := a.(Projects); ok && p.RecordsRoot() != "" {
+			return p
+		}
+	}
+	return nil
+}
+
 // fillTabs gives each Conductor tab of an agent that finds tabs' records
 // (TabRecords) its record: by the id the row names, else the row's own.
 func fillTabs(agents []Agent, ws []Workspace) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/conductortest"
 )
@@ -52,8 +53,8 @@ INSERT INTO workspaces (id, repository_id, directory_name, state) VALUES ('w-tok
 INSERT INTO sessions (id, workspace_id, status, agent_type, claude_session_id, is_hidden) VALUES
  ('s-codex', 'w-tokyo', 'idle', 'codex', '`+tab+`', 0);`)
 
-	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, ClaudeProjects: h.projects,
-		Agents: []Agent{codexagent.New(codexHome)}, RunWindow: 10 * time.Minute, Processes: noProcs}
+	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}, codexagent.New(codexHome)},
+		RunWindow: 10 * time.Minute, Processes: noProcs}
 	for scan := range 3 { // the second from the caches; before the third the tab writes again
 		if scan == 2 {
 			// Now the tab's rollout is also a recent run in tokyo: still one session.
@@ -80,10 +81,10 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, claude_session_id, i
 		for _, ss := range tw.Sessions {
 			got[ss.ID] = ss
 		}
-		if g := got[tab]; g.Agent != AgentCodex || g.ConductorID != "s-codex" || g.Transcript != tabFile {
+		if g := got[tab]; g.Agent != "codex" || g.ConductorID != "s-codex" || g.Transcript != tabFile {
 			t.Errorf("scan %d: the Conductor tab: %+v", scan, g)
 		}
-		if g := got[plain]; g.Agent != AgentCodex || g.Transcript != plainFile || g.ConductorID != "" {
+		if g := got[plain]; g.Agent != "codex" || g.Transcript != plainFile || g.ConductorID != "" {
 			t.Errorf("scan %d: the plain run in tokyo: %+v", scan, g)
 		}
 		ow := byDir[elsewhere]

@@ -24,7 +24,7 @@ import (
 // or directory_name), a file that is not a database, or one that cannot be
 // read is an error; an absent file is an error wrapping fs.ErrNotExist.
 func ReadConductorDB(ctx context.Context, path, conductorRoot string) ([]Workspace, []string, error) {
-	r, err := ReadConductor(ctx, path, conductorRoot, "")
+	r, err := ReadConductor(ctx, path, conductorRoot)
 	return r.Workspaces, r.Missing, err
 }
 
@@ -48,9 +48,10 @@ type ConductorRead struct {
 }
 
 // ReadConductor is ReadConductorDB with the rows that are not local
-// workspaces, and each workspace's sessions (chat tabs) confirmed against
-// the transcripts under claudeProjects ("" skips the confirmation).
-func ReadConductor(ctx context.Context, path, conductorRoot, claudeProjects string) (ConductorRead, error) {
+// workspaces, and each workspace's sessions (chat tabs) named by agents
+// (Aliased) and confirmed against their records (TabRecords); with no
+// agents, a tab's agent is its agent_type as written.
+func ReadConductor(ctx context.Context, path, conductorRoot string, agents ...Agent) (ConductorRead, error) {
 	if conductorRoot == "" {
 		return ConductorRead{}, fmt.Errorf("read conductor db: no conductor root to place workspaces in")
 	}
@@ -70,7 +71,7 @@ func ReadConductor(ctx context.Context, path, conductorRoot, claudeProjects stri
 	if err != nil {
 		return ConductorRead{}, fmt.Errorf("read conductor db %s: %w", abs, err)
 	}
-	return rows.resolve(conductorRoot, claudeProjects), nil
+	return rows.resolve(conductorRoot, agents), nil
 }
 
 // queryer is a *sql.DB or a *sql.Conn: the one-shot read and the
@@ -107,20 +108,21 @@ func fetchConductor(ctx context.Context, db queryer) (dbRows, error) {
 
 // resolve places the rows on disk: every scan does this afresh, since a
 // worktree or a transcript can appear with no database write.
-func (r dbRows) resolve(conductorRoot, claudeProjects string) ConductorRead {
+func (r dbRows) resolve(conductorRoot string, agents []Agent) ConductorRead {
 	ws, nl, skipped := placeWorkspaces(r.workspaces, conductorRoot)
 	missing := slices.Clone(r.missing)
 	if skipped > 0 {
 		missing = append(missing, fmt.Sprintf("%d workspace rows skipped: no id, directory name or repository name to place them", skipped))
 	}
-	placeSessions(r.sessions, ws, claudeProjects)
+	placeSessions(r.sessions, ws, agents)
+	fillTabs(agents, ws)
 	return ConductorRead{Workspaces: ws, NotLocal: nl, Missing: missing}
 }
 
 // conductorQuery is the SELECT built from the columns that exist. Every
 // column it yields is a value or NULL, in this order: workspace id,
 // directory name, branch, state, derived status, active session id, repo
-// name, repo root path, session status, claude session id.
+// name, repo root path, session status, the agent's session id.
 type conductorQuery string
 
 // buildConductorQuery probes the schema and builds the workspace query.
@@ -195,7 +197,7 @@ func buildConductorQuery(ctx context.Context, db queryer) (conductorQuery, []str
 	default:
 		sel = append(sel,
 			col(sessions["status"], "s.status", "sessions.status: no session status"),
-			col(sessions["claude_session_id"], "s.claude_session_id", "sessions.claude_session_id: session id taken from workspaces.active_session_id"))
+			col(sessions[agentSessionColumn], "s."+agentSessionColumn, "sessions."+agentSessionColumn+": session id taken from workspaces.active_session_id"))
 		from += " LEFT JOIN sessions s ON s.id = w.active_session_id"
 		if sessions["remote_archived_at"] {
 			// A tab archived in the cloud (0.87–0.90) says nothing of
@@ -240,8 +242,8 @@ func tableColumns(ctx context.Context, db queryer, table string) (map[string]boo
 
 // workspaceRow is one row of the workspace query, NULLs as "".
 type workspaceRow struct {
-	id, dirName, branch, state, derived, active, repoName, rootPath, status, claudeID string
-	wsPath, wsName, prTitle, manual, sandbox, hosting                                 string
+	id, dirName, branch, state, derived, active, repoName, rootPath, status, agentID string
+	wsPath, wsName, prTitle, manual, sandbox, hosting                                string
 }
 
 // queryWorkspaces runs q and returns its rows.
@@ -254,14 +256,14 @@ func queryWorkspaces(ctx context.Context, db queryer, q conductorQuery) ([]works
 	var out []workspaceRow
 	for rows.Next() {
 		// NullString accepts TEXT, INTEGER and BLOB alike: ids may be either.
-		var id, dirName, branch, state, derived, active, repoName, rootPath, status, claudeID sql.NullString
+		var id, dirName, branch, state, derived, active, repoName, rootPath, status, agentID sql.NullString
 		var wsPath, wsName, prTitle, manual, sandbox, hosting sql.NullString
-		if err := rows.Scan(&id, &dirName, &branch, &state, &derived, &active, &repoName, &rootPath, &status, &claudeID,
+		if err := rows.Scan(&id, &dirName, &branch, &state, &derived, &active, &repoName, &rootPath, &status, &agentID,
 			&wsPath, &wsName, &prTitle, &manual, &sandbox, &hosting); err != nil {
 			return nil, fmt.Errorf("query workspaces: %w", err)
 		}
 		out = append(out, workspaceRow{id.String, dirName.String, branch.String, state.String, derived.String, active.String,
-			repoName.String, rootPath.String, status.String, claudeID.String,
+			repoName.String, rootPath.String, status.String, agentID.String,
 			wsPath.String, wsName.String, prTitle.String, manual.String, sandbox.String, hosting.String})
 	}
 	if err := rows.Err(); err != nil {

@@ -5,15 +5,19 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"conductorbridge/bridge/agent/claude"
 )
 
 // TestConfirmSessionByItsTranscript: a Claude tab's id is claude_session_id,
 // else sessions.id, whichever has its transcript on disk as a regular
-// file; with neither, the first id that is set, and no transcript.
+// file; with neither, the first id that is set, and no transcript. The
+// row is placed and confirmed as a read of the database does it, with
+// Claude Code's driver.
 func TestConfirmSessionByItsTranscript(t *testing.T) {
 	projects := t.TempDir()
 	dir := "/work/tokyo"
-	proj := filepath.Join(projects, EncodeProjectDir(dir))
+	proj := filepath.Join(projects, "-work-tokyo")
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -35,13 +39,13 @@ func TestConfirmSessionByItsTranscript(t *testing.T) {
 		wantID     string
 		wantFile   bool
 	}{
-		{"claude_session_id's file", AgentClaude, []string{claudeID, rowID}, []string{claudeID, rowID}, claudeID, true},
-		{"sessions.id's file when claude_session_id has none", AgentClaude, []string{rowID}, []string{claudeID, rowID}, rowID, true},
-		{"no file yet: the first id", AgentClaude, nil, []string{claudeID, rowID}, claudeID, false},
-		{"no claude_session_id", AgentClaude, []string{rowID}, []string{"", rowID}, rowID, true},
-		{"a FIFO is not a transcript", AgentClaude, []string{rowID}, []string{fifoID, rowID}, rowID, true},
-		{"not a path element", AgentClaude, []string{rowID}, []string{"../" + claudeID, rowID}, rowID, true},
-		{"Codex: the thread id, no Claude transcript", AgentCodex, []string{claudeID}, []string{claudeID, rowID}, claudeID, false},
+		{"claude_session_id's file", "claude", []string{claudeID, rowID}, []string{claudeID, rowID}, claudeID, true},
+		{"sessions.id's file when claude_session_id has none", "claude", []string{rowID}, []string{claudeID, rowID}, rowID, true},
+		{"no file yet: the first id", "claude", nil, []string{claudeID, rowID}, claudeID, false},
+		{"no claude_session_id", "claude", []string{rowID}, []string{"", rowID}, rowID, true},
+		{"a FIFO is not a transcript", "claude", []string{rowID}, []string{fifoID, rowID}, rowID, true},
+		{"not a path element", "claude", []string{rowID}, []string{"../" + claudeID, rowID}, rowID, true},
+		{"Codex: the thread id, no Claude transcript", "codex", []string{claudeID}, []string{claudeID, rowID}, claudeID, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,7 +55,11 @@ func TestConfirmSessionByItsTranscript(t *testing.T) {
 			for _, id := range tt.files {
 				write(id)
 			}
-			id, tr := confirmSession(projects, dir, tt.agent, tt.candidates...)
+			ws := []Workspace{{ID: "w1", Directory: dir}}
+			agents := []Agent{claude.Agent{Projects: projects}}
+			placeSessions([]sessionRow{{id: tt.candidates[1], wsID: "w1", agentID: tt.candidates[0], agentType: tt.agent}}, ws, agents)
+			fillTabs(agents, ws)
+			id, tr := ws[0].Sessions[0].ID, ws[0].Sessions[0].Transcript
 			if id != tt.wantID || (tr != "") != tt.wantFile || (tr != "" && tr != file(id)) {
 				t.Errorf("got %q %q, want %q (transcript %v)", id, tr, tt.wantID, tt.wantFile)
 			}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"conductorbridge/bridge/agent/claude"
 )
 
 // TestScanSkipsAnUnchangedDatabase: the Scanner keeps one read-only
@@ -24,7 +26,7 @@ INSERT INTO workspaces (id, repository_id, directory_name, branch, state, active
  ('w-tokyo', 'r1', 'tokyo', 'me/tokyo', 'ready', 's-1'),
  ('w-osaka', 'r1', 'osaka', 'me/osaka', 'ready', NULL);
 INSERT INTO sessions (id, workspace_id, status, claude_session_id, is_hidden) VALUES ('s-1', 'w-tokyo', 'idle', 'c-1', 0);`)
-	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, ClaudeProjects: h.projects, Processes: noProcs}
+	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}, Processes: noProcs}
 	defer s.Close()
 	scan := func() map[string]Workspace {
 		t.Helper()
@@ -57,7 +59,7 @@ INSERT INTO sessions (id, workspace_id, status, claude_session_id, is_hidden) VA
 	// No database write: the osaka worktree and the tab's transcript
 	// appear on disk. The rows kept from the last read are placed anew.
 	h.worktree("webapp", "osaka", "me/osaka")
-	h.transcript(EncodeProjectDir(tokyo), "c-1.jsonl", time.Now(), record("user", tokyo))
+	h.transcript(claude.EncodeProjectDir(tokyo), "c-1.jsonl", time.Now(), record("user", tokyo))
 	ws := scan()
 	reads(1, "files appearing without a write")
 	if _, ok := ws["w-osaka"]; !ok {

@@ -4,17 +4,20 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 )
 
+// agentSessionColumn is the sessions column where Conductor keeps the
+// agent's own session id, whatever the agent (named for the first one).
+const agentSessionColumn = "claude_session_id"
+
 // sessionRow is one row of the sessions table, NULLs as "" and 0.
 type sessionRow struct {
-	id, wsID, claudeID, agentType, title, status, model, updated string
-	hidden, unread                                               int64
-	archived                                                     bool // remote_archived_at is set
+	id, wsID, agentID, agentType, title, status, model, updated string
+	hidden, unread                                              int64
+	archived                                                    bool // remote_archived_at is set
 }
 
 // querySessions reads the sessions table. Missing columns leave their
@@ -32,7 +35,7 @@ func querySessions(ctx context.Context, db queryer) ([]sessionRow, error) {
 		}
 		return "NULL"
 	}
-	q := "SELECT id, workspace_id, " + strings.Join([]string{opt("claude_session_id"), opt("agent_type"), opt("title"),
+	q := "SELECT id, workspace_id, " + strings.Join([]string{opt(agentSessionColumn), opt("agent_type"), opt("title"),
 		opt("status"), opt("model"), opt("is_hidden"), opt("unread_count"), opt("updated_at"), opt("remote_archived_at")}, ", ") + " FROM sessions"
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
@@ -41,12 +44,12 @@ func querySessions(ctx context.Context, db queryer) ([]sessionRow, error) {
 	defer rows.Close()
 	var out []sessionRow
 	for rows.Next() {
-		var id, wsID, claudeID, agentType, title, status, model, updated, archived sql.NullString
+		var id, wsID, agentID, agentType, title, status, model, updated, archived sql.NullString
 		var hidden, unread sql.NullInt64
-		if err := rows.Scan(&id, &wsID, &claudeID, &agentType, &title, &status, &model, &hidden, &unread, &updated, &archived); err != nil {
+		if err := rows.Scan(&id, &wsID, &agentID, &agentType, &title, &status, &model, &hidden, &unread, &updated, &archived); err != nil {
 			return nil, fmt.Errorf("query sessions: %w", err)
 		}
-		out = append(out, sessionRow{id.String, wsID.String, claudeID.String, agentType.String, title.String, status.String,
+		out = append(out, sessionRow{id.String, wsID.String, agentID.String, agentType.String, title.String, status.String,
 			model.String, updated.String, hidden.Int64, unread.Int64, archived.String != ""})
 	}
 	if err := rows.Err(); err != nil {
@@ -57,11 +60,11 @@ func querySessions(ctx context.Context, db queryer) ([]sessionRow, error) {
 
 // placeSessions fills each workspace's Sessions from the session rows:
 // every row (chat tab) of a live workspace that is neither hidden nor
-// archived in the cloud. A row's agent
-// session id is claude_session_id, else sessions.id, whichever has a
-// transcript at <projects>/<enc>/<id>.jsonl; without one, the first of
-// them that is set.
-func placeSessions(rows []sessionRow, ws []Workspace, projects string) {
+// archived in the cloud. A row's agent session id is the first of
+// sessions.claude_session_id (Conductor's column for every agent's
+// session id) and sessions.id that is set and can name a file; the
+// agents then confirm it by its record (fillTabs).
+func placeSessions(rows []sessionRow, ws []Workspace, agents []Agent) {
 	at := make(map[string]int, len(ws))
 	for i, w := range ws {
 		if !w.Archived {
@@ -75,35 +78,18 @@ func placeSessions(rows []sessionRow, ws []Workspace, projects string) {
 		}
 		w := &ws[i]
 		s := Session{
-			ConductorID: row.id, Agent: NormalizeAgent(row.agentType), Title: row.title, Model: row.model,
+			ConductorID: row.id, Agent: agentType(agents, row.agentType), Title: row.title, Model: row.model,
 			ConductorStatus: row.status, Active: row.id == w.ConductorSession, Unread: int(row.unread),
 			UpdatedAt: ParseConductorTime(row.updated),
 		}
-		s.ID, s.Transcript = confirmSession(projects, w.Directory, s.Agent, row.claudeID, row.id)
+		for _, id := range []string{row.agentID, row.id} {
+			if pathElement(id) {
+				s.ID = id
+				break
+			}
+		}
 		w.Sessions = append(w.Sessions, s)
 	}
-}
-
-// confirmSession picks a Claude tab's session id by its transcript on
-// disk: candidates in order, the first whose <projects>/<enc>/<id>.jsonl
-// is a regular file wins; with none, the first candidate that is set.
-func confirmSession(projects, dir, agentName string, candidates ...string) (id, transcript string) {
-	for _, c := range candidates {
-		if c == "" || !pathElement(c) {
-			continue
-		}
-		if id == "" {
-			id = c
-		}
-		if projects == "" || agentName != AgentClaude {
-			continue
-		}
-		p := filepath.Join(projects, EncodeProjectDir(dir), c+".jsonl")
-		if isRegular(p) {
-			return c, p
-		}
-	}
-	return id, ""
 }
 
 // ParseConductorTime reads both timestamp formats Conductor writes in one
@@ -136,9 +122,4 @@ func directoryOf(wsPath, computed, repoRoot, dirName string) string {
 		}
 	}
 	return computed
-}
-
-func isRegular(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }

@@ -37,7 +37,7 @@ func TestConductorDBSidecarFIFO(t *testing.T) {
 			s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Processes: noProcs}
 			for name, read := range map[string]func() error{
 				"ReadConductor": func() error {
-					_, err := ReadConductor(context.Background(), h.db, h.conductor, "")
+					_, err := ReadConductor(context.Background(), h.db, h.conductor)
 					return err
 				},
 				"Scanner": func() error { _, err := s.readConductor(context.Background()); return err },

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"conductorbridge/bridge/agent/claude"
 )
 
 // TestReadConductorFixture reads a real SQLite file made from schema.sql:
@@ -22,9 +24,9 @@ func TestReadConductorFixture(t *testing.T) {
 	relocated := mkdir(t, filepath.Join(h.root, "elsewhere", "osaka"))
 	repoRoot := filepath.Join(h.root, "code", "legacy")
 	legacy := mkdir(t, filepath.Join(repoRoot, ".conductor", "rome"))
-	enc := filepath.Join(h.projects, EncodeProjectDir(tokyo))
-	h.transcript(EncodeProjectDir(tokyo), "c-active.jsonl", time.Now(), record("user", tokyo))
-	h.transcript(EncodeProjectDir(tokyo), "s-back.jsonl", time.Now(), record("user", tokyo)) // confirmed by sessions.id
+	enc := filepath.Join(h.projects, claude.EncodeProjectDir(tokyo))
+	h.transcript(claude.EncodeProjectDir(tokyo), "c-active.jsonl", time.Now(), record("user", tokyo))
+	h.transcript(claude.EncodeProjectDir(tokyo), "s-back.jsonl", time.Now(), record("user", tokyo)) // confirmed by sessions.id
 
 	schema := conductortest.Schema(t)
 	createDB(t, h.db, schema, `
@@ -44,7 +46,7 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
  ('s-hidden', 'w-tokyo', 'idle', 'claude', 'Closed', 'c-hidden', 1, 'opus', 0, NULL),
  ('s-codex', 'w-tokyo', 'working', 'codex', 'Codex', 'thread-1', 0, 'gpt-5.5', 0, NULL);`)
 
-	got, err := ReadConductor(context.Background(), h.db, h.conductor, h.projects)
+	got, err := ReadConductor(context.Background(), h.db, h.conductor, claude.Agent{Projects: h.projects})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +75,11 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
 		t.Errorf("name = %q, want the codename", w.Name)
 	}
 	wantSessions := []Session{
-		{ID: "c-active", ConductorID: "s-active", Agent: AgentClaude, Title: "Main", Model: "opus", Transcript: filepath.Join(enc, "c-active.jsonl"),
+		{ID: "c-active", ConductorID: "s-active", Agent: claude.Type, Title: "Main", Model: "opus", Transcript: filepath.Join(enc, "c-active.jsonl"),
 			ConductorStatus: "needs_user_input", Active: true, UpdatedAt: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)},
-		{ID: "s-back", ConductorID: "s-back", Agent: AgentClaude, Title: "Plan", Model: "sonnet", Transcript: filepath.Join(enc, "s-back.jsonl"),
+		{ID: "s-back", ConductorID: "s-back", Agent: claude.Type, Title: "Plan", Model: "sonnet", Transcript: filepath.Join(enc, "s-back.jsonl"),
 			ConductorStatus: "needs_plan_response", Unread: 1, UpdatedAt: time.Date(2026, 11, 2, 10, 0, 1, 500e6, time.UTC)},
-		{ID: "thread-1", ConductorID: "s-codex", Agent: AgentCodex, Title: "Codex", Model: "gpt-5.5", ConductorStatus: "working"},
+		{ID: "thread-1", ConductorID: "s-codex", Agent: "codex", Title: "Codex", Model: "gpt-5.5", ConductorStatus: "working"},
 	}
 	gotS := byID["w-tokyo"].Sessions
 	slices.SortFunc(gotS, func(a, b Session) int { return strings.Compare(a.ConductorID, b.ConductorID) })

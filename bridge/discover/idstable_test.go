@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"conductorbridge/bridge/agent/claude"
 )
 
 // TestScanIDsStableWhileDatabaseUnreadable: a workspace keeps the id (and
@@ -76,7 +78,7 @@ func TestScanIDsStableWhileDatabaseUnreadable(t *testing.T) {
 			// oslo is no worktree: only its transcript finds it when the
 			// database cannot be read.
 			oslo := mkdir(t, filepath.Join(h.conductor, "workspaces", "webapp", "oslo"))
-			h.transcript(EncodeProjectDir(oslo), "s.jsonl", time.Now(), record("user", oslo))
+			h.transcript(claude.EncodeProjectDir(oslo), "s.jsonl", time.Now(), record("user", oslo))
 
 			const repos = `INSERT INTO repos VALUES ('r1', 'webapp', '', 'main', '');`
 			const others = `INSERT INTO workspaces VALUES
@@ -88,7 +90,7 @@ func TestScanIDsStableWhileDatabaseUnreadable(t *testing.T) {
 				createDB(t, h.db, append([]string{conductorSchema, repos}, stmts...)...)
 			}
 
-			s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, ClaudeProjects: h.projects, Processes: noProcs}
+			s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}, Processes: noProcs}
 			type want struct {
 				id, repo, name string
 				archived       bool

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"conductorbridge/bridge/agent/claude"
 )
 
 // A source whose scan fails keeps its last good picture until a scan of it
@@ -18,7 +20,7 @@ func TestFailedScanKeepsLastGoodPicture(t *testing.T) {
 		only   func(h *fakeHome) *Scanner // a scanner of that source alone
 	}{
 		{"claude projects", func(h *fakeHome) string { return h.projects },
-			func(h *fakeHome) *Scanner { return &Scanner{ClaudeProjects: h.projects} }},
+			func(h *fakeHome) *Scanner { return &Scanner{Agents: []Agent{claude.Agent{Projects: h.projects}}} }},
 		{"conductor folders", func(h *fakeHome) string { return filepath.Join(h.conductor, "workspaces") },
 			func(h *fakeHome) *Scanner { return &Scanner{ConductorRoot: h.conductor} }},
 	}
@@ -26,7 +28,7 @@ func TestFailedScanKeepsLastGoodPicture(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newFakeHome(t)
 			dir := h.worktree("webapp", "tokyo", "main")
-			h.transcript(EncodeProjectDir(dir), "s1.jsonl", time.Now(), record("user", dir))
+			h.transcript(claude.EncodeProjectDir(dir), "s1.jsonl", time.Now(), record("user", dir))
 			s := tt.only(h)
 			s.Processes = func() (map[string]int, error) { return nil, nil }
 			dirs := func() []string {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"conductorbridge/bridge/agent/claude"
 )
 
 // realGit runs git in dir with no user or system configuration.
@@ -73,9 +75,9 @@ func TestLegacyConductorWorkspacesWithoutDatabase(t *testing.T) {
 	docs := repo(filepath.Join(h.root, "src", "docs"))
 	oslo := filepath.Join(docs, ".conductor", "oslo")
 	git(docs, "worktree", "add", "-q", "-b", "oslo-branch", oslo)
-	h.transcript(EncodeProjectDir(oslo), "11111111-2222-4333-8444-555555555555.jsonl", time.Now(), record("user", oslo))
+	h.transcript(claude.EncodeProjectDir(oslo), "11111111-2222-4333-8444-555555555555.jsonl", time.Now(), record("user", oslo))
 
-	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, ClaudeProjects: h.projects, Processes: noProcs}
+	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}, Processes: noProcs}
 	got, err := s.Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +97,7 @@ func TestLegacyConductorWorkspacesWithoutDatabase(t *testing.T) {
 		t.Errorf("workspaces:\n got  %+v\n want %+v", rows, want)
 	}
 	for _, w := range got {
-		if w.Directory == oslo && w.ProjectDir != filepath.Join(h.projects, EncodeProjectDir(oslo)) {
+		if w.Directory == oslo && w.ProjectDir != filepath.Join(h.projects, claude.EncodeProjectDir(oslo)) {
 			t.Errorf("oslo's transcripts not joined: project dir %q", w.ProjectDir)
 		}
 		if strings.Contains(w.Directory, "stray") || strings.HasSuffix(w.Directory, "clone") || strings.HasSuffix(w.Directory, "notes") {

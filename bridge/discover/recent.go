@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"conductorbridge/bridge/transcript"
 )
 
 // Transcript is one Claude Code session transcript of a directory.
@@ -36,7 +38,7 @@ func RecentTranscripts(projectDir, cwd string, since time.Time, keepNewest bool)
 			break // newest first: the rest are older still
 		}
 		if cwd != "" {
-			got, err := readCwd(f.path)
+			got, err := transcript.ReadCwd(f.path)
 			if err != nil || (got != "" && got != cwd && resolvePath(got) != want) {
 				continue
 			}

@@ -20,12 +20,12 @@ import (
 // distinct failure, not once per scan. Safe for concurrent use; scans are
 // serialised.
 type Scanner struct {
-	ConductorDB    string    // Conductor's SQLite database
-	ConductorRoot  string    // ~/conductor: workspaces/, repos/
-	ClaudeProjects string    // Claude Code's projects folder
-	Registry       *Registry // directories the bridge was asked to adopt
+	ConductorDB   string    // Conductor's SQLite database
+	ConductorRoot string    // ~/conductor: workspaces/, repos/
+	Registry      *Registry // directories the bridge was asked to adopt
 	// Agents find their own sessions: a Conductor tab's record
-	// (TabRecords), plain runs (Runs). app lists them.
+	// (TabRecords), the folders of their records (Projects), plain runs
+	// (Runs); they name Conductor's rows (Aliased). app lists them.
 	Agents []Agent
 	// RunWindow is how recently a plain run must have written its record
 	// to be a live session (default 10 min, the engine's active window).
@@ -56,7 +56,7 @@ func (s *Scanner) readConductor(ctx context.Context) (ConductorRead, error) {
 	if err != nil {
 		return ConductorRead{}, err
 	}
-	return rows.resolve(s.ConductorRoot, s.ClaudeProjects), nil
+	return rows.resolve(s.ConductorRoot, s.Agents), nil
 }
 
 // Close drops the Scanner's connection to Conductor's database; a later
@@ -96,10 +96,12 @@ type dbIdentity struct {
 // only ever the context's.
 //
 // When one directory is found by several sources the more knowing one wins
-// (database > folders > registered > Claude transcripts > agents' plain runs); the
-// others fill in the fields it left empty and add the sessions it lacks. ID is Conductor's id for a database workspace,
-// else PathID(Directory). ProjectDir is where the transcripts of Directory
-// were found, else where Claude Code would write them.
+// (database > folders > registered > agents' record folders > agents' plain
+// runs); the others fill in the fields it left empty and add the sessions
+// it lacks. ID is Conductor's id for a database workspace, else
+// PathID(Directory). ProjectDir is where the records of Directory were
+// found, else where the first agent that keeps a folder per directory
+// (Projects) would write them.
 //
 // While the database cannot be read (busy, locked, corrupt, gone), a
 // workspace found by another source at a directory that the last good read
@@ -113,7 +115,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 		s.transcripts = newTranscriptCache()
 	}
 
-	var fromDB, fromFolders, fromRegistry, fromClaude, fromRuns []Workspace
+	var fromDB, fromFolders, fromRegistry, fromProjects, fromRuns []Workspace
 	if s.ConductorDB != "" {
 		read, err := s.readConductor(ctx)
 		ws, missing := read.Workspaces, read.Missing
@@ -133,15 +135,15 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 			} else {
 				s.report("conductor-db-schema", "", "")
 			}
-			fillTabs(s.Agents, ws)
 			fromDB = ws
 			s.remember(ws)
 		}
 	}
-	if s.ClaudeProjects != "" {
-		ws, err := s.transcripts.scanProjects(s.ClaudeProjects)
-		s.reportErr("claude-projects", err)
-		fromClaude = s.keep("claude-projects", ws, err)
+	projects := projectsOf(s.Agents)
+	if projects != nil {
+		ws, err := s.transcripts.scanProjects(projects)
+		s.reportErr(projects.Name()+"-projects", err)
+		fromProjects = s.keep(projects.Name()+"-projects", ws, err)
 	}
 	since := time.Now().Add(-cmp.Or(s.RunWindow, 10*time.Minute))
 	for _, a := range s.Agents {
@@ -154,8 +156,8 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 	if s.ConductorRoot != "" {
 		// A transcript's cwd in a <repo>/.conductor/ folder names a repo
 		// whose legacy workspaces the folders alone cannot find.
-		cwds := make([]string, 0, len(fromClaude)+len(fromRuns))
-		for _, w := range slices.Concat(fromClaude, fromRuns) {
+		cwds := make([]string, 0, len(fromProjects)+len(fromRuns))
+		for _, w := range slices.Concat(fromProjects, fromRuns) {
 			cwds = append(cwds, w.Directory)
 		}
 		ws, err := ScanConductorFolders(s.ConductorRoot, cwds...)
@@ -172,7 +174,7 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 		s.reportErr("processes", err)
 	}
 
-	out := merge(fromDB, fromFolders, fromRegistry, fromClaude, fromRuns)
+	out := merge(fromDB, fromFolders, fromRegistry, fromProjects, fromRuns)
 	now := time.Now()
 	for i := range out {
 		w := &out[i]
@@ -187,8 +189,8 @@ func (s *Scanner) Scan(ctx context.Context) ([]Workspace, error) {
 		default:
 			w.ID = PathID(w.Directory)
 		}
-		if w.ProjectDir == "" && s.ClaudeProjects != "" {
-			w.ProjectDir = filepath.Join(s.ClaudeProjects, EncodeProjectDir(w.Directory))
+		if w.ProjectDir == "" && projects != nil {
+			w.ProjectDir = filepath.Join(projects.RecordsRoot(), projects.ProjectFolder(w.Directory))
 		}
 		w.PID = pids[w.Directory]
 		w.SeenAt = now
@@ -277,6 +279,10 @@ func urlSafe(id string) bool {
 		}
 	}
 	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // report logs msg for a source when it differs from what was last logged for

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"conductorbridge/bridge/agent/claude"
 )
 
 // logLines collects what a Scanner logs.
@@ -62,16 +64,16 @@ func TestScan(t *testing.T) {
 
 	// Transcripts: tokyo's, and a plain Claude Code project.
 	plain := mkdir(t, filepath.Join(h.root, "code", "plain"))
-	h.transcript(EncodeProjectDir(tokyo), "s1.jsonl", now, record("user", tokyo))
-	h.transcript(EncodeProjectDir(plain), "p.jsonl", now, record("user", plain))
+	h.transcript(claude.EncodeProjectDir(tokyo), "s1.jsonl", now, record("user", tokyo))
+	h.transcript(claude.EncodeProjectDir(plain), "p.jsonl", now, record("user", plain))
 
 	var logs logLines
 	s := &Scanner{
-		ConductorDB:    h.db,
-		ConductorRoot:  h.conductor,
-		ClaudeProjects: h.projects,
-		Registry:       reg,
-		Log:            logs.log,
+		ConductorDB:   h.db,
+		ConductorRoot: h.conductor,
+		Agents:        []Agent{claude.Agent{Projects: h.projects}},
+		Registry:      reg,
+		Log:           logs.log,
 		Processes: func() (map[string]int, error) {
 			return map[string]int{tokyo: 4242, "/somewhere/else": 7}, nil
 		},
@@ -80,16 +82,16 @@ func TestScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pd := func(dir string) string { return filepath.Join(h.projects, EncodeProjectDir(dir)) }
+	pd := func(dir string) string { return filepath.Join(h.projects, claude.EncodeProjectDir(dir)) }
 	want := []Workspace{
-		{ID: PathID(plain), Name: "plain", Directory: plain, Source: SourceClaude, ProjectDir: pd(plain)},
+		{ID: PathID(plain), Name: "plain", Directory: plain, Source: claude.Type, ProjectDir: pd(plain)},
 		{ID: PathID(lima), Name: "lima", Repo: "api", Branch: "lima-branch", Directory: lima, Source: SourceConductorFolder, ProjectDir: pd(lima)},
 		{ID: PathID(feature), Name: "feature", Repo: "proj", Branch: "feat", Directory: feature, Source: SourceRegistered, ProjectDir: pd(feature)},
 		{ID: "w-oslo", Name: "oslo", Repo: "webapp", Branch: "me/oslo", Directory: oslo, Source: SourceConductorDB, Archived: true, ProjectDir: pd(oslo), DisplayName: "me/oslo"},
 		{ID: "w-paris", Name: "paris", Repo: "webapp", Branch: "me/paris", Directory: paris, Source: SourceConductorDB, Archived: true, ProjectDir: pd(paris), DisplayName: "paris"},
 		{ID: "w-tokyo", Name: "tokyo", Repo: "webapp", Branch: "me/tokyo", Directory: tokyo, Source: SourceConductorDB,
 			ConductorStatus: "working", ConductorSession: "s1", ProjectDir: pd(tokyo), PID: 4242, DisplayName: "me/tokyo",
-			Sessions: []Session{{ID: "s1", ConductorID: "s1", Agent: AgentClaude, Model: "opus", ConductorStatus: "working", Active: true,
+			Sessions: []Session{{ID: "s1", ConductorID: "s1", Agent: claude.Type, Model: "opus", ConductorStatus: "working", Active: true,
 				Transcript: filepath.Join(pd(tokyo), "s1.jsonl")}}},
 	}
 	if len(got) != len(want) {
@@ -116,7 +118,7 @@ func TestScanDatabaseFallback(t *testing.T) {
 	tokyo := h.worktree("webapp", "tokyo", "me/tokyo")
 	writeFile(t, h.db, strings.Repeat("garbage", 1000))
 	var logs logLines
-	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, ClaudeProjects: h.projects, Log: logs.log, Processes: noProcs}
+	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}, Log: logs.log, Processes: noProcs}
 
 	for range 3 {
 		ws, err := s.Scan(context.Background())
@@ -178,11 +180,11 @@ func TestScanNothing(t *testing.T) {
 	scanners := map[string]*Scanner{
 		"zero value": {Processes: noProcs},
 		"all missing": {
-			ConductorDB:    filepath.Join(root, "no", "conductor.db"),
-			ConductorRoot:  filepath.Join(root, "no", "conductor"),
-			ClaudeProjects: filepath.Join(root, "no", "projects"),
-			Registry:       NewRegistry(filepath.Join(root, "no", "registered.json")),
-			Processes:      func() (map[string]int, error) { return nil, errors.New("no processes for you") },
+			ConductorDB:   filepath.Join(root, "no", "conductor.db"),
+			ConductorRoot: filepath.Join(root, "no", "conductor"),
+			Agents:        []Agent{claude.Agent{Projects: filepath.Join(root, "no", "projects")}},
+			Registry:      NewRegistry(filepath.Join(root, "no", "registered.json")),
+			Processes:     func() (map[string]int, error) { return nil, errors.New("no processes for you") },
 		},
 		"real processes": {ConductorRoot: filepath.Join(root, "nothing")},
 	}
@@ -215,8 +217,8 @@ func TestScanCancelled(t *testing.T) {
 func TestScanConcurrent(t *testing.T) {
 	h := newFakeHome(t)
 	dir := h.worktree("webapp", "tokyo", "b")
-	h.transcript(EncodeProjectDir(dir), "s.jsonl", time.Now(), record("user", dir))
-	s := &Scanner{ConductorRoot: h.conductor, ClaudeProjects: h.projects, Processes: noProcs}
+	h.transcript(claude.EncodeProjectDir(dir), "s.jsonl", time.Now(), record("user", dir))
+	s := &Scanner{ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}, Processes: noProcs}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
@@ -243,7 +245,7 @@ func TestMerge(t *testing.T) {
 		{Directory: "/w/a", Source: SourceConductorFolder, Branch: "git-branch", Repo: "r"},
 		{Directory: "/w/b", Source: SourceConductorFolder, Branch: "git-branch"},
 	}
-	claude := []Workspace{{Directory: "/w/a", Source: SourceClaude, ProjectDir: "/p/a", Name: "a"}}
+	claude := []Workspace{{Directory: "/w/a", Source: claude.Type, ProjectDir: "/p/a", Name: "a"}}
 	got := merge(db, folders, nil, claude)
 	want := []Workspace{
 		{ID: "a", Name: "a", Repo: "r", Branch: "git-branch", Directory: "/w/a", Source: SourceConductorDB, ProjectDir: "/p/a"},
@@ -282,16 +284,16 @@ func BenchmarkScan(b *testing.B) {
 	for i := range 200 {
 		name := fmt.Sprintf("ws%03d", i)
 		dir := h.worktree("webapp", name, "b"+name)
-		h.transcript(EncodeProjectDir(dir), "s.jsonl", old, record("user", dir), strings.Repeat(`{"type":"assistant"}`+"\n", 1000))
+		h.transcript(claude.EncodeProjectDir(dir), "s.jsonl", old, record("user", dir), strings.Repeat(`{"type":"assistant"}`+"\n", 1000))
 		// Folders as old as real ones: their listings can be trusted.
-		if err := os.Chtimes(filepath.Join(h.projects, EncodeProjectDir(dir)), old, old); err != nil {
+		if err := os.Chtimes(filepath.Join(h.projects, claude.EncodeProjectDir(dir)), old, old); err != nil {
 			b.Fatal(err)
 		}
 		rows = append(rows, fmt.Sprintf("('%s', 'r1', '%s', 'b', 'ready', NULL, 's%d', '')", name, name, i))
 	}
 	createDB(b, h.db, conductorSchema, "INSERT INTO repos VALUES ('r1', 'webapp', '', '', '')",
 		"INSERT INTO workspaces VALUES "+strings.Join(rows, ", "))
-	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, ClaudeProjects: h.projects}
+	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}}
 	if ws, err := s.Scan(context.Background()); err != nil || len(ws) != 200 {
 		b.Fatalf("scan: %d, %v", len(ws), err)
 	}

@@ -2,26 +2,7 @@ package discover
 
 import "time"
 
-// Agents a session can run (sessions.agent_type). Older Conductor rows say
-// "anthropic" or nothing, which both mean AgentClaude: see NormalizeAgent.
-const (
-	AgentClaude = "claude"
-	AgentCodex  = "codex"
-	AgentCursor = "cursor"
-	AgentACP    = "acp" // OpenCode
-)
-
-// NormalizeAgent maps a sessions.agent_type value to one of the Agent*
-// constants; an unknown non-empty value is kept as it is (lower-cased), so
-// a new agent type is listed under its own name rather than as Claude.
-func NormalizeAgent(s string) string {
-	switch s {
-	case "", "claude", "anthropic", "Claude", "Anthropic", "claude-code":
-		return AgentClaude
-	}
-	return lower(s)
-}
-
+// lower is s in lower case (ASCII).
 func lower(s string) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -43,7 +24,7 @@ type Session struct {
 	// ConductorID is sessions.id for a Conductor tab ("" elsewhere). It is
 	// what conductor://workspace?id=…&session=… takes.
 	ConductorID string
-	Agent       string // one of the Agent* constants (NormalizeAgent)
+	Agent       string // the agent's name (sessions.agent_type, see agentType)
 	Title       string // sessions.title: the tab's title
 	Model       string // sessions.model alias ("opus", "gpt-5.5"), "" if unknown
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/conductortest"
 )
 
@@ -22,7 +23,7 @@ func TestReadConductorBothShapes(t *testing.T) {
 			h := newFakeHome(t)
 			tokyo := h.worktree("webapp", "tokyo", "me/tokyo")
 			h.worktree("webapp", "kyoto", "me/kyoto")
-			h.transcript(EncodeProjectDir(tokyo), "c-active.jsonl", time.Now(), record("user", tokyo))
+			h.transcript(claude.EncodeProjectDir(tokyo), "c-active.jsonl", time.Now(), record("user", tokyo))
 
 			workspaces := `INSERT INTO workspaces (id, repository_id, directory_name, branch, state, active_session_id) VALUES
  ('w-tokyo', 'r1', 'tokyo', 'me/tokyo', 'ready', 's-active'),
@@ -46,7 +47,7 @@ INSERT INTO session_messages_outbox (message_id, session_id, mode, queue_order, 
 			}
 			createDB(t, h.db, shape.Schema, `INSERT INTO repos (id, name) VALUES ('r1', 'webapp');`, workspaces, sessions)
 
-			got, err := ReadConductor(context.Background(), h.db, h.conductor, h.projects)
+			got, err := ReadConductor(context.Background(), h.db, h.conductor, claude.Agent{Projects: h.projects})
 			if err != nil {
 				t.Fatal(err)
 			}

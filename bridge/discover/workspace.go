@@ -1,18 +1,20 @@
-// Package discover finds the workspaces an agent can run in, from four
+// Package discover finds the workspaces an agent can run in, from its
 // sources (DESIGN.md, "Data sources"): Conductor's database, Conductor's
-// folders, worktrees registered with the bridge, and plain Claude Code
-// projects. It merges them into one list keyed by directory.
+// folders, worktrees registered with the bridge, and what each agent's
+// driver finds of its own (the folders of its records, its plain runs).
+// It merges them into one list keyed by directory.
 package discover
 
 import "time"
 
 // Where a workspace was found. When one directory is found by several
-// sources, the first in this order wins (it knows the most about it).
+// sources, the first in this order wins (it knows the most about it); a
+// workspace an agent's driver found (Projects, Runs) has the agent's name
+// as its Source, and comes after these.
 const (
 	SourceConductorDB     = "conductor-db"
 	SourceConductorFolder = "conductor-folder"
 	SourceRegistered      = "registered"
-	SourceClaude          = "claude"
 )
 
 // Workspace is one directory an agent works in.
@@ -22,7 +24,7 @@ type Workspace struct {
 	Repo      string // repository name where known
 	Branch    string // git branch where known
 	Directory string // absolute, symlink-resolved
-	Source    string // one of the Source* constants
+	Source    string // one of the Source* constants, or an agent's name
 	Archived  bool
 
 	// DisplayName is the name a person sees: workspace_name, else pr_title,
@@ -43,8 +45,9 @@ type Workspace struct {
 	ConductorStatus  string // sessions.status of the active session (raw)
 	ConductorSession string // active tab's sessions.id
 
-	// ProjectDir is the Claude Code transcript folder for Directory
-	// (<projects>/<EncodeProjectDir(Directory)>), whether or not it exists yet.
+	// ProjectDir is the folder of Directory's records of the agent that
+	// keeps one folder per directory (Projects: Claude Code's
+	// <projects>/<encoded directory>), whether or not it exists yet.
 	ProjectDir string
 
 	PID int // a live agent process whose cwd is Directory, 0 if none found

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/event"
 )
 
@@ -123,7 +123,7 @@ func TestSessionThatPlacesItsWorkspaceLateIsReadWhole(t *testing.T) {
 	tmp := filepath.Join(h.root, s+".jsonl")
 	h.write(tmp, now(prompt(s, "first prompt")), now(answer(s, "m1", "first answer", "end_turn")),
 		now(prompt(s, "second prompt")), now(answer(s, "m2", strings.Repeat("long ", 2000), "end_turn")))
-	proj := filepath.Join(h.projects, discover.EncodeProjectDir(dir))
+	proj := filepath.Join(h.projects, claude.EncodeProjectDir(dir))
 	os.MkdirAll(proj, 0o755)
 	if err := os.Rename(tmp, filepath.Join(proj, s+".jsonl")); err != nil {
 		t.Fatal(err)

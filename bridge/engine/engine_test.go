@@ -40,7 +40,7 @@ func (h *home) workspace(name string) (dir, proj string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		h.t.Fatal(err)
 	}
-	proj = filepath.Join(h.projects, discover.EncodeProjectDir(dir))
+	proj = filepath.Join(h.projects, claude.EncodeProjectDir(dir))
 	os.MkdirAll(proj, 0o755)
 	return dir, proj
 }
@@ -80,7 +80,7 @@ func (h *home) startWith(tune func(*Config)) *running {
 	ctx, cancel := context.WithCancel(context.Background())
 	hub := stream.NewHub(filepath.Join(h.state, "streams"), 0)
 	cfg := Config{
-		Scanner:    &discover.Scanner{ClaudeProjects: h.projects},
+		Scanner:    &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}},
 		Hub:        hub,
 		Log:        zerolog.Nop(),
 		Agents:     testAgents(h.projects, ""),

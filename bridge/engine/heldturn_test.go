@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 )
@@ -134,7 +135,7 @@ func TestAHeldTurnStillEnds(t *testing.T) {
 			cwdOf[sid] = dir
 			path := filepath.Join(proj, sid+".jsonl")
 			agent, _ := startProcess(t, "claude")
-			ps := &pidScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}, dir: dir}
+			ps := &pidScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}, dir: dir}
 			ps.pid.Store(int64(agent.Process.Pid))
 			h.write(path, prompt(sid, "look around"))
 			r := h.startWith(func(c *Config) {

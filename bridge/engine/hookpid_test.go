@@ -43,8 +43,8 @@ func TestHookPIDsPlaceSessions(t *testing.T) {
 	const fromArgs = 4242 // what the scan read from A's process's arguments
 	r, ts := h.startTabs()
 	ts.set(dir,
-		discover.Session{ID: a, Agent: discover.AgentClaude, Transcript: pa, PID: fromArgs},
-		discover.Session{ID: b, Agent: discover.AgentClaude, Transcript: pb},
+		discover.Session{ID: a, Agent: "claude", Transcript: pa, PID: fromArgs},
+		discover.Session{ID: b, Agent: "claude", Transcript: pb},
 	)
 	r.eng.Rescan(context.Background())
 	id := r.waitWorkspace(t, dir)

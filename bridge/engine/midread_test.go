@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 )
@@ -24,14 +25,14 @@ func TestAPictureThatLandsMidReadIsListed(t *testing.T) {
 	cwdOf[old], cwdOf[fresh] = dir, dir
 	po, pf := filepath.Join(proj, old+".jsonl"), filepath.Join(proj, fresh+".jsonl")
 	h.write(po, prompt(old, "before"), answer(old, "m1", "ok", "end_turn"))
-	ts := &tabScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}}
+	ts := &tabScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}}
 	watch := true
 	r := h.startWith(func(c *Config) {
 		c.Scanner, c.WatchDirs = ts, &watch
 		c.ScanEvery, c.SweepEvery = time.Hour, time.Hour // nothing but the test's scans and file events
 	})
 	ctx := context.Background()
-	ts.set(dir, discover.Session{ID: old, ConductorID: "tab", Agent: discover.AgentClaude, Active: true, Transcript: po})
+	ts.set(dir, discover.Session{ID: old, ConductorID: "tab", Agent: "claude", Active: true, Transcript: po})
 	r.eng.Rescan(ctx)
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.User, "before"))
@@ -42,7 +43,7 @@ func TestAPictureThatLandsMidReadIsListed(t *testing.T) {
 	evs := r.collect(t, id, 0, has(event.User, "after"))
 	after := evs[len(evs)-1].ID
 
-	ts.set(dir, discover.Session{ID: fresh, ConductorID: "tab", Agent: discover.AgentClaude, Active: true, Transcript: pf})
+	ts.set(dir, discover.Session{ID: fresh, ConductorID: "tab", Agent: "claude", Active: true, Transcript: pf})
 	w, _ := r.eng.followed(id)
 	staged := make(chan struct{})
 	w.enqueue(func() {

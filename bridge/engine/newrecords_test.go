@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/discover"
 )
@@ -87,7 +88,7 @@ func TestNewSessionsAreListedWithoutTheTimer(t *testing.T) {
 	const first = "aaaaaaaa-1111-4111-8111-0000000000f0"
 	cwdOf[first] = known
 	h.write(filepath.Join(knownProj, first+".jsonl"), prompt(first, "before"))
-	cs := &countingScanner{inner: &discover.Scanner{ClaudeProjects: h.projects, Agents: []discover.Agent{codex.New(codexHome)},
+	cs := &countingScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}, codex.New(codexHome)},
 		Processes: func() (map[string]int, error) { return nil, nil }}}
 	r := h.startWith(func(c *Config) {
 		c.Scanner, c.Agents = cs, testAgents(h.projects, codexHome)
@@ -109,7 +110,7 @@ func TestNewSessionsAreListedWithoutTheTimer(t *testing.T) {
 			path = filepath.Join(day, "rollout-2026-12-05T10-00-00-"+id+".jsonl")
 			line = fmt.Sprintf(`{"timestamp":"2026-12-05T10:00:00.000Z","type":"session_meta","payload":{"id":%q,"cwd":%q,"cli_version":"0.169.0"}}`, id, dir)
 		} else {
-			proj := filepath.Join(h.projects, discover.EncodeProjectDir(dir))
+			proj := filepath.Join(h.projects, claude.EncodeProjectDir(dir))
 			os.MkdirAll(proj, 0o755)
 			path = filepath.Join(proj, id+".jsonl")
 			cwdOf[id] = dir

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/proc"
@@ -223,7 +224,7 @@ func startAgentAtWork(t *testing.T, name, s string) agentAtWork {
 	cwdOf[s] = dir
 	path := filepath.Join(proj, s+".jsonl")
 	agent, stdin := startProcess(t, "claude")
-	ps := &pidScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}, dir: dir}
+	ps := &pidScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}, dir: dir}
 	ps.pid.Store(int64(agent.Process.Pid))
 	r := h.startWith(func(c *Config) { c.Scanner = ps })
 	h.write(path, prompt(s, "run the slow build"), answer(s, "m1", "running it", "tool_use"))

@@ -13,6 +13,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 )
@@ -56,7 +57,7 @@ func TestDatabaseWriteIsNoticedWithoutTheTimer(t *testing.T) {
 	}
 	dir := filepath.Join(root, "workspaces", "webapp", "tokyo")
 	os.MkdirAll(dir, 0o755)
-	scanner := &discover.Scanner{ConductorDB: dbPath, ConductorRoot: root, ClaudeProjects: h.projects,
+	scanner := &discover.Scanner{ConductorDB: dbPath, ConductorRoot: root, Agents: []discover.Agent{claude.Agent{Projects: h.projects}},
 		Processes: func() (map[string]int, error) { return nil, nil }}
 	defer scanner.Close()
 	cs := &countingScanner{inner: scanner}
@@ -95,7 +96,7 @@ func TestAHangingScanDoesNotStallStreaming(t *testing.T) {
 	cwdOf[a] = dir
 	path := filepath.Join(proj, a+".jsonl")
 	h.write(path, prompt(a, "first"))
-	cs := &countingScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}}
+	cs := &countingScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}}
 	r := h.startWith(func(c *Config) { c.Scanner = cs; c.ScanEvery = 20 * time.Millisecond; c.ScanTimeout = time.Hour })
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has("user", "first"))

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/discover"
 )
@@ -42,7 +43,7 @@ func TestAgentRootsMadeAfterTheStart(t *testing.T) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			cs := &countingScanner{inner: &discover.Scanner{ClaudeProjects: h.projects, Agents: []discover.Agent{codex.New(codexHome)},
+			cs := &countingScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}, codex.New(codexHome)},
 				Processes: func() (map[string]int, error) { return nil, nil }}}
 			r := h.startWith(func(c *Config) {
 				c.Scanner, c.Agents = cs, testAgents(h.projects, codexHome)
@@ -52,7 +53,7 @@ func TestAgentRootsMadeAfterTheStart(t *testing.T) {
 
 			id := "019a0000-1111-7222-8333-0000000000a1"
 			top := filepath.Join(h.root, ".claude")
-			rel := filepath.Join("projects", discover.EncodeProjectDir(dir), id+".jsonl")
+			rel := filepath.Join("projects", claude.EncodeProjectDir(dir), id+".jsonl")
 			placing := func() string { cwdOf[id] = dir; return prompt(id, "first words") }
 			if tt.codex {
 				top = codexHome

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 )
@@ -45,7 +46,7 @@ func (s *tabScanner) set(dir string, tabs ...discover.Session) {
 }
 
 func (h *home) startTabs() (*running, *tabScanner) {
-	ts := &tabScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}}
+	ts := &tabScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}}
 	r := h.startWith(func(c *Config) { c.Scanner = ts })
 	return r, ts
 }
@@ -173,9 +174,9 @@ func TestConductorStatusesAndTheMostUrgentSession(t *testing.T) {
 	h.write(filepath.Join(proj, b+".jsonl"), prompt(b, "B"), answer(b, "mb", "done", "end_turn"))
 	r, ts := h.startTabs()
 	ts.set(dir,
-		discover.Session{ID: a, ConductorID: "tab-a", Agent: discover.AgentClaude, Title: "Fix login", Active: true, ConductorStatus: "idle", Transcript: filepath.Join(proj, a+".jsonl")},
-		discover.Session{ID: b, ConductorID: "tab-b", Agent: discover.AgentClaude, Title: "Plan it", ConductorStatus: "needs_plan_response", Transcript: filepath.Join(proj, b+".jsonl")},
-		discover.Session{ID: c, ConductorID: "tab-c", Agent: discover.AgentCursor, Title: "Cursor tab", ConductorStatus: "working"},
+		discover.Session{ID: a, ConductorID: "tab-a", Agent: "claude", Title: "Fix login", Active: true, ConductorStatus: "idle", Transcript: filepath.Join(proj, a+".jsonl")},
+		discover.Session{ID: b, ConductorID: "tab-b", Agent: "claude", Title: "Plan it", ConductorStatus: "needs_plan_response", Transcript: filepath.Join(proj, b+".jsonl")},
+		discover.Session{ID: c, ConductorID: "tab-c", Agent: "cursor", Title: "Cursor tab", ConductorStatus: "working"},
 	)
 	r.eng.Rescan(context.Background())
 	id := r.waitWorkspace(t, dir)
@@ -192,15 +193,15 @@ func TestConductorStatusesAndTheMostUrgentSession(t *testing.T) {
 		t.Errorf("active tab: %+v", sa)
 	}
 	sc, _ := sessionOf(in, c)
-	if sc.Streamed || sc.Status != event.StateWorking || sc.Agent != discover.AgentCursor {
+	if sc.Streamed || sc.Status != event.StateWorking || sc.Agent != "cursor" {
 		t.Errorf("a tab of an agent the bridge cannot read is listed with Conductor's status: %+v", sc)
 	}
 
 	// The plan is answered; now the active tab asks a question through
 	// Conductor's tool: needs input, reason question, from the transcript.
 	ts.set(dir,
-		discover.Session{ID: a, ConductorID: "tab-a", Agent: discover.AgentClaude, Active: true, ConductorStatus: "idle", Transcript: filepath.Join(proj, a+".jsonl")},
-		discover.Session{ID: b, ConductorID: "tab-b", Agent: discover.AgentClaude, ConductorStatus: "idle", Transcript: filepath.Join(proj, b+".jsonl")},
+		discover.Session{ID: a, ConductorID: "tab-a", Agent: "claude", Active: true, ConductorStatus: "idle", Transcript: filepath.Join(proj, a+".jsonl")},
+		discover.Session{ID: b, ConductorID: "tab-b", Agent: "claude", ConductorStatus: "idle", Transcript: filepath.Join(proj, b+".jsonl")},
 	)
 	h.write(filepath.Join(proj, a+".jsonl"), prompt(a, "next"),
 		`{"type":"assistant","sessionId":"`+a+`","cwd":"`+dir+`","requestId":"r-q","message":{"id":"mq","model":"claude-sonnet-4-5","stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1},"content":[{"type":"tool_use","id":"tq","name":"mcp__conductor__AskUserQuestion","input":{"question":"which one?"}}]}}`)
@@ -232,7 +233,7 @@ func TestTabResumedUnderANewID(t *testing.T) {
 	po, pf := filepath.Join(proj, old+".jsonl"), filepath.Join(proj, fresh+".jsonl")
 	h.write(po, prompt(old, "before"), answer(old, "m1", "ok", "end_turn"))
 	r, ts := h.startTabs()
-	ts.set(dir, discover.Session{ID: old, ConductorID: "tab", Agent: discover.AgentClaude, Active: true, Transcript: po})
+	ts.set(dir, discover.Session{ID: old, ConductorID: "tab", Agent: "claude", Active: true, Transcript: po})
 	r.eng.Rescan(context.Background())
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.User, "before"))
@@ -248,7 +249,7 @@ func TestTabResumedUnderANewID(t *testing.T) {
 	})
 
 	h.write(pf, prompt(fresh, "after"))
-	ts.set(dir, discover.Session{ID: fresh, ConductorID: "tab", Agent: discover.AgentClaude, Active: true, Transcript: pf})
+	ts.set(dir, discover.Session{ID: fresh, ConductorID: "tab", Agent: "claude", Active: true, Transcript: pf})
 	r.eng.Rescan(context.Background())
 	evs := r.collect(t, id, 0, func(evs []event.Event) bool {
 		ended := false
@@ -360,7 +361,7 @@ func TestPermissionPromptInConductorTabIsNotNeedsInput(t *testing.T) {
 			h.write(pa, prompt(a, "A"), answer(a, "ma", "A-answer", ""))
 			r, ts := h.startTabs()
 			if tt.conductor {
-				ts.set(dir, discover.Session{ID: a, ConductorID: "tab-1", Agent: discover.AgentClaude, Transcript: pa, Active: true, StdioPrompts: tt.stdio})
+				ts.set(dir, discover.Session{ID: a, ConductorID: "tab-1", Agent: "claude", Transcript: pa, Active: true, StdioPrompts: tt.stdio})
 			}
 			id := r.waitWorkspace(t, dir)
 			r.collect(t, id, 0, has(event.Assistant, "A-answer"))
@@ -391,7 +392,7 @@ func TestTabWhoseTranscriptAppearsAfterTheScan(t *testing.T) {
 	cwdOf[other], cwdOf[late] = dir, dir
 	h.write(filepath.Join(proj, other+".jsonl"), prompt(other, "first"))
 	r, ts := h.startTabs()
-	ts.set(dir, discover.Session{ID: late, ConductorID: "tab-late", Title: "Late tab", Agent: discover.AgentClaude, Active: true})
+	ts.set(dir, discover.Session{ID: late, ConductorID: "tab-late", Title: "Late tab", Agent: "claude", Active: true})
 	r.eng.Rescan(context.Background())
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.User, "first"))

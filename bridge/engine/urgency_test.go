@@ -58,10 +58,10 @@ func TestSessionStatesAndTheirRanking(t *testing.T) {
 			var sessions []discover.Session
 			for i, tb := range tt.tabs {
 				id := fmt.Sprintf("aaaaaaaa-1111-4111-8111-%012d", i+1)
-				s := discover.Session{ID: id, ConductorID: fmt.Sprintf("tab-%d", i), Agent: discover.AgentClaude,
+				s := discover.Session{ID: id, ConductorID: fmt.Sprintf("tab-%d", i), Agent: "claude",
 					Title: fmt.Sprintf("tab %d", i), Active: i == 0, ConductorStatus: tb.conductor}
 				if tb.unread {
-					s.Agent = discover.AgentCursor
+					s.Agent = "cursor"
 				} else {
 					cwdOf[id] = dir
 					s.Transcript = filepath.Join(proj, id+".jsonl")

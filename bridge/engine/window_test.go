@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 )
@@ -89,8 +90,8 @@ func TestNewestFileOnlyWhereNoIDIsKnown(t *testing.T) {
 		// Conductor knows the tab before the bridge starts: its first scan
 		// must already see it (set after the start, a scan could run first
 		// and take the newest file, the hidden one).
-		ts := &tabScanner{inner: &discover.Scanner{ClaudeProjects: h.projects}}
-		ts.set(dir, discover.Session{ID: a, ConductorID: "tab-a", Agent: discover.AgentClaude, Active: true, Transcript: pa})
+		ts := &tabScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}}
+		ts.set(dir, discover.Session{ID: a, ConductorID: "tab-a", Agent: "claude", Active: true, Transcript: pa})
 		r := h.startWith(func(c *Config) { c.Scanner = ts })
 		id := r.waitWorkspace(t, dir)
 		evs := r.collect(t, id, 0, has(event.User, "the tab"))

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"conductorbridge/bridge/agent"
-	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/transcript"
 )
@@ -32,10 +31,17 @@ var (
 )
 
 // Placeable reports whether the transcript records its cwd yet.
-func (Agent) Placeable(record string) bool { return discover.RecordCwd(record) != "" }
+func (Agent) Placeable(record string) bool {
+	cwd, err := transcript.ReadCwd(record)
+	return err == nil && cwd != ""
+}
+
+// Type is Conductor's sessions.agent_type for Claude Code tabs, and the
+// Source of a workspace found only by its transcripts.
+const Type = "claude"
 
 // Name is Conductor's sessions.agent_type for Claude Code tabs.
-func (Agent) Name() string { return discover.AgentClaude }
+func (Agent) Name() string { return Type }
 
 // Label is how a person reads it.
 func (Agent) Label() string { return "Claude" }
@@ -90,7 +96,7 @@ func (a Agent) RecordsRoot() string { return a.Projects }
 func (a Agent) RecordFolder(dir, record string) (string, bool) {
 	folder := filepath.Dir(record)
 	if a.Projects == "" || dir == "/" || filepath.Dir(folder) != filepath.Clean(a.Projects) ||
-		filepath.Base(folder) != discover.EncodeProjectDir(dir) {
+		filepath.Base(folder) != EncodeProjectDir(dir) {
 		return "", false
 	}
 	return folder, true

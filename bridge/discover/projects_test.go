@@ -9,82 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"conductorbridge/bridge/agent/claude"
+	"conductorbridge/bridge/transcript"
 )
-
-func TestEncodeProjectDir(t *testing.T) {
-	long := "/tmp/cch/" + strings.Repeat("a", 120) + "/" + strings.Repeat("b", 100) + "/é"
-	tests := []struct{ in, want string }{
-		{"/Users/me/.x", "-Users-me--x"},
-		{"/Users/me/conductor/workspaces/web-app/tokyo", "-Users-me-conductor-workspaces-web-app-tokyo"},
-		{"/home/me/My Project_2", "-home-me-My-Project-2"},
-		{"/tmp/café", "-tmp-caf-"}, // one UTF-16 unit: one '-'
-		{"/tmp/a😀b", "-tmp-a--b"},  // a surrogate pair: two
-		{"/tmp/日本", "-tmp---"},
-		{"/tmp/cch/x😀é.y", "-tmp-cch-x----y"}, // as Claude Code 2.1.328 wrote it
-		{"", ""},
-		// Claude Code 2.1.328 wrote this folder for this cwd (232 units).
-		{long, "-tmp-cch-" + strings.Repeat("a", 120) + "-" + strings.Repeat("b", 70) + "-pgmyyj"},
-	}
-	for _, tt := range tests {
-		if got := EncodeProjectDir(tt.in); got != tt.want {
-			t.Errorf("EncodeProjectDir(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	// Exactly 200 units is not cut.
-	exact := "/" + strings.Repeat("x", 199)
-	if got := EncodeProjectDir(exact); got != "-"+strings.Repeat("x", 199) {
-		t.Errorf("200 units cut: %q", got)
-	}
-}
-
-func TestCwdIn(t *testing.T) {
-	huge := `{"type":"user","message":{"content":"` + strings.Repeat("x", 100) + `"},"cwd":"/late"}`
-	tests := []struct{ name, in, want string }{
-		{"empty", "", ""},
-		{"first record without cwd", `{"type":"queue-operation","operation":"enqueue"}` + "\n" + record("user", "/w/a") + "\n", "/w/a"},
-		{"garbage then record", "garbage\n\x00\x01\n{\"cwd\":\n" + record("user", "/w/b") + "\n", "/w/b"},
-		{"partial last line", `{"type":"user","cwd":"/w/c","message":{"content":"cut her`, "/w/c"},
-		{"cut inside the value", `{"type":"user","cwd":"/w/cu`, ""},
-		{"escaped characters", `{"cwd":"/w/a \"q\" \\ \u00e9"}` + "\n", `/w/a "q" \ é`},
-		{"escaped, partial", `{"cwd":"/w/\"q\"/x","message":{"x":"cut`, `/w/"q"/x`},
-		{"cwd not a string", `{"cwd":42}` + "\n" + record("user", "/w/d"), "/w/d"},
-		{"empty cwd skipped", `{"cwd":""}` + "\n" + record("user", "/w/e"), "/w/e"},
-		{"cwd after a big field", huge, "/late"},
-		{"nested key in a line that parses", `{"toolUseResult":{"cwd":"/nested"}}` + "\n" + record("user", "/w/f"), "/w/f"},
-	}
-	for _, tt := range tests {
-		if got := cwdIn([]byte(tt.in)); got != tt.want {
-			t.Errorf("%s: cwdIn = %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
-func TestReadCwdLimit(t *testing.T) {
-	dir := t.TempDir()
-	// A first line bigger than the limit, with the cwd after it: not read.
-	far := filepath.Join(dir, "far.jsonl")
-	writeFile(t, far, `{"type":"file-history-snapshot","x":"`+strings.Repeat("x", cwdScanLimit)+`"}`+"\n"+record("user", "/w/far")+"\n")
-	if got, err := readCwd(far); err != nil || got != "" {
-		t.Errorf("readCwd(far) = %q, %v; want nothing (beyond the limit)", got, err)
-	}
-	// Past the first reads, within the limit.
-	for _, at := range []int{5 << 10, 40 << 10, cwdScanLimit - 200} {
-		mid := filepath.Join(dir, "mid.jsonl")
-		writeFile(t, mid, `{"type":"x","pad":"`+strings.Repeat("p", at)+`"}`+"\n"+record("user", "/w/mid")+"\n")
-		if got, err := readCwd(mid); err != nil || got != "/w/mid" {
-			t.Errorf("cwd after %d bytes: readCwd = %q, %v", at, got, err)
-		}
-	}
-	// A huge line after the cwd is never read.
-	near := filepath.Join(dir, "near.jsonl")
-	writeFile(t, near, record("user", "/w/near")+"\n"+strings.Repeat("y", 4*cwdScanLimit))
-	if got, err := readCwd(near); err != nil || got != "/w/near" {
-		t.Errorf("readCwd(near) = %q, %v", got, err)
-	}
-	if _, err := readCwd(filepath.Join(dir, "none.jsonl")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("readCwd(missing) error = %v", err)
-	}
-}
 
 func TestScanClaudeProjects(t *testing.T) {
 	h := newFakeHome(t)
@@ -98,22 +26,22 @@ func TestScanClaudeProjects(t *testing.T) {
 	}
 	gone := filepath.Join(h.root, "code", "deleted")
 
-	h.transcript(EncodeProjectDir(alpha), "s1.jsonl", now.Add(-time.Hour), `{"type":"summary"}`, record("user", alpha))
-	h.transcript(EncodeProjectDir(alpha), "s2.jsonl", now, record("user", alpha))
+	h.transcript(claude.EncodeProjectDir(alpha), "s1.jsonl", now.Add(-time.Hour), `{"type":"summary"}`, record("user", alpha))
+	h.transcript(claude.EncodeProjectDir(alpha), "s2.jsonl", now, record("user", alpha))
 	// Subagent transcripts and other files are not sessions.
-	h.transcript(EncodeProjectDir(alpha), filepath.Join("s2", "subagents", "agent-1.jsonl"), now, record("user", "/elsewhere"))
-	h.transcript(EncodeProjectDir(alpha), "notes.txt", now, record("user", "/elsewhere2"))
+	h.transcript(claude.EncodeProjectDir(alpha), filepath.Join("s2", "subagents", "agent-1.jsonl"), now, record("user", "/elsewhere"))
+	h.transcript(claude.EncodeProjectDir(alpha), "notes.txt", now, record("user", "/elsewhere2"))
 
 	// One folder, two directories (the encoding is lossy).
-	h.transcript(EncodeProjectDir(dotted), "d1.jsonl", now.Add(-2*time.Minute), record("user", dotted))
-	h.transcript(EncodeProjectDir(dashed), "d2.jsonl", now.Add(-time.Minute), record("user", dashed))
+	h.transcript(claude.EncodeProjectDir(dotted), "d1.jsonl", now.Add(-2*time.Minute), record("user", dotted))
+	h.transcript(claude.EncodeProjectDir(dashed), "d2.jsonl", now.Add(-time.Minute), record("user", dashed))
 
 	// Recorded through a symlink: listed resolved.
-	h.transcript(EncodeProjectDir(filepath.Join(h.root, "via", "linked")), "l.jsonl", now, record("user", filepath.Join(h.root, "via", "linked")))
+	h.transcript(claude.EncodeProjectDir(filepath.Join(h.root, "via", "linked")), "l.jsonl", now, record("user", filepath.Join(h.root, "via", "linked")))
 
 	// Skipped: a directory that is gone, a folder with no cwd yet, an
 	// empty folder, a folder with only subagents, a relative cwd.
-	h.transcript(EncodeProjectDir(gone), "g.jsonl", now, record("user", gone))
+	h.transcript(claude.EncodeProjectDir(gone), "g.jsonl", now, record("user", gone))
 	h.transcript("-new", "n.jsonl", now)
 	mkdir(t, filepath.Join(h.projects, "-empty"))
 	h.transcript("-subs", filepath.Join("x", "subagents", "a.jsonl"), now, record("user", alpha))
@@ -121,20 +49,20 @@ func TestScanClaudeProjects(t *testing.T) {
 	writeFile(t, filepath.Join(h.projects, "stray.jsonl"), record("user", alpha))
 
 	want := map[string]string{ // directory → project folder
-		alpha:  filepath.Join(h.projects, EncodeProjectDir(alpha)),
-		dotted: filepath.Join(h.projects, EncodeProjectDir(dotted)),
-		dashed: filepath.Join(h.projects, EncodeProjectDir(dashed)),
-		linked: filepath.Join(h.projects, EncodeProjectDir(filepath.Join(h.root, "via", "linked"))),
+		alpha:  filepath.Join(h.projects, claude.EncodeProjectDir(alpha)),
+		dotted: filepath.Join(h.projects, claude.EncodeProjectDir(dotted)),
+		dashed: filepath.Join(h.projects, claude.EncodeProjectDir(dashed)),
+		linked: filepath.Join(h.projects, claude.EncodeProjectDir(filepath.Join(h.root, "via", "linked"))),
 	}
 	for _, c := range []*transcriptCache{nil, newTranscriptCache()} {
 		for range 2 { // the second round comes from the cache
-			ws, err := c.scanProjects(h.projects)
+			ws, err := c.scanProjects(claude.Agent{Projects: h.projects})
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := make(map[string]string)
 			for _, w := range ws {
-				if w.Source != SourceClaude || w.Name != filepath.Base(w.Directory) {
+				if w.Source != claude.Type || w.Name != filepath.Base(w.Directory) {
 					t.Errorf("bad workspace %+v", w)
 				}
 				got[w.Directory] = w.ProjectDir
@@ -145,7 +73,7 @@ func TestScanClaudeProjects(t *testing.T) {
 		}
 	}
 
-	if ws, err := ScanClaudeProjects(filepath.Join(h.root, "no-such-dir")); err != nil || len(ws) != 0 {
+	if ws, err := (*transcriptCache)(nil).scanProjects(claude.Agent{Projects: filepath.Join(h.root, "no-such-dir")}); err != nil || len(ws) != 0 {
 		t.Errorf("missing root: %v, %v", ws, err)
 	}
 }
@@ -156,12 +84,12 @@ func TestScanClaudeProjectsMaxFiles(t *testing.T) {
 	h := newFakeHome(t)
 	now := time.Now()
 	newer, older := mkdir(t, filepath.Join(h.root, "x.y")), mkdir(t, filepath.Join(h.root, "x-y"))
-	project := EncodeProjectDir(newer)
+	project := claude.EncodeProjectDir(newer)
 	h.transcript(project, "old.jsonl", now.Add(-time.Hour), record("user", older))
 	for i := range maxCwdFiles {
 		h.transcript(project, string(rune('a'+i))+".jsonl", now.Add(time.Duration(-i)*time.Second), record("user", newer))
 	}
-	ws, err := ScanClaudeProjects(h.projects)
+	ws, err := (*transcriptCache)(nil).scanProjects(claude.Agent{Projects: h.projects})
 	if err != nil || len(ws) != 1 || ws[0].Directory != newer {
 		t.Errorf("got %+v, %v; want only %s", ws, err, newer)
 	}
@@ -170,9 +98,9 @@ func TestScanClaudeProjectsMaxFiles(t *testing.T) {
 func TestProjectCwdsCache(t *testing.T) {
 	h := newFakeHome(t)
 	dir := mkdir(t, filepath.Join(h.root, "w"))
-	project := filepath.Join(h.projects, EncodeProjectDir(dir))
+	project := filepath.Join(h.projects, claude.EncodeProjectDir(dir))
 	old := time.Now().Add(-time.Hour)
-	f := h.transcript(EncodeProjectDir(dir), "s.jsonl", old, `{"type":"queue-operation"}`)
+	f := h.transcript(claude.EncodeProjectDir(dir), "s.jsonl", old, `{"type":"queue-operation"}`)
 
 	c := newTranscriptCache()
 	scan := func() []string {
@@ -209,7 +137,7 @@ func TestProjectCwdsCache(t *testing.T) {
 	}
 	// A new file changes the folder: read again.
 	other := mkdir(t, filepath.Join(h.root, "w2"))
-	h.transcript(EncodeProjectDir(dir), "t.jsonl", time.Now(), record("user", other))
+	h.transcript(claude.EncodeProjectDir(dir), "t.jsonl", time.Now(), record("user", other))
 	if got := scan(); !reflect.DeepEqual(got, []string{other, dir}) {
 		t.Fatalf("cwds after a new file = %v", got)
 	}
@@ -228,15 +156,15 @@ func TestLiveSession(t *testing.T) {
 	h := newFakeHome(t)
 	now := time.Now().Truncate(time.Second)
 	a, b := mkdir(t, filepath.Join(h.root, "a.b")), mkdir(t, filepath.Join(h.root, "a-b"))
-	project := filepath.Join(h.projects, EncodeProjectDir(a)) // shared by a and b
+	project := filepath.Join(h.projects, claude.EncodeProjectDir(a)) // shared by a and b
 
-	aOld := h.transcript(EncodeProjectDir(a), "a-old.jsonl", now.Add(-3*time.Hour), record("user", a))
-	aNew := h.transcript(EncodeProjectDir(a), "a-new.jsonl", now.Add(-2*time.Hour), record("user", a))
-	bNew := h.transcript(EncodeProjectDir(a), "b-new.jsonl", now.Add(-time.Hour), record("user", b))
+	aOld := h.transcript(claude.EncodeProjectDir(a), "a-old.jsonl", now.Add(-3*time.Hour), record("user", a))
+	aNew := h.transcript(claude.EncodeProjectDir(a), "a-new.jsonl", now.Add(-2*time.Hour), record("user", a))
+	bNew := h.transcript(claude.EncodeProjectDir(a), "b-new.jsonl", now.Add(-time.Hour), record("user", b))
 	// Subagent transcripts, newest of all, are not sessions: 2.1 puts them
 	// in a subfolder, 2.0 next to the sessions.
-	h.transcript(EncodeProjectDir(a), filepath.Join("b-new", "subagents", "x.jsonl"), now, record("user", a))
-	h.transcript(EncodeProjectDir(a), "agent-a15c892.jsonl", now, record("user", a))
+	h.transcript(claude.EncodeProjectDir(a), filepath.Join("b-new", "subagents", "x.jsonl"), now, record("user", a))
+	h.transcript(claude.EncodeProjectDir(a), "agent-a15c892.jsonl", now, record("user", a))
 
 	check := func(cwd, want string, wantMod time.Time) {
 		t.Helper()
@@ -251,7 +179,7 @@ func TestLiveSession(t *testing.T) {
 	_ = aOld
 
 	// A session just started: no cwd yet, newest: it is a's live one too.
-	fresh := h.transcript(EncodeProjectDir(a), "fresh.jsonl", now)
+	fresh := h.transcript(claude.EncodeProjectDir(a), "fresh.jsonl", now)
 	check(a, fresh, now)
 	check(b, fresh, now)
 
@@ -286,7 +214,7 @@ func TestFileCwdSettled(t *testing.T) {
 		{"found", record("user", "/w") + "\n", "/w", true},
 		{"not yet", `{"type":"queue-operation"}` + "\n", "", false},
 		{"empty", "", "", false},
-		{"never: a first 64 KiB without one", strings.Repeat("x", cwdScanLimit+10), "", true},
+		{"never: a first 64 KiB without one", strings.Repeat("x", transcript.CwdScanLimit+10), "", true},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".jsonl")

@@ -8,82 +8,35 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf16"
+
+	"conductorbridge/bridge/transcript"
 )
-
-// maxEncodedLen is where Claude Code 2.1.x cuts a long project folder name
-// and appends a hash of the full path (verified on 2.1.328: a 232-character
-// cwd). Versions up to 2.0 never cut; for the paths Conductor makes, which
-// are far shorter, every version agrees.
-const maxEncodedLen = 200
-
-// EncodeProjectDir returns the name Claude Code gives the transcript folder
-// of the directory absDir: every character outside [A-Za-z0-9] becomes '-'
-// ("/Users/me/.x" → "-Users-me--x").
-//
-// Claude Code does this with a JavaScript regular expression, which sees
-// UTF-16 code units, and so does this function: "é" becomes one '-', a
-// character outside the Basic Multilingual Plane (an emoji) two. A name
-// longer than 200 units is cut to 200 and followed by '-' and the base-36
-// absolute value of the 32-bit djb2 hash ((h<<5)-h+unit) of absDir, as
-// Claude Code 2.1 does.
-func EncodeProjectDir(absDir string) string {
-	units := utf16.Encode([]rune(absDir))
-	b := make([]byte, len(units))
-	for i, u := range units {
-		if u < 0x80 && isAlnum(byte(u)) {
-			b[i] = byte(u)
-		} else {
-			b[i] = '-'
-		}
-	}
-	if len(b) <= maxEncodedLen {
-		return string(b)
-	}
-	var h int32 // wraps like JavaScript's "|0"
-	for _, u := range units {
-		h = h<<5 - h + int32(u)
-	}
-	n := int64(h)
-	if n < 0 {
-		n = -n
-	}
-	return string(b[:maxEncodedLen]) + "-" + strconv.FormatInt(n, 36)
-}
-
-func isAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
 
 // maxCwdFiles bounds how many transcripts of one project folder are read to
 // learn which directories it serves: the newest ones are the ones that
 // matter, and a folder can hold thousands.
 const maxCwdFiles = 20
 
-// ScanClaudeProjects lists the directories Claude Code has worked in, from
-// its transcript folders under projectsRoot (DESIGN.md, "Data sources" 4).
-// A folder counts when it holds a top-level *.jsonl; the directory is the
+// scanProjects lists the directories an agent that keeps its records in
+// one folder per directory (Projects, Claude Code) has worked in, from
+// its folders under its RecordsRoot (DESIGN.md, "Data sources" 4). A
+// folder counts when it holds a top-level *.jsonl; the directory is the
 // cwd recorded inside, since the folder's name cannot be decoded. Folder
-// names are lossy, so one folder may serve several directories: the cwds of
-// its 20 newest transcripts are all used. A cwd that no longer exists is
-// skipped (a deleted checkout, an archived Conductor workspace).
-// A missing projectsRoot is no error.
-func ScanClaudeProjects(projectsRoot string) ([]Workspace, error) {
-	return (*transcriptCache)(nil).scanProjects(projectsRoot)
-}
-
-// scanProjects is ScanClaudeProjects, with what c remembers of earlier
-// scans (c may be nil).
-func (c *transcriptCache) scanProjects(projectsRoot string) ([]Workspace, error) {
+// names are lossy, so one folder may serve several directories: the cwds
+// of its 20 newest records are all used. A cwd that no longer exists is
+// skipped (a deleted checkout, an archived Conductor workspace). A
+// missing root is no error. c remembers what earlier scans read (c may
+// be nil).
+func (c *transcriptCache) scanProjects(a Projects) ([]Workspace, error) {
+	projectsRoot := a.RecordsRoot()
 	entries, err := os.ReadDir(projectsRoot)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("scan claude projects: %w", err)
+		return nil, fmt.Errorf("scan %s projects: %w", a.Name(), err)
 	}
 	c.begin()
 	defer c.sweep()
@@ -111,8 +64,8 @@ func (c *transcriptCache) scanProjects(projectsRoot string) ([]Workspace, error)
 			if i, ok := at[dir]; ok {
 				// Two folders for one directory: a cut name from 2.1 and
 				// an uncut one from 2.0, or a link resolved differently.
-				// Prefer the one Claude Code would use today.
-				if e.Name() == EncodeProjectDir(dir) {
+				// Prefer the one the agent would use today.
+				if e.Name() == a.ProjectFolder(dir) {
 					out[i].ProjectDir = projectDir
 				}
 				continue
@@ -121,7 +74,7 @@ func (c *transcriptCache) scanProjects(projectsRoot string) ([]Workspace, error)
 			out = append(out, Workspace{
 				Name:       filepath.Base(dir),
 				Directory:  dir,
-				Source:     SourceClaude,
+				Source:     a.Name(),
 				ProjectDir: projectDir,
 			})
 		}
@@ -187,7 +140,7 @@ func LiveSession(projectDir, cwd string) (string, time.Time, error) {
 		if cwd == "" {
 			return f.path, f.info.ModTime(), nil
 		}
-		got, err := readCwd(f.path)
+		got, err := transcript.ReadCwd(f.path)
 		if err != nil {
 			continue // removed since listed
 		}
