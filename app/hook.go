@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/agent"
+	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/inject"
@@ -44,11 +45,12 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	var c config
 	c.register(fs)
 	scope := fs.String("scope", "", `"user" for hooks in the user's own settings`)
-	if len(args) == 0 || !slices.Contains(inject.Events, args[0]) {
+	if len(args) == 0 || fs.Parse(args[1:]) != nil || c.resolve() != nil {
 		return 0
 	}
-	event := args[0]
-	if fs.Parse(args[1:]) != nil || c.resolve() != nil {
+	event, drivers := args[0], agents(c)
+	notify := inject.Notify(listAs[inject.HookAgent](drivers), event)
+	if !notify && !slices.Contains(inject.Events(nil), event) {
 		return 0
 	}
 	q := url.Values{}
@@ -68,10 +70,10 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	// process (agent.Hooked) sends it: Codex places its threads by its
 	// own arguments, so a walk that meets Codex first (its hooks, or a
 	// Codex run inside a Claude Code session's tool) sends none.
-	if event != inject.HookCodexNotify {
+	if !notify {
 		var found agent.Agent
 		pid := proc.Ancestor(os.Getppid(), func(comm string, args []string) bool {
-			found = processAgent(agents(c), comm, args)
+			found = processAgent(drivers, comm, args)
 			return found != nil
 		})
 		if _, hooked := found.(agent.Hooked); pid > 0 && hooked {
@@ -84,7 +86,7 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	var in []byte
 	var err error
-	if event == inject.HookCodexNotify {
+	if event == codexagent.NotifyEvent {
 		in, err = codexNotifyInput(fs.Args())
 	} else {
 		in, err = io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
@@ -148,7 +150,7 @@ func codexNotifyInput(args []string) ([]byte, error) {
 	if n.Type != codex.NotifyTurnComplete {
 		return nil, fmt.Errorf("codex notify: %s is not a turn's end", n.Type)
 	}
-	return json.Marshal(inject.HookInput{SessionID: n.ThreadID, Cwd: n.Cwd, HookEventName: inject.HookCodexNotify})
+	return json.Marshal(inject.HookInput{SessionID: n.ThreadID, Cwd: n.Cwd, HookEventName: codexagent.NotifyEvent})
 }
 
 // waitRewake long-polls the bridge for a message to wake the agent with.

@@ -56,8 +56,6 @@ var stillNaming = map[string]int{
 	// Conductor's column for every agent's session id is named for the
 	// first agent (sessions.claude_session_id): the one line naming it.
 	"bridge/discover/dbsessions.go": 1,
-	"bridge/inject/hooks.go":        4,
-	"bridge/inject/hooks.go":        4,
 	"bridge/usage/claude.go":        13,
 	"bridge/usage/codec.go":         12,
 	"bridge/usage/codex.go":         10,

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,6 +48,9 @@ func (f *fakeEngine) Ready() <-chan struct{} {
 }
 
 type fakeHooks struct{ calls []string }
+
+// Knows takes the bridge's own hook events, as inject.Hooks with no agents.
+func (f *fakeHooks) Knows(event string) bool { return slices.Contains(inject.Events(nil), event) }
 
 func (f *fakeHooks) Handle(_ context.Context, event string, in inject.HookInput) inject.Answer {
 	f.calls = append(f.calls, event+":"+in.Cwd)

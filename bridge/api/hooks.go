@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"conductorbridge/bridge/inject"
@@ -11,6 +10,8 @@ import (
 
 // Hooks answers Claude Code hook calls relayed by `conductor-bridge hook`.
 type Hooks interface {
+	// Knows reports whether event is a hook event Handle answers.
+	Knows(event string) bool
 	Handle(ctx context.Context, event string, in inject.HookInput) inject.Answer
 }
 
@@ -18,7 +19,7 @@ type Hooks interface {
 // user's own processes can read; the hook process prints the answer.
 func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	event := r.PathValue("event")
-	if !slices.Contains(inject.Events, event) {
+	if !s.Hooks.Knows(event) {
 		writeError(w, http.StatusNotFound, "unknown hook event: "+event)
 		return
 	}

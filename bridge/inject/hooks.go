@@ -2,6 +2,7 @@ package inject
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -21,9 +22,6 @@ const (
 	HookSessionStart     = "session-start"      // follow a new session at once
 	HookSessionEnd       = "session-end"        //
 	HookUserPromptSubmit = "user-prompt-submit" // the agent is busy again
-	// HookCodexNotify is Codex's notify program: it runs after every turn
-	// (all releases), the exact turn end 0.47's files do not write.
-	HookCodexNotify = "codex-notify"
 	// HookPermissionRequest is Codex's PermissionRequest hook (0.169):
 	// Codex runs it just before it asks the person to approve a tool
 	// call, which its rollout never records. The bridge shows the session
@@ -35,9 +33,47 @@ const (
 // prompt (event.ReasonPermission).
 const ReasonPermission = event.ReasonPermission
 
-// Events lists every hook event the bridge answers. Codex's Stop hook
+// hookEvents are the hook events of the bridge's own. Codex's Stop hook
 // (0.169) is HookStop: its input has the same fields.
-var Events = []string{HookStop, HookRewake, HookPostToolUse, HookNotification, HookSessionStart, HookSessionEnd, HookUserPromptSubmit, HookCodexNotify, HookPermissionRequest}
+var hookEvents = []string{HookStop, HookRewake, HookPostToolUse, HookNotification, HookSessionStart, HookSessionEnd, HookUserPromptSubmit, HookPermissionRequest}
+
+// Notifier is a HookAgent with a notify program of its own that calls in
+// after every turn (Codex's notify, all releases: the exact turn end
+// 0.47's files do not write). NotifyHook is the hook event it calls in
+// as; such a call ends the turn and says nothing of the session's other
+// hooks.
+type Notifier interface {
+	HookAgent
+	NotifyHook() string
+}
+
+// Events lists every hook event the bridge answers: its own, and each
+// agent's notify (Notifier).
+func Events(agents []HookAgent) []string {
+	out := slices.Clone(hookEvents)
+	for _, a := range agents {
+		if n, ok := a.(Notifier); ok {
+			out = append(out, n.NotifyHook())
+		}
+	}
+	return out
+}
+
+// Notify reports whether event is an agent's notify program's call
+// (Notifier).
+func Notify(agents []HookAgent, event string) bool {
+	for _, a := range agents {
+		if n, ok := a.(Notifier); ok && n.NotifyHook() == event {
+			return true
+		}
+	}
+	return false
+}
+
+// Knows reports whether event is a hook event h answers.
+func (h *Hooks) Knows(event string) bool {
+	return slices.Contains(hookEvents, event) || Notify(h.Agents, event)
+}
 
 // Engine is what answering hooks needs from the engine. Every call names
 // the session it comes from (engine.Call), so a workspace with several
@@ -140,7 +176,11 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 	}
 	call := in.call()
 	h.Engine.AgentPID(ws, call, event != HookSessionEnd)
-	if event != HookCodexNotify && event != HookSessionEnd {
+	if Notify(h.Agents, event) {
+		h.Engine.TurnEnded(ctx, ws, call)
+		return Answer{}
+	}
+	if event != HookSessionEnd {
 		h.Engine.HooksCall(ws, call)
 	}
 	switch event {
@@ -170,8 +210,6 @@ func (h *Hooks) Handle(ctx context.Context, event string, in HookInput) Answer {
 		}
 	case HookUserPromptSubmit:
 		h.cancelWaiter(ws, in.SessionID)
-	case HookCodexNotify:
-		h.Engine.TurnEnded(ctx, ws, call)
 	case HookPermissionRequest:
 		// No output: Codex goes on to ask the person, as without the hook.
 		h.Engine.NeedsInput(ctx, ws, call, ReasonPermission)

@@ -21,6 +21,7 @@ type fakeEngine struct {
 	ended   int
 	goesOn  int
 	relooks int
+	hooked  int
 }
 
 func (f *fakeEngine) Place(c engine.Call) (string, bool) {
@@ -44,7 +45,7 @@ func (f *fakeEngine) TurnEnded(context.Context, string, engine.Call) bool  { f.e
 func (f *fakeEngine) TurnGoesOn(context.Context, string, engine.Call) bool { f.goesOn++; return true }
 func (f *fakeEngine) Relook(string, engine.Call)                           { f.relooks++ }
 func (f *fakeEngine) AgentPID(string, engine.Call, bool)                   {}
-func (f *fakeEngine) HooksCall(string, engine.Call)                        {}
+func (f *fakeEngine) HooksCall(string, engine.Call)                        { f.hooked++ }
 func (f *fakeEngine) Hint(context.Context, string, string) (string, bool)  { return "", false }
 
 func newHooks(t *testing.T) (*Hooks, *fakeEngine) {
@@ -332,5 +333,31 @@ func TestStopAnswerFollowsTheAgent(t *testing.T) {
 		if got := out.Specific != nil && out.Specific.AdditionalContext != ""; got != asContext || got == (out.Decision == "block") {
 			t.Errorf("%q: %s; want additional context %v, else the block", tt, a.Stdout, asContext)
 		}
+	}
+}
+
+// TestNotifyHookEndsTheTurn: an agent's notify program (Codex's, named by
+// its driver) is a hook event the bridge answers only while that driver is
+// listed; its call ends the turn and is no sign that the session's hooks
+// call in.
+func TestNotifyHookEndsTheTurn(t *testing.T) {
+	h, e := newHooks(t)
+	for _, c := range []struct {
+		event string
+		want  bool
+	}{{"codex-notify", true}, {"stop", true}, {"permission-request", true}, {"rm-rf", false}, {"", false}} {
+		if got := h.Knows(c.event); got != c.want {
+			t.Errorf("Knows(%q) = %v, want %v", c.event, got, c.want)
+		}
+	}
+	if a := h.Handle(context.Background(), "codex-notify", in); a != (Answer{}) {
+		t.Errorf("answer %+v, want none", a)
+	}
+	if e.ended != 1 || e.hooked != 0 {
+		t.Errorf("turns ended %d, hooks noted %d; want 1 and 0", e.ended, e.hooked)
+	}
+	h.Agents = []HookAgent{claude.Agent{}}
+	if h.Knows("codex-notify") {
+		t.Error("codex-notify known with no Codex driver listed")
 	}
 }
