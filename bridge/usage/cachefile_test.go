@@ -281,14 +281,7 @@ func TestPartsOfAFileWrittenAgain(t *testing.T) {
 		held[name].begin(priceKey(price.Default()), [2]string{projects, codexHome})
 	}
 	// A subagent answers once more, after every line before.
-	sub, _ := filepath.Glob(filepath.Join(projects, "-tmp-demo-2-1-328", "*", "subagents", "*.jsonl"))
-	f, err := os.OpenFile(sub[0], os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(`{"type":"assistant","isSidechain":true,"sessionId":"cdde5e9d-5ddb-4c57-9334-6b05a2e72297","timestamp":"2026-12-30T00:00:00Z",` +
-		`"requestId":"req_late","message":{"id":"msg_late","model":"claude-opus-5-5","role":"assistant","content":[],"usage":{"input_tokens":100,"output_tokens":1}}}` + "\n")
-	f.Close()
+	lateSubagentAnswer(t, projects)
 	// Another run appends to one file; one writes another anew; the third
 	// is written over in place with bytes of no cache.
 	other := &Cache{Path: paths["appended"], share: 1}
