@@ -137,12 +137,7 @@ func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := c.resolve(); err != nil {
 		return err
 	}
-	cl := c.client()
-	list, err := listWorkspaces(ctx, cl, c.token())
-	if err != nil {
-		return err
-	}
-	ws, sess, err := pickTarget(list, fs.Arg(0))
+	cl, ws, sess, err := findTarget(ctx, c, fs.Arg(0))
 	if err != nil {
 		return err
 	}

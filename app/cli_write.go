@@ -94,12 +94,7 @@ func send(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() < 2 {
 		return errors.New("usage: conductor-bridge send [--wait] <workspace>[/<session>] <message…>")
 	}
-	cl := c.client()
-	list, err := listWorkspaces(ctx, cl, c.token())
-	if err != nil {
-		return err
-	}
-	ws, sess, err := pickTarget(list, fs.Arg(0))
+	cl, ws, sess, err := findTarget(ctx, c, fs.Arg(0))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"strings"
 )
@@ -20,6 +21,18 @@ type apiSession struct {
 	Streamed           bool   `json:"streamed"`
 	Version            string `json:"version,omitempty"`
 	LastEventID        int64  `json:"last_event_id"`
+}
+
+// findTarget asks the running bridge for its workspaces and picks what
+// q names in them (pickTarget), for the commands that act on one.
+func findTarget(ctx context.Context, c config, q string) (*bridgeClient, apiWorkspace, *apiSession, error) {
+	cl := c.client()
+	list, err := listWorkspaces(ctx, cl, c.token())
+	if err != nil {
+		return cl, apiWorkspace{}, nil, err
+	}
+	ws, sess, err := pickTarget(list, q)
+	return cl, ws, sess, err
 }
 
 // pickTarget finds what `<workspace>[/<session>]` names: a workspace (by
