@@ -1,8 +1,6 @@
 package discover
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -99,21 +97,9 @@ func TestReadCheckout(t *testing.T) {
 // TestReadCheckoutRealGit checks the layout the tests fake against what
 // git itself writes.
 func TestReadCheckoutRealGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	git := realGit(t)
 	root := resolvePath(t.TempDir())
 	main, wt := filepath.Join(root, "repos", "webapp"), filepath.Join(root, "workspaces", "webapp", "tokyo")
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	mkdir(t, main)
 	mkdir(t, filepath.Dir(wt))
 	git(main, "init", "-q", "-b", "main")
