@@ -319,3 +319,17 @@ func WaitMenu(ctx context.Context, conn *dbus.Conn, it Item, pred func(root Menu
 		}
 	}
 }
+
+// WaitLabels waits until the menu's labels (one a line, as Labels gives
+// them) contain every one of want; on timeout the error has the last menu.
+func WaitLabels(ctx context.Context, conn *dbus.Conn, it Item, want ...string) (MenuItem, error) {
+	return WaitMenu(ctx, conn, it, func(root MenuItem) bool {
+		labels := strings.Join(root.Labels(), "\n")
+		for _, w := range want {
+			if !strings.Contains(labels, w) {
+				return false
+			}
+		}
+		return true
+	})
+}
