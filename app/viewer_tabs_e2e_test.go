@@ -19,6 +19,18 @@ func secondTab(w *transcriptWriter, id string) *transcriptWriter {
 	return tab
 }
 
+// twoTabsAnswer opens a second tab (session id second) beside tokyo's
+// first, has each answer ("first tab answers", "second tab answers"), and
+// waits until the page shows both answers labelled and its tab picker.
+func (e *viewerEnv) twoTabsAnswer(second string) {
+	e.t.Helper()
+	tab := secondTab(e.tokyo, second)
+	e.tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "first tab answers"})
+	tab.assistant("end_turn", map[string]any{"type": "text", "text": "second tab answers"})
+	e.poll("both tabs' answers, labelled", `[...document.querySelectorAll('#log > .bubble.claude')].filter(n => n.dataset.tab).length >= 2`)
+	e.poll("the picker", `!document.querySelector('#tab').hidden && document.querySelectorAll('#tab option').length === 3`)
+}
+
 // TestViewerShowsTabsInRealChromium: the real bridge follows two sessions
 // of one workspace; the viewer labels each event with its tab, its picker
 // narrows the view to one, and a message typed with a tab picked is
@@ -27,12 +39,7 @@ func TestViewerShowsTabsInRealChromium(t *testing.T) {
 	e := newViewerEnv(t)
 	first := strings.TrimSuffix(filepath.Base(e.tokyo.path), ".jsonl")
 	const second = "0b0b0b0b-2222-4222-8222-000000000002"
-	tab := secondTab(e.tokyo, second)
-	e.tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "first tab answers"})
-	tab.assistant("end_turn", map[string]any{"type": "text", "text": "second tab answers"})
-
-	e.poll("both tabs' answers, labelled", `[...document.querySelectorAll('#log > .bubble.claude')].filter(n => n.dataset.tab).length >= 2`)
-	e.poll("the picker", `!document.querySelector('#tab').hidden && document.querySelectorAll('#tab option').length === 3`)
+	e.twoTabsAnswer(second)
 	labels := browsertest.Eval[map[string]string](t, e.ctx, `Object.fromEntries([...document.querySelectorAll('#log > .bubble.claude')].map(n => [n.textContent, n.dataset.tab + ' / ' + n.dataset.session]))`)
 	if got := labels["first tab answers"]; got != "0a0a0a0a · Claude / "+first {
 		t.Errorf("first tab's answer labelled %q", got)
@@ -77,11 +84,7 @@ func TestSidePanelShowsTabsInRealChromium(t *testing.T) {
 	e.cli("pair", "tokyo")
 	e.poll("tokyo shown", `document.querySelector('#workspace').textContent.includes('tokyo') && document.querySelector('#notice').hidden`)
 	const second = "0b0b0b0b-2222-4222-8222-000000000002"
-	tab := secondTab(e.tokyo, second)
-	e.tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "first tab answers"})
-	tab.assistant("end_turn", map[string]any{"type": "text", "text": "second tab answers"})
-	e.poll("both tabs' answers, labelled", `[...document.querySelectorAll('#log > .bubble.claude')].filter(n => n.dataset.tab).length >= 2`)
-	e.poll("the picker", `!document.querySelector('#tab').hidden && document.querySelectorAll('#tab option').length === 3`)
+	e.twoTabsAnswer(second)
 	browsertest.Eval[string](t, e.ctx, `(s => { s.value = '`+second+`'; s.dispatchEvent(new Event('change')); return s.value; })(document.querySelector('#tab'))`)
 	shown := browsertest.Eval[[]string](t, e.ctx, `[...document.querySelectorAll('#log > .bubble.claude')].filter(n => !n.hidden).map(n => n.textContent)`)
 	if !slices.Equal(shown, []string{"second tab answers"}) {
