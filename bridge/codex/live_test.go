@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -36,17 +37,7 @@ func TestRolloutIsWrittenLive(t *testing.T) {
 			o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "wait for the gate", Model: codextest.ModelFor(version)}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			cmd, err := codextest.Command(ctx, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = gate.Open(); _ = cmd.Wait() })
-			if err := gate.Started(ctx); err != nil {
-				t.Fatal(err)
-			}
+			cmd := startAtGate(ctx, t, o, gate)
 			// The command runs until the gate opens: what is on disk now
 			// was written during the turn.
 			evs := readSoFar(t, o.CodexHome())
@@ -147,17 +138,7 @@ func TestResumeRefusedWhileBusy(t *testing.T) {
 	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "first"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd, err := codextest.Command(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gate.Open(); _ = cmd.Wait() })
-	if err := gate.Started(ctx); err != nil {
-		t.Fatal(err)
-	}
+	cmd := startAtGate(ctx, t, o, gate)
 	id := codextest.ThreadID(codextest.Rollouts(t, o.CodexHome())[0])
 	r, err := Resume(ctx, ResumeOptions{Bin: bin, CodexHome: o.CodexHome(), ThreadID: id, Message: "INJECTED-XYZ",
 		Dir: o.Dir, Env: o.Environ(), Args: []string{"--dangerously-bypass-approvals-and-sandbox"}})
@@ -191,4 +172,23 @@ func TestResumeRefusedWhileBusy(t *testing.T) {
 			t.Fatal("the refused message reached the model")
 		}
 	}
+}
+
+// startAtGate starts `codex exec` as o says and returns once its shell
+// call waits at gate; the gate is opened and the run waited for when the
+// test ends (if the test did not wait for it already).
+func startAtGate(ctx context.Context, t *testing.T, o codextest.Options, gate *agenttest.Gate) *exec.Cmd {
+	t.Helper()
+	cmd, err := codextest.Command(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = gate.Open(); _ = cmd.Wait() })
+	if err := gate.Started(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
 }
