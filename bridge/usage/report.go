@@ -195,31 +195,45 @@ func Summarize(h *History, q Query) (*Report, error) {
 	rows := map[string]*Row{}
 	parts := map[string]map[string]*Part{}
 	keys := keyer{by: by, loc: loc}
+	// Turns come in time order: most go to the row (and the workspace's
+	// part of it) the last one went to, looked up once.
+	var last struct {
+		key  string
+		row  *Row
+		ws   string
+		part *Part
+	}
 	add := func(t *Turn) {
 		if !in(t.End) {
 			return
 		}
 		rep.Total.add(t)
 		key := keys.of(t)
-		r := rows[key]
-		if r == nil {
-			r = &Row{Key: key}
-			if by == "session" {
-				r.Agent, r.Workspace = t.Agent, t.Workspace
+		r := last.row
+		if r == nil || key != last.key {
+			if r = rows[key]; r == nil {
+				r = &Row{Key: key}
+				if by == "session" {
+					r.Agent, r.Workspace = t.Agent, t.Workspace
+				}
+				rows[key] = r
 			}
-			rows[key] = r
+			last.key, last.row, last.part = key, r, nil
 		}
 		r.add(t)
 		if by == "day" || by == "week" || by == "month" {
-			ps := parts[key]
-			if ps == nil {
-				ps = map[string]*Part{}
-				parts[key] = ps
-			}
-			p := ps[t.Workspace]
-			if p == nil {
-				p = &Part{Workspace: t.Workspace}
-				ps[t.Workspace] = p
+			p := last.part
+			if p == nil || t.Workspace != last.ws {
+				ps := parts[key]
+				if ps == nil {
+					ps = map[string]*Part{}
+					parts[key] = ps
+				}
+				if p = ps[t.Workspace]; p == nil {
+					p = &Part{Workspace: t.Workspace}
+					ps[t.Workspace] = p
+				}
+				last.ws, last.part = t.Workspace, p
 			}
 			p.CostUSD += t.CostUSD
 			p.TotalTokens += Tokens(t.Usage)

@@ -2,6 +2,7 @@ package usage
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -162,5 +163,36 @@ func TestBadQuery(t *testing.T) {
 	}
 	if d, err := ParseDate("20261203", time.UTC); err != nil || !d.Equal(at("2026-12-03T00:00:00Z")) {
 		t.Errorf("20261203: %v %v", d, err)
+	}
+}
+
+// TestDayPartsByWorkspace: each day's cost is split by the workspaces its
+// turns ran in, turns of two workspaces and two days interleaved (the
+// next day's first in the workspace the last day's ended in).
+func TestDayPartsByWorkspace(t *testing.T) {
+	in := func(ws string, tr Turn) Turn { tr.Workspace = ws; return tr }
+	h := &History{Turns: []Turn{
+		in("/a", turn("2026-12-01T08:00:00Z", 1, 1)),
+		in("/b", turn("2026-12-01T09:00:00Z", 2, 2)),
+		in("/a", turn("2026-12-01T10:00:00Z", 4, 4)),
+		in("/a", turn("2026-12-02T08:00:00Z", 32, 32)),
+		in("/b", turn("2026-12-02T09:00:00Z", 8, 8)),
+		in("/b", turn("2026-12-02T10:00:00Z", 16, 16)),
+	}}
+	rep, err := Summarize(h, Query{By: "day", Loc: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]Part{
+		"2026-12-01": {{Workspace: "/a", CostUSD: 5, TotalTokens: 5}, {Workspace: "/b", CostUSD: 2, TotalTokens: 2}},
+		"2026-12-02": {{Workspace: "/a", CostUSD: 32, TotalTokens: 32}, {Workspace: "/b", CostUSD: 24, TotalTokens: 24}},
+	}
+	if len(rep.Rows) != len(want) {
+		t.Fatalf("rows %+v, want days %v", rep.Rows, want)
+	}
+	for _, r := range rep.Rows {
+		if !slices.Equal(r.Workspaces, want[r.Key]) {
+			t.Errorf("%s: parts %+v, want %+v", r.Key, r.Workspaces, want[r.Key])
+		}
 	}
 }
