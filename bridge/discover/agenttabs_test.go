@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/conductortest"
 )
 
@@ -31,7 +30,7 @@ func TestConductorTabsOfAgentsWithNoReader(t *testing.T) {
  ('s-future', 'w-tokyo', 'idle', 'Devin-2', 'Later', 'dv-77', 0),
  ('s-closed', 'w-tokyo', 'idle', 'cursor', 'Closed', NULL, 1);`, archived)
 
-			got, err := ReadConductor(context.Background(), h.db, h.conductor, claude.Agent{Projects: h.projects})
+			got, err := ReadConductor(context.Background(), h.db, h.conductor, h.claude())
 			if err != nil {
 				t.Fatal(err)
 			}

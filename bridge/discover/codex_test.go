@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/agent/claude"
 	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/conductortest"
 )
@@ -53,7 +52,7 @@ INSERT INTO workspaces (id, repository_id, directory_name, state) VALUES ('w-tok
 INSERT INTO sessions (id, workspace_id, status, agent_type, claude_session_id, is_hidden) VALUES
  ('s-codex', 'w-tokyo', 'idle', 'codex', '`+tab+`', 0);`)
 
-	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}, codexagent.New(codexHome)},
+	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{h.claude(), codexagent.New(codexHome)},
 		RunWindow: 10 * time.Minute, Processes: noProcs}
 	for scan := range 3 { // the second from the caches; before the third the tab writes again
 		if scan == 2 {

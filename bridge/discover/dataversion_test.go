@@ -26,7 +26,7 @@ INSERT INTO workspaces (id, repository_id, directory_name, branch, state, active
  ('w-tokyo', 'r1', 'tokyo', 'me/tokyo', 'ready', 's-1'),
  ('w-osaka', 'r1', 'osaka', 'me/osaka', 'ready', NULL);
 INSERT INTO sessions (id, workspace_id, status, claude_session_id, is_hidden) VALUES ('s-1', 'w-tokyo', 'idle', 'c-1', 0);`)
-	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}, Processes: noProcs}
+	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{h.claude()}, Processes: noProcs}
 	defer s.Close()
 	scan := func() map[string]Workspace {
 		t.Helper()

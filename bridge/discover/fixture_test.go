@@ -46,7 +46,7 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
  ('s-hidden', 'w-tokyo', 'idle', 'claude', 'Closed', 'c-hidden', 1, 'opus', 0, NULL),
  ('s-codex', 'w-tokyo', 'working', 'codex', 'Codex', 'thread-1', 0, 'gpt-5.5', 0, NULL);`)
 
-	got, err := ReadConductor(context.Background(), h.db, h.conductor, claude.Agent{Projects: h.projects})
+	got, err := ReadConductor(context.Background(), h.db, h.conductor, h.claude())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"conductorbridge/bridge/agent/claude"
 )
 
 // fakeHome is a user's home in a temp dir: Conductor's folders, its
@@ -32,6 +34,9 @@ func newFakeHome(t testing.TB) *fakeHome {
 		db:        filepath.Join(root, "Library", "Application Support", "com.conductor.app", "conductor.db"),
 	}
 }
+
+// claude is Claude Code's driver for this home's projects folder.
+func (h *fakeHome) claude() claude.Agent { return claude.Agent{Projects: h.projects} }
 
 // repo makes <conductor>/repos/<name>, a repository with a .git folder.
 func (h *fakeHome) repo(name string) string {

@@ -90,7 +90,7 @@ func TestScanIDsStableWhileDatabaseUnreadable(t *testing.T) {
 				createDB(t, h.db, append([]string{conductorSchema, repos}, stmts...)...)
 			}
 
-			s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}, Processes: noProcs}
+			s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{h.claude()}, Processes: noProcs}
 			type want struct {
 				id, repo, name string
 				archived       bool

@@ -20,7 +20,7 @@ func TestFailedScanKeepsLastGoodPicture(t *testing.T) {
 		only   func(h *fakeHome) *Scanner // a scanner of that source alone
 	}{
 		{"claude projects", func(h *fakeHome) string { return h.projects },
-			func(h *fakeHome) *Scanner { return &Scanner{Agents: []Agent{claude.Agent{Projects: h.projects}}} }},
+			func(h *fakeHome) *Scanner { return &Scanner{Agents: []Agent{h.claude()}} }},
 		{"conductor folders", func(h *fakeHome) string { return filepath.Join(h.conductor, "workspaces") },
 			func(h *fakeHome) *Scanner { return &Scanner{ConductorRoot: h.conductor} }},
 	}

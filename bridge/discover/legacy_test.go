@@ -77,7 +77,7 @@ func TestLegacyConductorWorkspacesWithoutDatabase(t *testing.T) {
 	git(docs, "worktree", "add", "-q", "-b", "oslo-branch", oslo)
 	h.transcript(claude.EncodeProjectDir(oslo), "11111111-2222-4333-8444-555555555555.jsonl", time.Now(), record("user", oslo))
 
-	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}, Processes: noProcs}
+	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{h.claude()}, Processes: noProcs}
 	got, err := s.Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)

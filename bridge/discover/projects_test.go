@@ -56,7 +56,7 @@ func TestScanClaudeProjects(t *testing.T) {
 	}
 	for _, c := range []*transcriptCache{nil, newTranscriptCache()} {
 		for range 2 { // the second round comes from the cache
-			ws, err := c.scanProjects(claude.Agent{Projects: h.projects})
+			ws, err := c.scanProjects(h.claude())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestScanClaudeProjectsMaxFiles(t *testing.T) {
 	for i := range maxCwdFiles {
 		h.transcript(project, string(rune('a'+i))+".jsonl", now.Add(time.Duration(-i)*time.Second), record("user", newer))
 	}
-	ws, err := (*transcriptCache)(nil).scanProjects(claude.Agent{Projects: h.projects})
+	ws, err := (*transcriptCache)(nil).scanProjects(h.claude())
 	if err != nil || len(ws) != 1 || ws[0].Directory != newer {
 		t.Errorf("got %+v, %v; want only %s", ws, err, newer)
 	}

@@ -71,7 +71,7 @@ func TestScan(t *testing.T) {
 	s := &Scanner{
 		ConductorDB:   h.db,
 		ConductorRoot: h.conductor,
-		Agents:        []Agent{claude.Agent{Projects: h.projects}},
+		Agents:        []Agent{h.claude()},
 		Registry:      reg,
 		Log:           logs.log,
 		Processes: func() (map[string]int, error) {
@@ -118,7 +118,7 @@ func TestScanDatabaseFallback(t *testing.T) {
 	tokyo := h.worktree("webapp", "tokyo", "me/tokyo")
 	writeFile(t, h.db, strings.Repeat("garbage", 1000))
 	var logs logLines
-	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}, Log: logs.log, Processes: noProcs}
+	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{h.claude()}, Log: logs.log, Processes: noProcs}
 
 	for range 3 {
 		ws, err := s.Scan(context.Background())
@@ -218,7 +218,7 @@ func TestScanConcurrent(t *testing.T) {
 	h := newFakeHome(t)
 	dir := h.worktree("webapp", "tokyo", "b")
 	h.transcript(claude.EncodeProjectDir(dir), "s.jsonl", time.Now(), record("user", dir))
-	s := &Scanner{ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}, Processes: noProcs}
+	s := &Scanner{ConductorRoot: h.conductor, Agents: []Agent{h.claude()}, Processes: noProcs}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
@@ -293,7 +293,7 @@ func BenchmarkScan(b *testing.B) {
 	}
 	createDB(b, h.db, conductorSchema, "INSERT INTO repos VALUES ('r1', 'webapp', '', '', '')",
 		"INSERT INTO workspaces VALUES "+strings.Join(rows, ", "))
-	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{claude.Agent{Projects: h.projects}}}
+	s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Agents: []Agent{h.claude()}}
 	if ws, err := s.Scan(context.Background()); err != nil || len(ws) != 200 {
 		b.Fatalf("scan: %d, %v", len(ws), err)
 	}

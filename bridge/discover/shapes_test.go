@@ -47,7 +47,7 @@ INSERT INTO session_messages_outbox (message_id, session_id, mode, queue_order, 
 			}
 			createDB(t, h.db, shape.Schema, `INSERT INTO repos (id, name) VALUES ('r1', 'webapp');`, workspaces, sessions)
 
-			got, err := ReadConductor(context.Background(), h.db, h.conductor, claude.Agent{Projects: h.projects})
+			got, err := ReadConductor(context.Background(), h.db, h.conductor, h.claude())
 			if err != nil {
 				t.Fatal(err)
 			}
