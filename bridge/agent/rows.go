@@ -88,3 +88,14 @@ type RowChanges interface {
 	// Close lets the database go.
 	Close() error
 }
+
+// Prompted is a Parser that counts the person's messages in the record it
+// has read (saved with its state). Two records of one session, each read
+// by its own parser (Conductor's rows, the agent's own), stand at the same
+// place when both have read as many prompts and neither is in a turn: the
+// engine hands a tab over from the one to the other there. ok is false
+// when the count does not cover the whole record (a state saved before
+// the parser counted).
+type Prompted interface {
+	Prompts() (n int, ok bool)
+}

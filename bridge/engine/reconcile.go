@@ -52,6 +52,7 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 			want[m.ID] = wanted{path: rec.Name(), meta: m, rows: rec, src: src}
 		}
 	}
+	w.oneReaderARecord(want)
 	// A tab resumed under a new id: its old session is not followed as a
 	// second one, even while its file is recent. The tab a session was
 	// seen in is remembered past its tail, or the next listing of recent
@@ -99,13 +100,31 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 			t.meta = wt.meta
 			continue
 		}
-		if t != nil { // the same session, written elsewhere now
-			evs = w.finish(t, evs)
-			w.detachRows(t)
-		}
-		t = w.start(id, wt)
-		if t == nil {
-			continue
+		if from := w.predecessor(t, id, wt, want); from != nil {
+			nt, ok := w.handover(from, id, wt, &evs)
+			if !ok { // not now: the tab stays where it is read
+				wt.rows.Close()
+				if from == t {
+					t.meta = wt.meta
+				} else { // still followed under its old id
+					want[from.id] = wanted{path: from.reader.Path, meta: from.meta}
+				}
+				continue
+			}
+			if from == t {
+				w.detachRows(t)
+			} else {
+				from.handed = true
+			}
+			t = nt
+		} else {
+			if t != nil { // the same session, written elsewhere now
+				evs = w.finish(t, evs)
+				w.detachRows(t)
+			}
+			if t = w.start(id, wt); t == nil {
+				continue
+			}
 		}
 		w.holdEnds(t)
 		w.tails[id] = t
@@ -120,7 +139,9 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 		if t.parser.InTurn() && !moved(id) && fileSize(t.reader.Path) >= 0 {
 			continue // still working: it ends when its turn does
 		}
-		evs = w.finish(t, evs)
+		if !t.handed {
+			evs = w.finish(t, evs)
+		}
 		evs = append(evs, event.Event{Type: event.Session, TS: time.Now(), SessionID: id, Agent: t.tag, Path: t.reader.Path, Reason: SessionEnd})
 		w.retire(t)
 		w.detachRows(t)
@@ -205,5 +226,29 @@ func (w *workspace) retire(t *tail) {
 			}
 		}
 		delete(w.retired, oldest)
+	}
+}
+
+// oneReaderARecord drops from want a session that is not a Conductor tab
+// (an agent's plain run in the folder) whose record a tab reads, or is
+// about to be handed over to (handover.go): a tab whose row names no
+// session of its agent finds its record by its folder, and the same
+// session listed as a run would stream it a second time.
+func (w *workspace) oneReaderARecord(want map[string]wanted) {
+	claimed := make(map[string]bool)
+	for _, wt := range want {
+		if wt.meta.ConductorID != "" {
+			claimed[wt.path] = true
+		}
+	}
+	for _, t := range w.tails {
+		if t.meta.ConductorID != "" && t.handoff.record != "" {
+			claimed[t.handoff.record] = true
+		}
+	}
+	for id, wt := range want {
+		if wt.meta.ConductorID == "" && claimed[wt.path] {
+			delete(want, id)
+		}
 	}
 }

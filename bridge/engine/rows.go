@@ -177,25 +177,20 @@ func (as agents) rowSources() (own []agent.Rows, fallback agent.Rows) {
 // findRows is the row record of a session discovery listed with no
 // record file: its agent's own (OpenCode's), else Conductor's own for a
 // tab whose agent the bridge has no file reader for. A Claude or Codex
-// tab keeps its native reader and waits for its file.
+// tab keeps its native reader and waits for its file. A session read from
+// Conductor's rows is given its own record once that is found
+// (handover.go).
 func (w *workspace) findRows(m discover.Session) (agent.Rows, agent.RowRecord) {
 	if t := w.tails[m.ID]; t != nil && t.rows != nil {
+		if src, rec := w.betterRows(t, m); rec != nil {
+			return src, rec
+		}
 		return w.eng.agents.named(t.source).(agent.Rows), t.rows
 	}
-	own, fallback := w.eng.agents.rowSources()
-	s := agent.RowSession{ID: m.ID, Tab: m.ConductorID, Agent: m.Agent, Dir: w.ws.Directory}
-	for _, r := range own {
-		if r.Name() != m.Agent {
-			continue
-		}
-		rec, err := r.FindRows(w.ctx, s)
-		if err != nil {
-			w.warnOnce("rows", "find session rows", err)
-		}
-		if rec != nil {
-			return r, rec
-		}
+	if src, rec := w.ownRows(m); rec != nil {
+		return src, rec
 	}
+	_, fallback := w.eng.agents.rowSources()
 	if fallback == nil || m.ConductorID == "" {
 		return nil, nil
 	}
@@ -204,14 +199,10 @@ func (w *workspace) findRows(m discover.Session) (agent.Rows, agent.RowRecord) {
 			return nil, nil // an agent read from files: its own reader
 		}
 	}
-	rec, err := fallback.FindRows(w.ctx, s)
-	if err != nil {
-		w.warnOnce("rows", "find session rows", err)
+	if rec := w.recordOf(fallback, m); rec != nil {
+		return fallback, rec
 	}
-	if rec == nil {
-		return nil, nil
-	}
-	return fallback, rec
+	return nil, nil
 }
 
 // attachRows makes t read rec, watching its database.
@@ -287,16 +278,26 @@ func (w *workspace) resumeRows(id string, tc tailCursor) {
 		if m.ID != id {
 			continue
 		}
-		src, rec := w.findRows(m)
-		if rec != nil && src.Name() == tc.Source && rec.Name() == tc.Path {
+		// The record it was read from, even where another is found now:
+		// the listing hands it over from where it stands.
+		src, _ := w.eng.agents.named(tc.Source).(agent.Rows)
+		var rec agent.RowRecord
+		if src != nil {
+			rec = w.recordOf(src, m)
+		}
+		if rec != nil && rec.Name() == tc.Path {
 			if t := w.resume(id, tc); t != nil {
 				t.meta = m
 				w.attachRows(t, rec)
 				w.holdEnds(t)
 				w.tails[id] = t
+				return
 			}
-			return
 		}
+		if rec != nil {
+			rec.Close()
+		}
+		break
 	}
 	if w.retired == nil {
 		w.retired = make(map[string]tailCursor)

@@ -356,10 +356,18 @@ func (w *workspace) readAll() bool {
 		w.listedAt = w.readAt
 		evs = w.reconcile(evs)
 	}
+	handoff := false
 	for _, t := range w.sorted() {
 		evs = w.readTail(t, evs)
+		if t.handoff.turn && !t.parser.InTurn() {
+			t.handoff.turn = false // the turn a handover waited for ended: list again
+			handoff = true
+		}
 	}
 	w.publish(evs)
+	if handoff {
+		w.poke(true)
+	}
 	return w.topic.LastID() != before
 }
 

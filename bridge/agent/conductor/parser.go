@@ -16,8 +16,9 @@ import (
 var ErrNotRow = errors.New("conductor record line is not a row")
 
 var (
-	_ agent.Parser = (*Parser)(nil)
-	_ agent.Waiter = (*Parser)(nil)
+	_ agent.Parser   = (*Parser)(nil)
+	_ agent.Waiter   = (*Parser)(nil)
+	_ agent.Prompted = (*Parser)(nil)
 )
 
 // Parser turns one tab's rows into events. It is fed Row.Line's lines in
@@ -51,6 +52,10 @@ type State struct {
 	Seen  bool    `json:"seen,omitempty"`
 	// LastText starts the last assistant text, for notifications.
 	LastText string `json:"last_text,omitempty"`
+	// Prompts counts the person's prompts read; Counted that the count
+	// began with the record's first row (agent.Prompted).
+	Prompts int  `json:"prompts,omitempty"`
+	Counted bool `json:"counted,omitempty"`
 }
 
 // Turn is the open turn.
@@ -78,11 +83,19 @@ type Cursor struct {
 // one).
 func NewParser(saved json.RawMessage) (*Parser, error) {
 	p := &Parser{}
+	if len(saved) == 0 || string(saved) == "null" {
+		p.State.Counted = true // read from the first row
+		return p, nil
+	}
 	if err := agent.LoadState("conductor record", saved, &p.State); err != nil {
 		return &Parser{}, err
 	}
 	return p, nil
 }
+
+// Prompts is how many of the person's prompts the rows read held
+// (agent.Prompted).
+func (p *Parser) Prompts() (int, bool) { return p.State.Prompts, p.State.Counted }
 
 // Cursor is the last row read, to follow the tab from.
 func (p *Parser) Cursor() Cursor { return Cursor{Row: p.State.Row, Key: p.State.Key} }
@@ -186,6 +199,7 @@ func (p *Parser) touch(ts time.Time) *Turn {
 // prompt sent while the agent works joins its turn).
 func (p *Parser) prompt(base event.Event, text []byte, out []event.Event) []event.Event {
 	p.touch(base.TS)
+	p.State.Prompts++
 	e := base
 	e.Type = event.User
 	e.Content, e.Truncated = cut(text)

@@ -24,6 +24,7 @@ func (p *Parser) message(info *fastjson.Value, out []event.Event) []event.Event 
 			return out // written again (its summary)
 		}
 		p.state.User = id
+		p.state.Prompts++
 		p.state.Error = ""
 		if p.state.Turn == nil {
 			p.state.Turn = &Turn{Start: created, Last: created}

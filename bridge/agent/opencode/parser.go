@@ -22,7 +22,8 @@ const Agent = "acp"
 var ErrNotJSON = errors.New("opencode event line is not a JSON event object")
 
 var (
-	_ agent.Parser = (*Parser)(nil)
+	_ agent.Parser   = (*Parser)(nil)
+	_ agent.Prompted = (*Parser)(nil)
 )
 
 // Parser turns a session's event rows (Row.Line) into events, in seq
@@ -64,6 +65,10 @@ type State struct {
 	LastText string `json:"last_text,omitempty"`
 	// Error is why the last turn failed ("" if it did not).
 	Error string `json:"error,omitempty"`
+	// Prompts counts the person's messages read; Counted that the count
+	// began with the session's first row (agent.Prompted).
+	Prompts int  `json:"prompts,omitempty"`
+	Counted bool `json:"counted,omitempty"`
 }
 
 // Turn accumulates one turn, from the person's prompt to the assistant
@@ -82,11 +87,19 @@ type Turn struct {
 // fresh one when saved is empty.
 func NewParser(saved json.RawMessage) (*Parser, error) {
 	p := &Parser{}
+	if len(saved) == 0 || string(saved) == "null" {
+		p.state.Counted = true // read from the first row
+		return p, nil
+	}
 	if err := agent.LoadState("opencode", saved, &p.state); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
+
+// Prompts is how many of the person's messages the rows read held
+// (agent.Prompted).
+func (p *Parser) Prompts() (int, bool) { return p.state.Prompts, p.state.Counted }
 
 // Save returns the parser's state as JSON.
 func (p *Parser) Save() (json.RawMessage, error) { return agent.SaveState("opencode", &p.state) }
