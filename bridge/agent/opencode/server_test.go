@@ -16,7 +16,9 @@ import (
 )
 
 // fakeServer answers the two routes of OpenCode's server delivery uses,
-// in the shapes the real 1.18.33 answered them (acp_e2e_test proves those).
+// in the shapes read from OpenCode 1.18.33's server source. No test yet
+// runs these routes against the real binary; the bridge does not use them
+// (see the package doc).
 type fakeServer struct {
 	mu     sync.Mutex
 	status string // the session's status, "" for none
