@@ -125,6 +125,15 @@ func TestTwoTabsOfRealClaudeCode(t *testing.T) {
 	// A's turn starts and waits on its tool; B's whole turn runs meanwhile;
 	// then A's ends.
 	e.tabs[0].Send("work in tab A")
+	// The resumed agent's start and first request are its own, bounded by
+	// the session's context: with two suites side by side (load 20-26)
+	// they took the stream wait's 30 s in both copies. The wait is the
+	// bridge's from the model's answer on.
+	if _, err := e.models[0].WaitRequest(e.ctx, func(r fakemodel.Request) bool {
+		return r.Kind == fakemodel.KindMain && r.ContainsText("work in tab A")
+	}); err != nil {
+		t.Fatalf("tab A's model never got its prompt: %v", err)
+	}
 	c.until(t, 30*time.Second, func(evs []event.Event) bool { return has(evs, a, event.ToolUse, toolA) })
 	e.tabs[1].Send("work in tab B")
 	if _, err := e.tabs[1].WaitResult(e.ctx); err != nil {
