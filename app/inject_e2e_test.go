@@ -80,7 +80,14 @@ func (e *agentEnv) messages(ws string) map[string]inject.Message {
 // waitState waits until message id of ws is in state.
 func (e *agentEnv) waitState(ws, id, state string) inject.Message {
 	e.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	return e.waitStateWithin(ws, id, state, 60*time.Second)
+}
+
+// waitStateWithin is waitState with a budget of its own: for a delivery
+// that runs a whole agent first (`opencode run --session`).
+func (e *agentEnv) waitStateWithin(ws, id, state string, d time.Duration) inject.Message {
+	e.t.Helper()
+	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		if m := e.messages(ws)[id]; m.State == state {
 			return m

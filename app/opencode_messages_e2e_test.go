@@ -19,13 +19,21 @@ import (
 	"conductorbridge/testkit/opencodetest"
 )
 
+// openCodeRunBudget is how long a message delivered by `opencode run
+// --session` may take to be confirmed: the run takes 15-20 s of CPU before
+// it writes the message, 70-100 s of wall time with two suites side by
+// side (load 20-26), where waitState's 60 s failed in both copies. The
+// budget is for a hung run, not a slow one.
+const openCodeRunBudget = 5 * time.Minute
+
 // openCodeBridgeEnv is what the bridge's own `opencode run` needs to reach
 // the test's OpenCode: the binary on PATH, and the home's configuration
-// and database (its XDG folders; the state folder stays the bridge's).
+// and database (its XDG folders; the state folder stays the bridge's), and
+// its npm kept offline as the test's own runs are.
 func openCodeBridgeEnv(h *opencodetest.Home, bin string) []string {
 	env := []string{"PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")}
 	for _, kv := range h.Environ() {
-		if (strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "XDG_STATE_HOME=")) || strings.HasPrefix(kv, "OPENCODE_") {
+		if (strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "XDG_STATE_HOME=")) || strings.HasPrefix(kv, "OPENCODE_") || strings.HasPrefix(kv, "npm_config_") {
 			env = append(env, kv)
 		}
 	}
@@ -129,7 +137,7 @@ func TestOpenCodeIdleSessionTakesAMessage(t *testing.T) {
 		t.Fatalf("OpenCode's model never got the message: %v\n%s", err, p.log)
 	}
 	e := &agentEnv{t: t, p: p}
-	if m := e.waitState(ws.ID, id, inject.Confirmed); m.Session != sid || m.Via != "opencode_run_session" {
+	if m := e.waitStateWithin(ws.ID, id, inject.Confirmed, openCodeRunBudget); m.Session != sid || m.Via != "opencode_run_session" {
 		t.Errorf("delivered as %+v", m)
 	}
 	evs := sse.until(t, 90*time.Second, func(evs []event.Event) bool { return countType(evs, sid, event.TurnComplete) == 1 })
@@ -211,7 +219,7 @@ func TestOpenCodeBusySessionMessageWaitsUntilIdle(t *testing.T) {
 	if err := <-ran; err != nil {
 		t.Fatal(err)
 	}
-	if m := e.waitState(ws.ID, id, inject.Confirmed); m.Session != sid || m.Via != "opencode_run_session" {
+	if m := e.waitStateWithin(ws.ID, id, inject.Confirmed, openCodeRunBudget); m.Session != sid || m.Via != "opencode_run_session" {
 		t.Errorf("delivered as %+v", m)
 	}
 	evs := sse.until(t, 90*time.Second, func(evs []event.Event) bool { return countType(evs, sid, event.TurnComplete) >= 2 })
