@@ -12,6 +12,7 @@ import (
 
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/nativehost"
+	"conductorbridge/testkit/browsertest"
 	"conductorbridge/testkit/usertest"
 )
 
@@ -157,4 +158,33 @@ func TestSidePanelIgnoresASquatter(t *testing.T) {
 	e.tokyo.prompt("written while a squatter held the port")
 	e.restartOnAnotherPort()
 	e.poll("back with the real bridge", `[...document.querySelectorAll('.bubble.you')].some(n => n.textContent.includes('while a squatter held the port')) && document.querySelector('#notice').hidden`)
+}
+
+// TestSidePanelSendsNothingToASquatterOnItsPort: the bridge dies and
+// another account takes the very port the panel was signed in on. The
+// panel must not send that listener its extension token (nor follow its
+// stream there with the cookie): it forgets the credential at the first
+// failure and asks the native host, which finds the listener is not the
+// user's. Counted over three of the panel's own tries after it says so.
+func TestSidePanelSendsNothingToASquatterOnItsPort(t *testing.T) {
+	e := newPanelEnv(t)
+	e.cli("pair", "tokyo")
+	e.poll("tokyo shown", `document.querySelector('#workspace').textContent.includes('tokyo') && document.querySelector('#notice').hidden`)
+	// Each try of the panel's ends in a question to the native host.
+	browsertest.Eval[bool](t, e.ctx, `(() => {
+		window.asks = 0;
+		const ask = chrome.runtime.sendNativeMessage.bind(chrome.runtime);
+		chrome.runtime.sendNativeMessage = (...a) => { window.asks++; return ask(...a); };
+		return true;
+	})()`)
+
+	e.p.kill(syscall.SIGKILL)
+	sq := startImpostor(t, e.addr)
+	e.poll("the squatter named", `document.querySelector('#notice').dataset.state === "Another user holds the bridge's port"`)
+	asked := browsertest.Eval[int](t, e.ctx, `window.asks`)
+	e.poll("three more tries", fmt.Sprintf(`window.asks >= %d`, asked+3))
+	reqs := sq.stop()
+	for _, r := range reqs {
+		t.Errorf("the other user's listener got %s %s (authorization %t, cookie %t)", r.Method, r.Path, r.Auth != "", r.Cookie != "")
+	}
 }

@@ -10,8 +10,11 @@
 // on 127.0.0.1 is trusted, not even a /health that says conductor-bridge.
 // Then: POST /sse-session → EventSource on /session/stream, which switches
 // by itself when the pairing changes. Whenever a request or the stream
-// fails, the panel asks the host again: the bridge may have restarted on
-// another port, or rotated its token.
+// fails, the panel forgets the port and the credential at once and asks the
+// host again before it sends anything: the bridge may have restarted on
+// another port, or rotated its token, or be gone, with another user's
+// program listening on its port by now. Nothing is sent to a port the host
+// has not vouched for since the last failure.
 
 import { createRenderer } from './render.js';
 import { createBrowser, createComposer, createTabs, notice, setConn, showState } from './page.js';
@@ -138,12 +141,19 @@ async function describe(id) {
 // --- talking to the bridge -------------------------------------------------
 
 async function api(path, { method = 'GET', body } = {}) {
+  if (!panel.token) throw Object.assign(new Error('not signed in'), { status: undefined });
   const headers = { Authorization: 'Bearer ' + panel.token };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const r = await fetch(base() + path, {
-    method, headers, cache: 'no-store',
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let r;
+  try {
+    r = await fetch(base() + path, {
+      method, headers, cache: 'no-store',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    forget(); // the bridge stopped answering: its port may be anyone's now
+    throw Object.assign(err, { status: undefined });
+  }
   const data = await r.json().catch(() => ({}));
   if (!r.ok) throw Object.assign(new Error(data.error || r.statusText), { status: r.status });
   return data;
@@ -164,6 +174,12 @@ async function askHost() {
 function later(fn, ms) {
   clearTimeout(panel.timer);
   panel.timer = setTimeout(fn, ms);
+}
+
+// forget drops the port's credential: nothing is sent until the host has
+// looked at who listens there again (connect).
+function forget() {
+  panel.token = '';
 }
 
 function closeStream() {
@@ -234,13 +250,11 @@ async function connect() {
   };
   es.onerror = () => {
     if (panel.source !== es) return;
-    setConn('retry');
-    // EventSource retries a dropped connection by itself, on the same
-    // port; if that does not bring it back soon, ask the host again: the
-    // bridge may be gone, or back on another port, or have a new token.
-    later(() => {
-      if (panel.source === es && es.readyState !== EventSource.OPEN) connect();
-    }, es.readyState === EventSource.CLOSED ? 300 : 1500);
+    // Not EventSource's own retry, which would carry the cookie back to
+    // the same port whoever holds it now: the host looks first.
+    forget();
+    closeStream();
+    backoff();
   };
 }
 

@@ -44,6 +44,14 @@ const (
 )
 
 // credential returns the strongest credential r carries.
+//
+// The extension token counts only from an extension, or from a program
+// with no browser headers (which the peer check has found to be the
+// user's own). A panel may have sent it to whoever held the port while
+// the bridge was down; what that squatter can then do with it is load its
+// own page in the bridge's origin in the person's browser (a viewer tab
+// reloaded meanwhile), and that page's requests are labelled same-origin,
+// which no page can change: they are refused it.
 func (s *Server) credential(r *http.Request) credential {
 	bearer := auth.Bearer(r)
 	if bearer == "" && r.Method == http.MethodGet {
@@ -59,7 +67,7 @@ func (s *Server) credential(r *http.Request) credential {
 	if s.Sessions == nil {
 		return credNone
 	}
-	if s.Sessions.ValidExtensionToken(bearer) {
+	if s.Sessions.ValidExtensionToken(bearer) && (!fromBrowser(r) || s.fromExtension(r)) {
 		return credExtension
 	}
 	cookie := sessionCookie(r)

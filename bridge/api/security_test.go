@@ -720,3 +720,42 @@ func TestNativeOriginUsesItsTokenButGetsNoneByOrigin(t *testing.T) {
 		t.Errorf("message with the host's credential: %d", code)
 	}
 }
+
+// TestExtensionTokenRefusedFromPages: a squatter on the port while the
+// bridge was down may have been sent the panel's extension token, and may
+// have had its own page loaded in the bridge's origin (a viewer tab
+// reloaded meanwhile). Once the real bridge is back, that page's requests
+// carry browser labels no page can change (same-origin, its Origin): the
+// token counts for none of them. An extension, and a program with no
+// browser headers (the peer check has found it is the user's), keep it.
+func TestExtensionTokenRefusedFromPages(t *testing.T) {
+	e := newEnv(t)
+	ext := e.srv.Sessions.ExtensionToken()
+	self := "http://127.0.0.1:" + e.port
+	post := func(r req) req {
+		r.method, r.path, r.body, r.ctype, r.bearer = "POST", "/workspace/ws1/session/messages", `{"message":"id > /tmp/pwned"}`, "application/json", ext
+		return r
+	}
+	get := func(r req) req { r.path, r.bearer = "/api/workspaces", ext; return r }
+	tests := []struct {
+		name string
+		r    req
+		want int
+	}{
+		{"page's POST, its own origin", post(req{origin: self, hdr: map[string]string{"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}}), 401},
+		{"page's GET, same-origin", get(req{hdr: map[string]string{"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}}), 401},
+		{"page's sse-session", req{method: "POST", path: "/sse-session", bearer: ext, origin: self, hdr: map[string]string{"Sec-Fetch-Site": "same-origin"}}, 401},
+		{"typed into the address bar", get(req{hdr: map[string]string{"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate"}}), 401},
+		{"extension's POST", post(req{origin: nativeOrigin, hdr: map[string]string{"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "cors"}}), 202},
+		{"extension's GET", get(req{hdr: map[string]string{"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "cors"}}), 200},
+		{"a program of the user's", get(req{}), 200},
+	}
+	for _, tt := range tests {
+		if code, body := e.do(t, tt.r); code != tt.want {
+			t.Errorf("%s: %d %v, want %d", tt.name, code, body, tt.want)
+		}
+	}
+	if n := len(e.queue.List("ws1")); n != 1 {
+		t.Errorf("%d messages queued, want the extension's one", n)
+	}
+}
