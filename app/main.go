@@ -53,9 +53,8 @@ func run(ctx context.Context, args []string, rawStdout, rawStderr io.Writer) err
 	cmd := "serve"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
-	}
-	if len(args) > 0 && cmd == "serve" {
-		switch args[0] { // the usual ways to ask what the commands are
+	} else if len(args) > 0 {
+		switch args[0] { // the usual ways to ask what the commands are ("serve -h" asks for serve's flags)
 		case "-h", "-help", "--help", "-version", "--version":
 			cmd, args = args[0], args[1:]
 		}
