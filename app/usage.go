@@ -46,7 +46,7 @@ func usageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// The running bridge's report, like every other command's answer:
 	// the transcripts and prices it reads are its state folder's (a
 	// demo's too). Only with no bridge running are the files read here.
-	rep, err := bridgeUsage(ctx, c, *by, *since, *until, *tz)
+	rep, err := bridgeUsage(ctx, c, *by, *since, *until, *tz, *noCache)
 	if couldScan(err) {
 		rep, err = readUsage(ctx, c, q, !*noCache, stderr)
 	}
@@ -75,8 +75,11 @@ func usageCache(stateDir string, log func(string)) *usagerep.Cache {
 }
 
 // bridgeUsage asks the running bridge for the report (GET /api/usage).
-func bridgeUsage(ctx context.Context, c config, by, since, until, tz string) (*usagerep.Report, error) {
+func bridgeUsage(ctx context.Context, c config, by, since, until, tz string, noCache bool) (*usagerep.Report, error) {
 	v := url.Values{}
+	if noCache {
+		v.Set("cache", "no") // the bridge reads every file again too
+	}
 	for k, x := range map[string]string{"by": by, "since": since, "until": until, "tz": cmp.Or(tz, localZone())} {
 		if x != "" {
 			v.Set(k, x)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -174,5 +175,83 @@ func TestUsageCacheSameOutput(t *testing.T) {
 				t.Fatalf("%s, after the session grew: %v\n%s\nwant (--no-cache)\n%s", name, err, got, want)
 			}
 		}
+	}
+}
+
+// TestUsageNoCacheWithABridgeRunning: `usage --no-cache` reads every file
+// again even when a bridge answers for it. A transcript changed in place
+// (its size, its time and its first and last bytes as they were: what the
+// cache looks at) fools the cache, on purpose; --no-cache must show the
+// change, as a run with no bridge and no cache does, and leave the bridge's
+// cache as it was.
+func TestUsageNoCacheWithABridgeRunning(t *testing.T) {
+	home := t.TempDir()
+	copyCorpus(t, home)
+	p := startBridgeProc(t, home, 0)
+	args := []string{"usage", "--home", home, "--codex-home", filepath.Join(home, ".codex"), "--tz", "UTC", "--json", "--by", "session"}
+	usage := func(extra ...string) string {
+		t.Helper()
+		out, err := runCLI(t, append(args, extra...)...)
+		if err != nil {
+			t.Fatalf("usage %q: %v %s", extra, err, out)
+		}
+		return out
+	}
+	before := usage()
+	cache := filepath.Join(p.stateDir(), "usage.cache")
+	if _, err := os.Stat(cache); err != nil {
+		t.Fatalf("the bridge made no cache: %v", err)
+	}
+
+	// Every output token count in the middle of the biggest transcript
+	// gets another first digit: same length, same ends, same time.
+	var big string
+	var size int64
+	filepath.WalkDir(filepath.Join(home, ".claude", "projects"), func(p string, d os.DirEntry, err error) error {
+		if info, e := d.Info(); err == nil && e == nil && !d.IsDir() && info.Size() > size {
+			big, size = p, info.Size()
+		}
+		return nil
+	})
+	info, _ := os.Stat(big)
+	b, _ := os.ReadFile(big)
+	key := []byte(`"output_tokens":`)
+	changed := 0
+	for i := 64; i < len(b)-64; i++ {
+		if !bytes.HasPrefix(b[i:], key) {
+			continue
+		}
+		d := i + len(key)
+		if d < len(b)-64 && b[d] >= '0' && b[d] <= '9' {
+			b[d] = map[bool]byte{true: '8', false: '9'}[b[d] == '9']
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Fatalf("no output token count in the middle of %s", big)
+	}
+	if err := os.WriteFile(big, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(big, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if got := usage(); got != before {
+		t.Fatalf("the cache saw the change: the test's premise is gone\n%s", got)
+	}
+	cached, _ := os.ReadFile(cache)
+
+	fresh := usage("--no-cache")
+	if fresh == before {
+		t.Errorf("--no-cache with a bridge running printed the cached report (%d counts changed in %s)", changed, filepath.Base(big))
+	}
+	// What a run with no bridge (another state folder, no port) and no
+	// cache prints.
+	alone, err := runCLI(t, append(args, "--state-dir", t.TempDir(), "--addr", "127.0.0.1:1", "--no-cache")...)
+	if err != nil || alone != fresh {
+		t.Errorf("--no-cache through the bridge:\n%s\nwant what a run with no bridge prints (%v):\n%s", fresh, err, alone)
+	}
+	if after, _ := os.ReadFile(cache); !bytes.Equal(after, cached) {
+		t.Error("--no-cache changed the bridge's cache")
 	}
 }

@@ -15,7 +15,7 @@ type UsageHistory interface {
 	Read(ctx context.Context) (*usage.History, error)
 }
 
-// usageReport answers GET /api/usage?by=&since=&until=&tz=: the usage
+// usageReport answers GET /api/usage?by=&since=&until=&tz=[&cache=no]: the usage
 // command's report as JSON. A browser sees the turns of the workspaces it
 // may see only (paired ones, unless exposure is all), and no file names.
 func (s *Server) usageReport(w http.ResponseWriter, r *http.Request) {
@@ -29,7 +29,20 @@ func (s *Server) usageReport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	h, err := s.Usage.Read(r.Context())
+	read := s.Usage.Read
+	if v.Get("cache") == "no" {
+		// The usage command's --no-cache. Only the user's own programs
+		// may have the whole history read again on demand.
+		fresh, ok := s.Usage.(interface {
+			ReadFresh(context.Context) (*usage.History, error)
+		})
+		if !ok || s.browserScoped(r) {
+			writeError(w, http.StatusBadRequest, "cache=no is not available here")
+			return
+		}
+		read = fresh.ReadFresh
+	}
+	h, err := read(r.Context())
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "read usage: "+err.Error())
 		return

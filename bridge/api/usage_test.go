@@ -120,3 +120,38 @@ func TestUsagePageIsServedLikeTheViewer(t *testing.T) {
 		}
 	}
 }
+
+// freshUsage counts how the report was read.
+type freshUsage struct {
+	fixedUsage
+	reads, fresh *int
+}
+
+func (f freshUsage) Read(ctx context.Context) (*usage.History, error) {
+	*f.reads++
+	return f.fixedUsage.Read(ctx)
+}
+
+func (f freshUsage) ReadFresh(ctx context.Context) (*usage.History, error) {
+	*f.fresh++
+	return f.fixedUsage.Read(ctx)
+}
+
+// TestUsageCacheNoIsTheCLIsOnly: cache=no (usage --no-cache) reads around
+// the cache for the API token; a browser may not have the whole history
+// read again on demand (400), and its plain reads still use the cache.
+func TestUsageCacheNoIsTheCLIsOnly(t *testing.T) {
+	e := newEnv(t)
+	var reads, fresh int
+	e.srv.Usage = freshUsage{reads: &reads, fresh: &fresh}
+	if code, _ := e.do(t, req{path: "/api/usage?cache=no", bearer: e.token.Value()}); code != 200 || fresh != 1 || reads != 0 {
+		t.Errorf("the CLI's cache=no: %d, %d fresh reads, %d cached", code, fresh, reads)
+	}
+	ext := e.srv.Sessions.ExtensionToken()
+	if code, _ := e.do(t, req{path: "/api/usage?cache=no", bearer: ext, origin: extOrigin}); code != 400 || fresh != 1 {
+		t.Errorf("a browser's cache=no: %d, %d fresh reads", code, fresh)
+	}
+	if code, _ := e.do(t, req{path: "/api/usage", bearer: ext, origin: extOrigin}); code != 200 || reads != 1 {
+		t.Errorf("a browser's read: %d, %d cached reads", code, reads)
+	}
+}

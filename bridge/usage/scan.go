@@ -75,6 +75,14 @@ type group struct {
 // Read reads the whole history, files in parallel (at most Workers at
 // once, each streamed line by line). With a Cache it reads only what
 // changed since the cache was made, and gives the same history.
+// ReadFresh is Read with no cache: every file read again, the cache
+// neither used nor changed (the usage command's --no-cache, asked of a
+// running bridge).
+func (s Source) ReadFresh(ctx context.Context) (*History, error) {
+	s.Cache = nil
+	return s.Read(ctx)
+}
+
 func (s Source) Read(ctx context.Context) (*History, error) {
 	prices := s.Prices
 	if prices == nil {
