@@ -110,14 +110,25 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	var delivered bool
-	c.until(t, 60*time.Second, func(evs []event.Event) bool {
+	evs = append(evs, c.until(t, 60*time.Second, func(evs []event.Event) bool {
 		if len(evs) == 0 {
 			return false
 		}
 		e := evs[len(evs)-1]
 		delivered = delivered || (e.Type == event.User && e.MessageID == res.ID && e.Content == "please check the mobile view")
 		return delivered && e.Type == event.Assistant && strings.Contains(e.Content, "please check the mobile view")
-	})
+	})...)
+
+	// A message handed over at a turn's end goes on with that turn: the
+	// stream's turns are still the turns usage counts.
+	evs = append(evs, demoWaitingMessage(t, c, cfg, tokyo.ID)...)
+	var session string
+	for _, e := range evs {
+		if e.Type == event.TurnComplete {
+			session = e.SessionID
+		}
+	}
+	demoTurnsMatch(t, c, evs, cfg, session)
 
 	demoCLI(t, lines["CLI"], strings.TrimPrefix(base, "http://"))
 
