@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -145,6 +147,17 @@ func TestSidePanelInRealChromium(t *testing.T) {
 	if len(tools) != 10 || tools[0] != "bash" || tools[7] != "web" {
 		t.Errorf("tool badges: %q", tools)
 	}
+	// At 300 px the composer's placeholder is whole, on one line.
+	if !placeholderFits(t, e.ctx) {
+		t.Error("the composer's placeholder does not fit on one line at 300 px")
+	}
+	// The footer's Usage link opens the usage page in a tab, signed in by
+	// the link the native host asked the bridge for.
+	if err := chromedp.Do(e.ctx, chromedp.Click(chromedp.CSS("#usage-link"))); err != nil {
+		t.Fatal(err)
+	}
+	usage := waitTab(t, e.ctx, e.p.base+"/")
+	browsertest.Poll(t, usage, "the usage page, signed in, in a tab", `location.pathname === '/usage' && document.body.dataset.loaded !== undefined`, 20*time.Second)
 
 	// Switch the pairing: the panel follows within a second or so.
 	switched := time.Now()
@@ -162,6 +175,14 @@ func TestSidePanelInRealChromium(t *testing.T) {
 	// host again and recovers, with nothing twice and nothing missing.
 	e.p.kill(syscall.SIGTERM)
 	e.poll("the not-running state", `document.querySelector('#notice').dataset.state === 'Start Conductor Bridge' && !document.querySelector('#notice').hidden`)
+	// What to do about it, for this system: a Mac has the app.
+	wantText := "It is not running. Run:conductor-bridge"
+	if runtime.GOOS == "darwin" {
+		wantText = "It is not running. Open it from Applications, or run:conductor-bridge"
+	}
+	if text := browsertest.Eval[string](t, e.ctx, `document.querySelector('#notice').textContent`); !strings.Contains(text, wantText) {
+		t.Errorf("the not-running notice says %q, want %q", text, wantText)
+	}
 	e.osaka.prompt("written while the bridge was down")
 	e.restartOnAnotherPort()
 	e.poll("recovered", `[...document.querySelectorAll('.bubble.you')].some(n => n.textContent.includes('while the bridge was down')) && document.querySelector('#notice').hidden`)
@@ -241,5 +262,46 @@ func TestExtensionSharesTheViewersRenderer(t *testing.T) {
 		if !strings.Contains(string(manifest), want) {
 			t.Errorf("manifest lacks %s", want)
 		}
+	}
+}
+
+// placeholderFits reports whether the composer's placeholder fits on one
+// line of the box: written into it unwrapped (as the placeholder is laid
+// out, in its font), it needs no scrolling. One line leaves the box's
+// second for a wider font than this Chromium's (the issue's reporter saw the
+// first version cut at "…for a new li").
+func placeholderFits(t testing.TB, ctx context.Context) bool {
+	return browsertest.Eval[bool](t, ctx, `(() => {
+		const m = document.querySelector('#message');
+		const [value, wrap] = [m.value, m.style.whiteSpace];
+		m.value = m.placeholder;
+		m.style.whiteSpace = 'pre';
+		const fits = m.placeholder !== '' && m.scrollWidth <= m.clientWidth && m.scrollHeight <= m.clientHeight;
+		[m.value, m.style.whiteSpace] = [value, wrap];
+		return fits;
+	})()`)
+}
+
+// waitTab waits for a tab the page opened at an address that starts with
+// prefix, and returns its context.
+func waitTab(t testing.TB, ctx context.Context, prefix string) context.Context {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		tabs, err := chromedp.Targets(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tab := range tabs {
+			if tab.Type == "page" && strings.HasPrefix(tab.URL, prefix) {
+				tctx, cancel := chromedp.NewContext(ctx, chromedp.WithTargetID(tab.TargetID))
+				t.Cleanup(cancel)
+				return tctx
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no tab opened at %s…; tabs: %+v", prefix, tabs)
+		}
+		time.Sleep(20 * time.Millisecond) // the next look
 	}
 }

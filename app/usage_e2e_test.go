@@ -164,8 +164,10 @@ func TestUsagePageInRealChromium(t *testing.T) {
 	if foot := browsertest.Eval[string](t, ctx, `document.querySelector('#days tfoot').textContent`); !strings.Contains(foot, "$9.00") {
 		t.Errorf("table total %q, want $9.00", foot)
 	}
-	if limit := browsertest.Eval[string](t, ctx, `(document.querySelector('#now [data-limit="codex/primary"]') || {}).textContent || ''`); !strings.Contains(limit, "12% used") || !strings.Contains(limit, "5 h window") {
-		t.Errorf("Codex's plan limit shows as %q, want 12%% of the 5 h window", limit)
+	// It resets at 1796302800 s, 13:00 UTC on 3 December 2026: shown on a
+	// 24-hour clock (this Chromium's en-US would say 01:00 PM).
+	if limit := browsertest.Eval[string](t, ctx, `(document.querySelector('#now [data-limit="codex/primary"]') || {}).textContent || ''`); !strings.Contains(limit, "12% used") || !strings.Contains(limit, "5 h window") || !strings.Contains(limit, "12/03/2026, 13:00") {
+		t.Errorf("Codex's plan limit shows as %q, want 12%% of the 5 h window, resetting 12/03/2026, 13:00", limit)
 	}
 	if w := browsertest.Eval[[]int](t, ctx, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] || w[1] != 300 {
 		t.Errorf("page is %d px wide in a %d px window: it overflows sideways", w[0], w[1])

@@ -486,6 +486,11 @@ func TestReloadedViewerIsSignedOut(t *testing.T) {
 		document.querySelector('#notice').getBoundingClientRect().top < 100 && document.querySelector('#usage-link').hidden`); !ok {
 		t.Error("the signed-out viewer shows a Send box, an empty log above its notice, or a usage link")
 	}
+	// So is the usage page, which names the command that opens it.
+	if err := chromedp.Do(e.ctx, chromedp.Navigate("http://"+e.addr+"/usage")); err != nil {
+		t.Fatal(err)
+	}
+	e.poll("the usage page's signed-out notice", `!document.querySelector('#notice').hidden && document.querySelector('#notice').textContent.includes('not signed in') && document.querySelector('#notice').textContent.includes('conductor-bridge open --usage')`)
 	e.openViewer()
 	e.send("signed in again")
 	e.poll("the message sent", `document.querySelector('#sent li') !== null`)
