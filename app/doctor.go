@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"conductorbridge/bridge/agent/claude"
@@ -134,23 +135,33 @@ func (d *doctorRun) port(ctx context.Context) finding {
 		f.Fix = "start it: conductor-bridge (or conductor-bridge service install, to start it at login and hold its port)"
 		return f
 	}
+	// Whose listener it is: this user's own comes first (a bridge of
+	// another state folder: a demo, a --home run), whoever this user is —
+	// root's own is not launchd's.
 	uid, err := listenerUID(pctx, d.c.Addr)
 	switch {
-	case err == nil && uid == 0:
+	case err == nil && uid == os.Getuid():
+		if h, err := portHealth(pctx, d.c.Addr); err == nil {
+			f.Status = statusWarn
+			f.Detail = fmt.Sprintf("Conductor Bridge %s of another state folder runs on %s; this state folder's is not running", h.Version, d.c.Addr)
+			f.Fix = "use that bridge's --state-dir, or start this one on another port"
+			if h.StateDir != "" {
+				f.Detail = fmt.Sprintf("Conductor Bridge %s of another state folder (%s) runs on %s; this state folder's (%s) is not running",
+					h.Version, h.StateDir, d.c.Addr, d.c.StateDir)
+				f.Fix = fmt.Sprintf("to check that bridge, pass --state-dir %s (or set %s=%s); or start this one on another port",
+					shellWord(h.StateDir), stateDirEnv, shellWord(h.StateDir))
+			}
+			return f
+		}
+	case err == nil && uid == 0 && runtime.GOOS == "darwin":
 		f.Status, f.Detail = statusWarn, d.c.Addr+" is held by the system (launchd holds it for the login item), but this state folder's bridge is not running"
 		f.Fix = "the login item starts it on the first connection; or start it: conductor-bridge"
 		return f
-	case err == nil && uid != os.Getuid():
+	case err == nil:
 		f.Status, f.Detail = statusFail, fmt.Sprintf("%s is held by another user of this machine (uid %d) while Conductor Bridge is not running: "+
 			"a browser reaching this port talks to them", d.c.Addr, uid)
 		f.Fix = "start the bridge on another port (conductor-bridge serve --addr 127.0.0.1:<port>); install the login item so the port is held for you"
 		return f
-	case err == nil:
-		if h, err := tcpHealth(pctx, d.c.Addr); err == nil {
-			f.Status, f.Detail = statusWarn, fmt.Sprintf("Conductor Bridge %s of another state folder runs on %s; this state folder's is not running", h.Version, d.c.Addr)
-			f.Fix = "use that bridge's --state-dir, or start this one on another port"
-			return f
-		}
 	}
 	f.Status, f.Detail = statusFail, d.c.Addr+" is taken by another program, and this state folder's bridge is not running"
 	f.Fix = "stop that program, or run the bridge elsewhere: conductor-bridge serve --addr 127.0.0.1:<port>"

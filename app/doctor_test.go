@@ -243,3 +243,21 @@ func TestDoctorAllWell(t *testing.T) {
 	}
 	_ = bus
 }
+
+// TestDoctorNamesTheOtherStateFolder: a bridge of another state folder of
+// this user's (a demo, a --home run) holds the port. doctor says so and
+// names its folder, as the other commands do — also run as root, whose own
+// listener is not launchd's (issue 26: it said "held by the system").
+func TestDoctorNamesTheOtherStateFolder(t *testing.T) {
+	other := t.TempDir()
+	p := startBridgeProc(t, other, 0)
+	otherState := filepath.Join(other, ".local", "state", "conductor-bridge")
+	home := conductorHome(t, fullSchema, twoWorkspaces, "tokyo", "osaka")
+
+	got, _, _ := runDoctor(t, home, nil, "--addr", strings.TrimPrefix(p.base, "http://"))
+	f := got["port"]
+	if f.Status != statusWarn || !strings.Contains(f.Detail, "of another state folder ("+otherState+") runs on "+strings.TrimPrefix(p.base, "http://")) ||
+		strings.Contains(f.Detail, "launchd") || !strings.Contains(f.Fix, "pass --state-dir "+otherState) {
+		t.Errorf("port (doctor run as uid %d): %s: %s; fix: %s", os.Getuid(), f.Status, f.Detail, f.Fix)
+	}
+}

@@ -101,6 +101,22 @@ func (b *bridgeClient) notRunning() error {
 	return &errOtherBridge{addr: b.addr, stateDir: h.StateDir, sock: b.sock}
 }
 
+// portHealth asks what listens on addr for GET /health?state_dir: a bridge
+// of this user's names its state folder. Ask it only once the listener is
+// known to be this user's.
+func portHealth(ctx context.Context, addr string) (health, error) {
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return health{}, err
+	}
+	defer conn.Close()
+	h, err := healthOver(ctx, conn)
+	if err == nil && h.Service != "conductor-bridge" {
+		err = fmt.Errorf("%s is not a Conductor Bridge", addr)
+	}
+	return h, err
+}
+
 // healthOver reads GET /health over an open connection.
 func healthOver(ctx context.Context, conn net.Conn) (health, error) {
 	var h health
