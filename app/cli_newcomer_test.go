@@ -23,6 +23,7 @@ func TestCLISaysWhatWentWrong(t *testing.T) {
 		{"help names one command", []string{"help", "send"}, false, []string{"send <ws>[/<session>] <message>", "-wait"}, []string{"demo ", "register"}},
 		{"help serve names serve's flags", []string{"help", "serve"}, false, []string{"serve        run the bridge", "-headless", "-claude-projects", "-conductor-db", "-log-dir", "-allow-origin"}, []string{"commands:", "demo "}},
 		{"serve -h names serve's flags", []string{"serve", "-h"}, false, []string{"-headless", "-conductor-root"}, []string{"commands:"}},
+		{"help help names help", []string{"help", "help"}, false, []string{"help [<command>]", "a command's lines"}, []string{"commands:", "flags:"}},
 		{"-h alone names the commands", []string{"-h"}, false, []string{"commands:", "demo ", "serve "}, nil},
 		{"a typo gets a suggestion, not the usage", []string{"tial"}, true, []string{`unknown command "tial"; did you mean "tail"?`}, []string{"commands:"}},
 		{"since after until", []string{"usage", "--home", home, "--since", "2026-02-01", "--until", "2026-01-01"}, true, []string{"--since 2026-02-01 is after --until 2026-01-01"}, nil},

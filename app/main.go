@@ -234,6 +234,7 @@ commands:
                            usage.cache in the state dir (--no-cache: read all)
   bench        measure idle cost, stream latency, fan-out, cold start, memory and descriptors
   version      print the version
+  help [<command>]         this list, or a command's lines of it and its flags
 
 Every command but serve reaches the bridge through its socket file in the state
 folder: --state-dir, else $CONDUCTOR_BRIDGE_STATE_DIR (a demo prints it), else the
