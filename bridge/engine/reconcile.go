@@ -187,6 +187,7 @@ func (w *workspace) start(id string, wt wanted) *tail {
 		if off > 0 {
 			t.reader.SkipTo(off)
 		}
+		t.subsSince = down
 	case info.Size() > w.tailBytes():
 		// An old transcript seen for the first time: only its tail
 		// matters. A session that just began is still small.

@@ -149,6 +149,16 @@ func (f *tail) addSub(w *workspace, p string, cold bool) {
 		switch {
 		case !f.subsDone.IsZero() && !info.ModTime().After(f.subsDone):
 			st.reader.SkipTo(info.Size()) // read before the restart, journaled as done
+		case !f.subsSince.IsZero():
+			// A session caught up (catchup.go): what its subagents
+			// wrote before was published then, or is history, spent
+			// in turns long over. A subagent of the turn taken since
+			// is read from its start, and counts in it.
+			from := info.Size()
+			if changedWhileDown(info, f.subsSince) {
+				from = catchUpFrom(p, info.Size(), f.subsSince)
+			}
+			st.reader.SkipTo(from)
 		case cold && info.Size() > w.eng.cfg.TailBytes:
 			st.reader.SkipTo(info.Size() - w.eng.cfg.TailBytes)
 		}

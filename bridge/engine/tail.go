@@ -33,6 +33,7 @@ type tail struct {
 	quiet      bool
 	lookedOnce bool
 	coldSubs   bool      // first sight of a large session: read its subagents' tails only
+	subsSince  time.Time // caught up (catchup.go): its subagent files are read from where they stood then
 	subsDone   time.Time // from the journal: subagent files last changed before it were read
 	beside     *besideAgents
 

@@ -382,7 +382,7 @@ func (w *workspace) readTail(t *tail, evs []event.Event) []event.Event {
 			m := len(evs)
 			evs = t.readSubagents(w, evs, t.coldSubs)
 			t.stamp(evs, m)
-			t.coldSubs = false
+			t.coldSubs, t.subsSince = false, time.Time{}
 		}
 		m := len(evs)
 		evs = t.parser.Flush(evs)
