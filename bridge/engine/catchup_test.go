@@ -83,15 +83,20 @@ func TestSessionResumedWhileDownStreamsFromWhereItStood(t *testing.T) {
 	seen := before[len(before)-1].ID
 	r.stop()
 
-	h.write(old, now(prompt(c, "today")), now(answer(c, "m2", "resumed while down", "end_turn")))
+	// Two turns, longer than the cold start's tail (4 KiB here): read as
+	// an old transcript's tail, the first would be lost.
+	h.write(old, now(prompt(c, "today")), now(answer(c, "m2", "resumed while down", "end_turn")),
+		now(prompt(c, "a long one")), now(answer(c, "m3", strings.Repeat("long ", 2000), "end_turn")))
 	r2 := h.start()
 	r2.waitWorkspace(t, dir)
-	after := r2.collect(t, id, seen, func(evs []event.Event) bool { return countTurns(evs, c) >= 1 })
+	after := r2.collect(t, id, seen, func(evs []event.Event) bool { return countTurns(evs, c) >= 2 })
 	got := summary(after)
-	if !strings.Contains(got, "user:today") || !strings.Contains(got, "assistant:resumed while down") {
-		t.Errorf("missing the turn taken while down: %s", got)
+	for _, want := range []string{"user:today", "assistant:resumed while down", "user:a long one"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s of the turns taken while down: %s", want, got)
+		}
 	}
-	if strings.Contains(got, "yesterday") || countTurns(after, c) != 1 {
+	if strings.Contains(got, "yesterday") || countTurns(after, c) != 2 {
 		t.Errorf("history published again: %s", got)
 	}
 }
