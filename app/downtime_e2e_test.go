@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/claudetest"
+	"conductorbridge/testkit/fakemodel"
+)
+
+// TestRealClaudeSessionBornWhileDown: the bridge is killed with SIGKILL, a
+// new `claude -p` session (real Claude Code, the fake model server) takes
+// a whole turn in the workspace, and the bridge is started again. A
+// client resuming the stream from the last id it saw gets that session's
+// prompt, answer and turn_complete with the turn's tokens, with ids that
+// follow on. The answer is longer than the tail a cold start reads of a
+// record it takes for history (32 KiB), so read as one the prompt and the
+// answer's start would be lost.
+func TestRealClaudeSessionBornWhileDown(t *testing.T) {
+	e := newAgentEnv(t)
+	const answered = "Answered while the bridge was down."
+	fm := fakemodel.NewTest(t,
+		fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("First answer.")}, Usage: fakemodel.Usage{InputTokens: 111, OutputTokens: 11}},
+		fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text(answered + strings.Repeat(" And so on.", 4000))}, Usage: fakemodel.Usage{InputTokens: 222, OutputTokens: 22}},
+	)
+	run := func(prompt string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		res, err := claudetest.Run(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir, Prompt: prompt})
+		if err != nil {
+			t.Fatalf("claude -p %q: %v\n%s", prompt, err, res.Stderr)
+		}
+		return res.SessionID
+	}
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(port)
+	first := run("first")
+	ws := e.workspace()
+	c := openStream(t, e.p, ws.ID, 0)
+	evs := c.until(t, 60*time.Second, func(evs []event.Event) bool { return turnOf(evs, first) != nil })
+	last := evs[len(evs)-1].ID
+	e.p.kill(syscall.SIGKILL)
+
+	born := run("born while down")
+	e.start(port)
+	c2 := openStream(t, e.p, ws.ID, last)
+	got := c2.until(t, 60*time.Second, func(evs []event.Event) bool { return turnOf(evs, born) != nil })
+	if got[0].ID != last+1 {
+		t.Errorf("first id after the restart %d, want %d", got[0].ID, last+1)
+	}
+	var user, answer bool
+	for _, ev := range got {
+		switch {
+		case ev.SessionID == first && (ev.Type == event.User || ev.Type == event.Assistant):
+			t.Errorf("the session seen before the kill published again: %+v", ev)
+		case ev.SessionID != born:
+		case ev.Type == event.User && ev.Content == "born while down":
+			user = true
+		case ev.Type == event.Assistant && strings.HasPrefix(ev.Content, answered):
+			answer = true
+		}
+	}
+	if !user || !answer {
+		t.Errorf("prompt shown %v, answer shown %v: %v", user, answer, kinds(got))
+	}
+	tc := turnOf(got, born)
+	if tc.Usage.InputTokens != 222 || tc.Usage.OutputTokens != 22 || tc.Interrupted {
+		t.Errorf("turn_complete: %+v", *tc)
+	}
+}
+
+// turnOf is session's first turn_complete in evs, nil if none.
+func turnOf(evs []event.Event, session string) *event.Event {
+	for i, ev := range evs {
+		if ev.Type == event.TurnComplete && ev.SessionID == session {
+			return &evs[i]
+		}
+	}
+	return nil
+}
