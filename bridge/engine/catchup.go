@@ -16,7 +16,9 @@ import (
 // as history — unless its record changed after the bridge last wrote its
 // journal (stream.Hub.LastWritten): then nobody saw what it gained, and it
 // is read from where it stood then and published as if the bridge had
-// been running. Records untouched since are history as before, so a cold
+// been running; its subagents' files likewise, from where each stood then
+// (addSub), so an old subagent is neither shown again nor counted in the
+// new turn. Records untouched since are history as before, so a cold
 // start of idle workspaces still reads only tails.
 
 // catchUpLimit bounds how far back a record is searched for where it stood:
