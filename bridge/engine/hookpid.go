@@ -40,6 +40,7 @@ func (e *Engine) AgentPID(ws string, c Call, running bool) {
 		}
 		w.hookPIDs[c.SessionID] = c.PID
 		w.hooked.Store(true)
+		w.noteAgents() // a turn already open learns its agent now, not once quiet
 		w.republish()
 	})
 }

@@ -11,7 +11,8 @@ import (
 // a crash, a closed terminal) just stops mid-turn: no stop reason, no
 // task_complete, no hook. So while a session's turn is open the engine
 // keeps the pid of the agent running it (the scan's, a hook's, else the
-// workspace's own agent when it has a single session at work), and once
+// workspace's own agent when it has a single session at work), noted at
+// each read and each hook's pid while that agent lives (noteAgents). Once
 // that process is gone — or is no longer an agent: a pid reused by another
 // program never counts as alive — and the record has been quiet for
 // QuietAfter, the parser ends the turn (agent.Parser.Interrupt): a
@@ -64,23 +65,14 @@ func (w *workspace) reap() {
 // (quiet for QuietAfter) or was never known (quiet for OrphanAfter), in
 // the order of sorted. It notes the live agent of each other open turn.
 func (w *workspace) orphans(now time.Time) []*tail {
-	working := 0
-	for _, t := range w.tails {
-		if t.parser.InTurn() {
-			working++
-		}
-	}
+	working := w.working()
 	var out []*tail
 	for _, t := range w.sorted() {
 		if !t.parser.InTurn() {
 			t.agentPID = 0
 			continue
 		}
-		pid := w.pidOf(t.id, t.meta)
-		if pid == 0 && working == 1 {
-			pid = w.ws.PID // the workspace's own agent, working on its only open turn
-		}
-		if pid != 0 && isAgentProcess(w.eng.agents, pid) {
+		if pid := w.agentOf(t, working); pid != 0 && isAgentProcess(w.eng.agents, pid) {
 			t.agentPID = pid
 			continue
 		}
@@ -92,6 +84,46 @@ func (w *workspace) orphans(now time.Time) []*tail {
 		}
 	}
 	return out
+}
+
+// noteAgents notes the live agent of each open turn as soon as the
+// workspace knows it (the listing's pid, a hook's, the scan's agent of
+// the workspace), not only once the turn has gone quiet: an agent killed
+// within QuietAfter of its last line is gone by the first look, and a
+// turn whose agent was never noted waits OrphanAfter. It runs after each
+// read and each hook's pid; a pid already noted is not looked up again.
+func (w *workspace) noteAgents() {
+	working := w.working()
+	for _, t := range w.tails {
+		if !t.parser.InTurn() {
+			continue
+		}
+		if pid := w.agentOf(t, working); pid != 0 && pid != t.agentPID && isAgentProcess(w.eng.agents, pid) {
+			t.agentPID = pid
+		}
+	}
+}
+
+// working counts the sessions whose turn is open.
+func (w *workspace) working() int {
+	n := 0
+	for _, t := range w.tails {
+		if t.parser.InTurn() {
+			n++
+		}
+	}
+	return n
+}
+
+// agentOf is the pid of the agent running t's open turn as the workspace
+// knows it: its own (the listing's or a hook's), else the workspace's
+// agent when t's is the only open turn; 0 if none is known.
+func (w *workspace) agentOf(t *tail, working int) int {
+	pid := w.pidOf(t.id, t.meta)
+	if pid == 0 && working == 1 {
+		pid = w.ws.PID // the workspace's own agent, working on its only open turn
+	}
+	return pid
 }
 
 // isAgentProcess reports whether pid is a live agent process (Claude Code

@@ -364,6 +364,7 @@ func (w *workspace) readAll() bool {
 			handoff = true
 		}
 	}
+	w.noteAgents()
 	w.publish(evs)
 	if handoff {
 		w.poke(true)
