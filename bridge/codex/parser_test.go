@@ -238,7 +238,10 @@ func TestTurnsUsageAndPrice(t *testing.T) {
 	if turns[0].Usage != want || turns[0].DurationMS != 2500 || turns[0].Model != "gpt-5.5" || !turns[0].CostKnown || math.Abs(turns[0].CostUSD-1570.0/1e6) > 1e-12 {
 		t.Errorf("first turn: %+v", turns[0])
 	}
-	if turns[1].CostKnown || turns[1].DurationMS != 2000 || turns[1].Model != "o9-unknown" {
+	if turns[0].Interrupted {
+		t.Errorf("a completed turn marked interrupted: %+v", turns[0])
+	}
+	if !turns[1].Interrupted || turns[1].CostKnown || turns[1].DurationMS != 2000 || turns[1].Model != "o9-unknown" {
 		t.Errorf("aborted turn: %+v", turns[1])
 	}
 	if got := strings.Join(priced, ","); got != "gpt-5.5,gpt-5.5,o9-unknown" {

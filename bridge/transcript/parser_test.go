@@ -202,14 +202,24 @@ func TestResponseSplitAcrossReadsIsOneTurn(t *testing.T) {
 	}
 }
 
+// TestInterruptEndsTheTurn: the note Claude Code writes when the person
+// presses Esc ends the turn, marked interrupted, with what it spent; the
+// note is no prompt of theirs.
 func TestInterruptEndsTheTurn(t *testing.T) {
-	var p Parser
-	intr := `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}`
-	evs := feed(t, &p, prompt, toolCall, intr)
-	if got := types(evs); got != "user,tool_use,turn_complete" {
-		t.Fatalf("events = %s", got)
-	}
-	if p.InTurn() {
-		t.Error("still working after an interrupt")
+	for _, note := range []string{"[Request interrupted by user for tool use]", "[Request interrupted by user]"} {
+		t.Run(note, func(t *testing.T) {
+			var p Parser
+			intr := `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"` + note + `"}]}}`
+			evs := feed(t, &p, prompt, toolCall, intr)
+			if got := types(evs); got != "user,tool_use,turn_complete" {
+				t.Fatalf("events = %s", got)
+			}
+			if tc := evs[2]; !tc.Interrupted || tc.Usage.InputTokens != 10 || tc.Usage.OutputTokens != 5 {
+				t.Errorf("turn_complete %+v, want interrupted with 10 tokens in and 5 out", tc)
+			}
+			if p.InTurn() {
+				t.Error("still working after an interrupt")
+			}
+		})
 	}
 }
