@@ -153,6 +153,15 @@ func (t *Terminal) Type(ctx context.Context, text string) error {
 	}
 }
 
+// Press presses one key, by tmux's name for it ("Escape", "C-c"), as a
+// person does: Escape stops the turn at work.
+func (t *Terminal) Press(ctx context.Context, key string) error {
+	if out, err := t.run(ctx, "send-keys", "-t", "claude", key); err != nil {
+		return fmt.Errorf("tmux send-keys %s: %w: %s", key, err, out)
+	}
+	return nil
+}
+
 // waitBox polls until the prompt box's text satisfies ok.
 func (t *Terminal) waitBox(ctx context.Context, ok func(string) bool) error {
 	for {
