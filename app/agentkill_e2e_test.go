@@ -215,3 +215,65 @@ func TestRealClaudeEscStopsTheTurn(t *testing.T) {
 	}
 	usageAgrees(t, e.home, session, tc)
 }
+
+// TestRealCodexInterruptedTurnIsMarked stops a real Codex turn while its
+// shell call runs, as a UI's stop button does (the app server's
+// turn/interrupt): Codex writes turn_aborted, and the bridge ends the turn
+// there, marked interrupted with the tokens spent, as `usage` counts it.
+func TestRealCodexInterruptedTurnIsMarked(t *testing.T) {
+	codexBin := codextest.Find(t, codextest.Latest)
+	home := t.TempDir()
+	dir := filepath.Join(home, "work", "shop")
+	g := agenttest.NewGate(t.TempDir())
+	oai := fakemodel.NewTest(t, fakemodel.Turn{
+		Build: func(r fakemodel.Request) []fakemodel.Block {
+			return []fakemodel.Block{fakemodel.Text("Running the long check."), fakemodel.Shell(r.ToolNames(), g.Command())}
+		},
+		Usage: fakemodel.Usage{InputTokens: 1234, OutputTokens: 56},
+	}, fakemodel.Reply(fakemodel.Text("never asked")))
+	co := codextest.Options{Bin: codexBin, BaseURL: oai.URL(), Home: home, Dir: dir}
+	if err := codextest.PrepareHome(co.CodexHome(), dir, oai.URL(), codextest.ModelFor(codextest.Latest)); err != nil {
+		t.Fatal(err)
+	}
+	p := startBridgeWith(t, home, 0, nil, "--headless")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := codextest.StartAppServer(ctx, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	thread, err := srv.StartThread(ctx, dir, "never", "danger-full-access")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := srv.Call(ctx, "turn/start", map[string]any{"threadId": thread, "input": []map[string]any{{"type": "text", "text": "run the long check"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started struct {
+		Turn struct {
+			ID string `json:"id"`
+		} `json:"turn"`
+	}
+	if err := json.Unmarshal(res, &started); err != nil || started.Turn.ID == "" {
+		t.Fatalf("turn/start answered %s (%v)", res, err)
+	}
+	if err := g.Started(ctx); err != nil {
+		t.Fatalf("the shell call never ran: %v\n%s", err, srv.Stderr())
+	}
+	ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir && w.Status == event.StateWorking })
+	c := openStream(t, p, ws.ID, 0)
+	c.until(t, time.Minute, func(evs []event.Event) bool {
+		n := len(evs)
+		return n > 0 && evs[n-1].Type == event.ToolUse && evs[n-1].SessionID == thread
+	})
+	if _, err := srv.Call(ctx, "turn/interrupt", map[string]any{"threadId": thread, "turnId": started.Turn.ID}); err != nil {
+		t.Fatal(err)
+	}
+	tc := stoppedTurnEnds(t, c, thread)
+	if tc.Usage.InputTokens != 1234 || tc.Usage.OutputTokens != 56 {
+		t.Errorf("turn_complete %+v, want 1234 tokens in and 56 out", tc)
+	}
+	usageAgrees(t, home, thread, tc)
+}
