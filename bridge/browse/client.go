@@ -23,6 +23,11 @@ var (
 	errForeign = errors.New("the browse server's port is not the user's")
 	// errNotGstack: the port answers, but not as gstack's browse server.
 	errNotGstack = errors.New("not gstack's browse server")
+	// errUnhealthy: the port answers /health as gstack's browse server
+	// does while its active page does not evaluate within 2 s (a JS
+	// dialog open, a page hung; browser-manager.ts isHealthy). Not
+	// followed now, and looked at again later (see Finder.Sweep).
+	errUnhealthy = errors.New("browse server unhealthy (its page does not answer: a dialog open, or the page hung)")
 	// errStalled: the stream sent nothing, not even a heartbeat, for too long.
 	errStalled = errors.New("browse server stalled")
 	// errStale: the state file's process is gone.
@@ -39,7 +44,8 @@ type peerCheck func(local, remote net.Addr) (int, error)
 // after id `after`, all on one connection, in this order:
 //
 //  1. GET /health, which carries no secret, and wants gstack's answer
-//     ({"status":"healthy"}, cli.ts isServerHealthy);
+//     ({"status":"healthy"}, cli.ts isServerHealthy; "unhealthy" is
+//     gstack's too, but its page is stuck: errUnhealthy);
 //  2. now that the server has accepted the connection and answered on
 //     it, the kernel is asked who holds its other end (asked sooner, a
 //     socket not yet accepted has no owner to tell), and it must be uid;
@@ -170,6 +176,8 @@ func health(conn net.Conn, br *bufio.Reader, host string) (closing bool, err err
 		return false, fmt.Errorf("%w: /health answered over %d bytes", errNotGstack, maxHealth)
 	case resp.StatusCode != http.StatusOK || json.Unmarshal(body, &h) != nil:
 		return false, fmt.Errorf("%w: /health answered %d", errNotGstack, resp.StatusCode)
+	case h.Status == "unhealthy":
+		return false, fmt.Errorf("%w: /health says so", errUnhealthy)
 	case h.Status != "healthy":
 		return false, fmt.Errorf("%w: /health says %.64q", errNotGstack, h.Status)
 	}

@@ -49,8 +49,9 @@ type Finder struct {
 	StallAfter time.Duration
 	// RetryAfter is the first wait before connecting again to a server
 	// whose stream failed (0: 250 ms); it doubles up to 8 s, and after
-	// Retries failures in a row (0: 6) the server is left alone until
-	// its state file changes.
+	// Retries failures in a row (0: 6) the server is given up on: tried
+	// again only on the sweep, less and less often (relook.go), or at
+	// once when its state file changes.
 	RetryAfter time.Duration
 	Retries    int
 
@@ -146,9 +147,10 @@ func (f *Finder) Changed(path string) bool {
 // sweep does its transcripts, and looks again at those that changed: the
 // safety net for missed file events, and how a state file is found where
 // the .gstack folder is not watched (it may not exist yet, or folders are
-// not watched at all). With folders, it also returns the .gstack folders
-// that appeared since the last sweep, for the engine to watch. It is
-// called from one goroutine at a time.
+// not watched at all). A server given up on gets one more attempt when
+// its turn comes (relook.go). With folders, it also returns the .gstack
+// folders that appeared since the last sweep, for the engine to watch. It
+// is called from one goroutine at a time.
 func (f *Finder) Sweep(folders bool) (appeared []string) {
 	f.init()
 	for _, w := range f.list() {
@@ -157,6 +159,8 @@ func (f *Finder) Sweep(folders bool) (appeared []string) {
 		if now != w.stamp {
 			w.stamp = now
 			w.look() // it appeared, changed or went
+		} else if w.relookDue() {
+			w.look() // a server given up on: one more attempt
 		}
 		if !folders {
 			continue

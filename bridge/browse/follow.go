@@ -48,6 +48,7 @@ type watch struct {
 	mu      sync.Mutex
 	running bool
 	live    bool
+	relook  relook // attempts the sweep gives a server given up on (relook.go)
 
 	// The sweep's (one goroutine).
 	stamp  stamp
@@ -145,13 +146,18 @@ func (w *watch) run() {
 				clear(w.warned) // a new server: what it does wrong is said again
 			}
 			w.last, w.failures = st, 0
+			w.recovered()
 		}
 		if w.failures >= w.f.retries() {
-			w.warn("given up", fmt.Errorf("browse server on port %d not followed after %d failed attempts; waiting for its state file to change", st.Port, w.failures))
-			if w.done() {
-				return
+			if !w.takeGrant() {
+				w.warn("given up", fmt.Errorf("browse server on port %d not followed after %d failed attempts; tried again on later sweeps, less and less often, and at once if its state file changes", st.Port, w.failures))
+				w.giveUp()
+				if w.done() {
+					return
+				}
+				continue
 			}
-			continue
+			w.failures = w.f.retries() - 1 // the sweep's leave: one attempt more
 		}
 		began := w.f.now()
 		err = w.follow(st)
@@ -161,10 +167,14 @@ func (w *watch) run() {
 		}
 		if w.f.now().Sub(began) > time.Minute {
 			w.failures = 0 // a stream that ran a while was not a failed attempt
+			w.recovered()
 		}
 		w.failures++
 		if err != nil && !errors.Is(err, context.Canceled) {
 			w.warn(reason(err), err)
+		}
+		if w.failures >= w.f.retries() {
+			continue // given up on: no wait before saying so
 		}
 		if !w.wait(w.f.retryAfter() << min(w.failures-1, 5)) {
 			w.done()
@@ -329,7 +339,7 @@ func (w *watch) warn(why string, err error) {
 
 // reason names an error for warn: the kind, not the details.
 func reason(err error) string {
-	for _, e := range []error{errUnsafe, errPartial, errHostile, errStale, errForeign, errNotGstack, errStalled} {
+	for _, e := range []error{errUnsafe, errPartial, errHostile, errStale, errForeign, errUnhealthy, errNotGstack, errStalled} {
 		if errors.Is(err, e) {
 			return e.Error()
 		}

@@ -13,8 +13,11 @@
 //     down removes the file.
 //   - validateAuth: the Authorization header compared, in constant time,
 //     with "Bearer <token>"; 401 {"error":"Unauthorized"} otherwise.
-//   - GET /health: open, {"status":"healthy","mode","uptime","tabs",
-//     "terminalPort"}, never a token.
+//   - GET /health: open, 200 {"status":"healthy","mode","uptime","tabs",
+//     "terminalPort"}, never a token; "unhealthy" in place of "healthy"
+//     (still 200) while the active page does not evaluate within 2 s
+//     (browser-manager.ts isHealthy: a JS dialog open, a page hung),
+//     which SetHealthy(false) stands in for.
 //   - GET /activity/stream?after=N (auth): activity.ts getActivityAfter —
 //     after 0 replays every kept entry; an N older than the oldest kept
 //     sends "gap" {gapFrom: N+1, availableFrom: oldest} and then every kept
@@ -86,13 +89,15 @@ type Server struct {
 	started     time.Time
 	closeHealth bool
 
-	mu     sync.Mutex
-	ring   []Entry
-	next   int64
-	total  int64
-	subs   map[*sub]struct{}
-	page   string
-	closed bool
+	mu      sync.Mutex
+	sick    bool  // /health says "unhealthy" (SetHealthy)
+	healths int64 // /health requests answered
+	ring    []Entry
+	next    int64
+	total   int64
+	subs    map[*sub]struct{}
+	page    string
+	closed  bool
 }
 
 // Options change how a stand-in starts.
@@ -310,12 +315,34 @@ func (s *Server) auth(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// SetHealthy sets what /health says: "healthy", or as gstack does while
+// its active page does not answer (a JS dialog is open), "unhealthy".
+func (s *Server) SetHealthy(ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sick = !ok
+}
+
+// HealthChecks is how many /health requests the server has answered.
+func (s *Server) HealthChecks() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.healths
+}
+
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if s.closeHealth {
 		w.Header().Set("Connection", "close")
 	}
+	s.mu.Lock()
+	s.healths++
+	status := "healthy"
+	if s.sick {
+		status = "unhealthy"
+	}
+	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{
-		"status": "healthy", "mode": "launched", "uptime": int64(time.Since(s.started).Seconds()),
+		"status": status, "mode": "launched", "uptime": int64(time.Since(s.started).Seconds()),
 		"tabs": 1, "terminalPort": nil,
 	})
 }

@@ -141,6 +141,15 @@ func TestStreamSpeaksGstacksWire(t *testing.T) {
 	if !strings.Contains(string(body), `"status":"healthy"`) || strings.Contains(string(body), s.Token) {
 		t.Errorf("health: %s", body)
 	}
+	s.SetHealthy(false) // its page does not answer: 200, and says so
+	resp, _ = http.Get(base + "/health")
+	body, _ = io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"status":"unhealthy"`) {
+		t.Errorf("unhealthy: %d %s", resp.StatusCode, body)
+	}
+	if n := s.HealthChecks(); n != 2 {
+		t.Errorf("%d /health requests counted, want 2", n)
+	}
 	s.Close()
 	if _, err := os.Stat(StatePath(root)); !os.IsNotExist(err) {
 		t.Errorf("state file left after shutdown: %v", err)
