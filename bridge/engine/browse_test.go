@@ -1,9 +1,15 @@
 package engine
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +18,7 @@ import (
 	"conductorbridge/bridge/browse"
 	"conductorbridge/bridge/browsetest"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/stream"
 )
 
 // A workspace's browse server is found through the engine's own
@@ -73,24 +80,58 @@ func TestBrowseServerFoundByTheEnginesWatch(t *testing.T) {
 }
 
 // Where the .gstack folder does not exist yet (gstack never ran in the
-// workspace), the sweep finds the state file once it appears, and then
-// watches the folder.
+// workspace), the sweep finds the state file once it appears, and where
+// folders are watched, then watches the folder. Where they are not
+// (macOS: kqueue has no folder watches), the sweep alone finds each new
+// browse server: the first, and the one started after it shut down.
 func TestBrowseServerFoundByTheSweep(t *testing.T) {
-	h := newHome(t)
-	dir, proj := h.workspace("osaka")
-	cwdOf["b2"] = dir
-	h.write(filepath.Join(proj, "b2222222-2222-4222-8222-222222222222.jsonl"), prompt("b2", "hi"))
-	finder := &browse.Finder{Log: zerolog.Nop()}
-	defer finder.Close()
-	watchDirs := true
-	r := h.startWith(func(c *Config) {
-		c.Browse = finder
-		c.WatchDirs = &watchDirs
-	})
-	id := r.waitWorkspace(t, dir)
-	startBrowser(t, r, dir, id)
-	gstack := filepath.Join(dir, ".gstack")
-	waitFor(t, "its .gstack folder to be watched", func() bool { return r.eng.isWatched(gstack) })
+	for _, watchDirs := range []bool{true, false} {
+		t.Run(fmt.Sprintf("folders watched %v", watchDirs), func(t *testing.T) {
+			h := newHome(t)
+			dir, proj := h.workspace("osaka")
+			cwdOf["b2"] = dir
+			h.write(filepath.Join(proj, "b2222222-2222-4222-8222-222222222222.jsonl"), prompt("b2", "hi"))
+			finder := &browse.Finder{Log: zerolog.Nop()}
+			defer finder.Close()
+			r := h.startWith(func(c *Config) {
+				c.Browse = finder
+				c.WatchDirs = &watchDirs
+			})
+			id := r.waitWorkspace(t, dir)
+			s := startBrowser(t, r, dir, id)
+			gstack := filepath.Join(dir, ".gstack")
+			if watchDirs {
+				waitFor(t, "its .gstack folder to be watched", func() bool { return r.eng.isWatched(gstack) })
+				return
+			}
+			if r.eng.isWatched(gstack) {
+				t.Error("a .gstack folder watched where folders are not")
+			}
+			s.Command("goto", "https://example.com/first")
+			r.collect(t, id, 0, hasBrowse(event.BrowseEnd, "https://example.com/first"))
+
+			s.Close() // shut down: its state file goes, and a new run starts
+			waitFor(t, "the browser to be gone", func() bool {
+				in, _ := r.eng.Workspace(id)
+				return !in.Browser
+			})
+			s2 := startBrowser(t, r, dir, id)
+			s2.Command("goto", "https://example.com/second")
+			r.collect(t, id, 0, hasBrowse(event.BrowseEnd, "https://example.com/second"))
+		})
+	}
+}
+
+// hasBrowse is satisfied by a browse event of action whose page is url.
+func hasBrowse(action, url string) func([]event.Event) bool {
+	return func(evs []event.Event) bool {
+		for _, e := range evs {
+			if e.Type == event.Browse && e.Action == action && e.URL == url {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // startBrowser starts a browse server in dir and waits until workspace id
@@ -107,4 +148,113 @@ func startBrowser(t *testing.T, r *running, dir, id string) *browsetest.Server {
 		return in.Browser
 	})
 	return s
+}
+
+// A browse server whose page is stuck (gstack's /health says "unhealthy",
+// a JS dialog open) is given up on after Retries attempts; once healthy,
+// with its state file untouched, the engine's own sweep has it followed.
+func TestUnhealthyBrowseServerFollowedOnceHealthy(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("kyoto")
+	cwdOf["b3"] = dir
+	h.write(filepath.Join(proj, "b3333333-3333-4333-8333-333333333333.jsonl"), prompt("b3", "fill the form"))
+	logs := &lockedLog{}
+	finder := &browse.Finder{Log: zerolog.New(logs), RetryAfter: 5 * time.Millisecond, Retries: 3}
+	defer finder.Close()
+	r := h.startWith(func(c *Config) { c.Browse = finder })
+	id := r.waitWorkspace(t, dir)
+	s, err := browsetest.New(dir, browsetest.Options{NoState: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.SetHealthy(false)
+	if err := s.WriteState(); err != nil { // found unhealthy from the first look
+		t.Fatal(err)
+	}
+	waitFor(t, "the attempts to end", func() bool { return strings.Contains(logs.String(), "not followed after") })
+	if !strings.Contains(logs.String(), "browse server unhealthy") {
+		t.Errorf("the log does not say it is unhealthy:\n%s", logs)
+	}
+	s.SetHealthy(true) // the dialog is closed
+	waitFor(t, "the workspace's browser to be live", func() bool {
+		in, _ := r.eng.Workspace(id)
+		return in.Browser
+	}, func() { t.Logf("log:\n%s", logs) })
+}
+
+// Several viewers read a workspace's stream over SSE, as the API serves
+// it: each gets the browser's actions, and the browse server still has
+// one stream open, the bridge's.
+func TestOneBrowseStreamWhateverTheSubscribers(t *testing.T) {
+	h := newHome(t)
+	dir, proj := h.workspace("nara")
+	cwdOf["b4"] = dir
+	h.write(filepath.Join(proj, "b4444444-4444-4444-8444-444444444444.jsonl"), prompt("b4", "look it up"))
+	finder := &browse.Finder{Log: zerolog.Nop()}
+	defer finder.Close()
+	r := h.startWith(func(c *Config) { c.Browse = finder })
+	id := r.waitWorkspace(t, dir)
+	s := startBrowser(t, r, dir, id)
+	topic, _ := r.eng.Topic(id)
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		stream.SSE{}.Serve(ctx, w, req, topic)
+	}))
+	defer srv.Close()
+	defer cancel()
+
+	const viewers = 5
+	lines := make([]chan string, viewers)
+	for i := range lines {
+		resp, err := http.Get(srv.URL) // its headers come once it is subscribed
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		lines[i] = make(chan string, 1024)
+		go func(c chan<- string) {
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() {
+				c <- sc.Text()
+			}
+			close(c)
+		}(lines[i])
+	}
+	s.Command("goto", "https://example.com/shared")
+	for i, c := range lines {
+		deadline := time.After(5 * time.Second)
+		for seen := false; !seen; {
+			select {
+			case l, ok := <-c:
+				if !ok {
+					t.Fatalf("viewer %d: the stream ended", i)
+				}
+				seen = strings.HasPrefix(l, "data:") && strings.Contains(l, `"action":"end"`) && strings.Contains(l, "https://example.com/shared")
+			case <-deadline:
+				t.Fatalf("viewer %d never got the browser's action", i)
+			}
+		}
+	}
+	if n := s.Subscribers(); n != 1 {
+		t.Errorf("%d streams open to the browse server for %d viewers, want 1", n, viewers)
+	}
+}
+
+// lockedLog is a log the test's goroutines share.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
