@@ -86,3 +86,56 @@ func turnOf(evs []event.Event, session string) *event.Event {
 	}
 	return nil
 }
+
+// TestRealClaudeRestartMatchesAnUninterruptedRun runs one scripted session
+// of real Claude Code (each release the issue names) twice against the
+// fake model: with the bridge up throughout, and with the bridge killed
+// with SIGKILL before a new session is born and again before the first
+// session is resumed, each time started again after the turn ended. A
+// client resuming the stream from the last id it saw must see what the
+// uninterrupted run showed: the same events and payloads in order, the
+// same tokens and cost per turn, and usage must agree. The answers while
+// down are longer than the 32 KiB a cold start reads of a record it takes
+// for history.
+func TestRealClaudeRestartMatchesAnUninterruptedRun(t *testing.T) {
+	for _, version := range []string{claudetest.Latest, "2.0.77"} {
+		t.Run(version, func(t *testing.T) {
+			bin := claudetest.Find(t, version)
+			script := func(t *testing.T, e *agentEnv) []downStep {
+				long := strings.Repeat(" And so on.", 4000)
+				fm := fakemodel.NewTest(t,
+					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Listing."), fakemodel.Bash("echo one")}, Usage: fakemodel.Usage{InputTokens: 101, OutputTokens: 11}},
+					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("First answer.")}, Usage: fakemodel.Usage{InputTokens: 111, CacheReadInputTokens: 1000, OutputTokens: 12}},
+					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Born while down." + long)}, Usage: fakemodel.Usage{InputTokens: 222, OutputTokens: 22}},
+					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Bash("echo two")}, Usage: fakemodel.Usage{InputTokens: 303, CacheCreationInputTokens: 500, OutputTokens: 33}},
+					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Resumed while down." + long)}, Usage: fakemodel.Usage{InputTokens: 333, OutputTokens: 34}},
+				)
+				run := func(o claudetest.Options) func(t *testing.T) string {
+					return func(t *testing.T) string {
+						ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+						defer cancel()
+						o.Bin, o.BaseURL, o.Home, o.Dir = bin, fm.URL(), e.home, e.dir
+						res, err := claudetest.Run(ctx, o)
+						if err != nil {
+							t.Fatalf("claude -p %q: %v\n%s", o.Prompt, err, res.Stderr)
+						}
+						return res.SessionID
+					}
+				}
+				const first, born = "11111111-2222-4333-8444-555555555555", "66666666-7777-4888-8999-aaaaaaaaaaaa"
+				return []downStep{
+					{name: "first", run: run(claudetest.Options{SessionID: first, Prompt: "first"})},
+					{name: "born while down", down: true, run: run(claudetest.Options{SessionID: born, Prompt: "born while down"})},
+					{name: "resumed while down", down: true, run: run(claudetest.Options{Resume: first, Prompt: "resumed while down"})},
+				}
+			}
+			var runs [2]downRun
+			for i, interrupted := range []bool{false, true} {
+				e := newAgentEnv(t)
+				e.bin = bin
+				runs[i] = runDownScript(t, e, script(t, e), interrupted)
+			}
+			compareDownRuns(t, runs[0], runs[1])
+		})
+	}
+}
