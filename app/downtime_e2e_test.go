@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -103,18 +106,22 @@ func TestRealClaudeRestartMatchesAnUninterruptedRun(t *testing.T) {
 			bin := claudetest.Find(t, version)
 			script := func(t *testing.T, e *agentEnv) []downStep {
 				long := strings.Repeat(" And so on.", 4000)
+				holds := []chan struct{}{make(chan struct{}), make(chan struct{}), make(chan struct{})}
 				fm := fakemodel.NewTest(t,
-					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Listing."), fakemodel.Bash("echo one")}, Usage: fakemodel.Usage{InputTokens: 101, OutputTokens: 11}},
+					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Listing."), fakemodel.Bash("echo one")}, Usage: fakemodel.Usage{InputTokens: 101, OutputTokens: 11}, Hold: holds[0]},
 					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("First answer.")}, Usage: fakemodel.Usage{InputTokens: 111, CacheReadInputTokens: 1000, OutputTokens: 12}},
-					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Born while down." + long)}, Usage: fakemodel.Usage{InputTokens: 222, OutputTokens: 22}},
-					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Bash("echo two")}, Usage: fakemodel.Usage{InputTokens: 303, CacheCreationInputTokens: 500, OutputTokens: 33}},
+					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Born while down." + long)}, Usage: fakemodel.Usage{InputTokens: 222, OutputTokens: 22}, Hold: holds[1]},
+					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Bash("echo two")}, Usage: fakemodel.Usage{InputTokens: 303, CacheCreationInputTokens: 500, OutputTokens: 33}, Hold: holds[2]},
 					fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Resumed while down." + long)}, Usage: fakemodel.Usage{InputTokens: 333, OutputTokens: 34}},
 				)
+				step := 0
 				run := func(o claudetest.Options) func(t *testing.T) string {
 					return func(t *testing.T) string {
 						ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 						defer cancel()
 						o.Bin, o.BaseURL, o.Home, o.Dir = bin, fm.URL(), e.home, e.dir
+						go afterWarmups(ctx, fm, e, o.Prompt, holds[step])
+						step++
 						res, err := claudetest.Run(ctx, o)
 						if err != nil {
 							t.Fatalf("claude -p %q: %v\n%s", o.Prompt, err, res.Stderr)
@@ -137,5 +144,38 @@ func TestRealClaudeRestartMatchesAnUninterruptedRun(t *testing.T) {
 			}
 			compareDownRuns(t, runs[0], runs[1])
 		})
+	}
+}
+
+// afterWarmups closes hold, which holds the answer to prompt, once every
+// warm-up subagent Claude Code 2.0 started (a "Warmup" request each, sent
+// as it starts) has its answer in its file. An answer written after the
+// turn's own answer is counted in that turn by usage, but in the stream,
+// whose turn the Stop hook has ended by then, in the session's next turn
+// or nowhere: a race of its own, apart from the restarts compared here.
+// 2.1 sends none: hold is closed once the prompt's request comes.
+func afterWarmups(ctx context.Context, fm *fakemodel.Server, e *agentEnv, prompt string, hold chan struct{}) {
+	defer close(hold)
+	if _, err := fm.WaitRequest(ctx, func(r fakemodel.Request) bool { return r.Kind == fakemodel.KindMain && r.Contains(prompt) }); err != nil {
+		return
+	}
+	for ctx.Err() == nil {
+		sent := 0
+		for _, r := range fm.Requests() {
+			if r.Kind == fakemodel.KindWarmup {
+				sent++
+			}
+		}
+		answered := 0
+		files, _ := filepath.Glob(filepath.Join(e.home, ".claude", "projects", "*", "agent-*.jsonl"))
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(`"type":"assistant"`)) {
+				answered++
+			}
+		}
+		if answered >= sent {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
