@@ -36,9 +36,15 @@ func cacheQueries(t *testing.T, h *History) []Query {
 			mid := dayStart(days[len(days)/2], loc)
 			ranges = append(ranges, [2]time.Time{mid, {}}, [2]time.Time{{}, mid}, [2]time.Time{mid, mid})
 		}
+		// Now after the history, and amid it (its middle turn's end:
+		// some block is open then).
+		nows := []time.Time{time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)}
+		if len(days) > 0 {
+			nows = append(nows, days[len(days)/2])
+		}
 		for _, by := range Views {
-			for _, r := range ranges {
-				out = append(out, Query{By: by, Since: r[0], Until: r[1], Loc: loc, Now: time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)})
+			for i, r := range ranges {
+				out = append(out, Query{By: by, Since: r[0], Until: r[1], Loc: loc, Now: nows[i%len(nows)]})
 			}
 		}
 	}

@@ -172,7 +172,13 @@ func Summarize(h *History, q Query) (*Report, error) {
 		rep.Until = q.Until.Format(DateLayout)
 	}
 	var blocks []Block
-	if h.packed != nil {
+	if h.packed != nil && by != "block" {
+		// Only the open blocks are shown.
+		var ok bool
+		if rep.Blocks, ok = h.packed.blocksAt(now); !ok {
+			blocks = h.packed.blocks()
+		}
+	} else if h.packed != nil {
 		blocks = h.packed.blocks()
 	} else {
 		var spare []place
@@ -181,7 +187,9 @@ func Summarize(h *History, q Query) (*Report, error) {
 		}
 		blocks = blocksIn(h.Turns, spare)
 	}
-	rep.Blocks = current(blocks, now)
+	if rep.Blocks == nil {
+		rep.Blocks = current(blocks, now)
+	}
 	rep.Total.Key = "total"
 	if by == "block" {
 		for _, b := range blocks {

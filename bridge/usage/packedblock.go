@@ -1,0 +1,46 @@
+package usage
+
+import (
+	"math"
+	"time"
+)
+
+// blocksAt is what current(p.blocks(), now) is, for a report that shows
+// only the blocks open at now: where each block starts follows from the
+// turns' starts alone, which p holds, so only the turns of a block open
+// at now are decoded and summed (none mostly, at most one an agent).
+// False: a block's end would not hold in nanoseconds since 1970;
+// the caller cuts every block.
+func (p *packed) blocksAt(now time.Time) ([]Block, bool) {
+	order := make([]place, len(p.turns))
+	for i := range p.turns {
+		order[i] = place{at: p.turns[i].start, i: int32(i), tag: p.turns[i].agent}
+	}
+	sortByTagAt(order, len(p.agents))
+	var b blocker
+	var t Turn
+	tag := int32(-1)
+	var end int64 // the block's end, as a turn's start
+	open := false // the block is open at now
+	for _, pl := range order {
+		pt := &p.turns[pl.i]
+		if pt.start == math.MinInt64 {
+			continue // no start: in no block (blocker.add)
+		}
+		if pl.tag != tag || pt.start >= end {
+			// A new block, as blocker.add starts one.
+			start := time.Unix(0, pt.start).UTC().Truncate(time.Hour)
+			stop := start.Add(BlockLength)
+			if !nanoSafe(stop) {
+				return nil, false
+			}
+			tag, end = pl.tag, stop.UnixNano()
+			open = !now.Before(start) && now.Before(stop)
+		}
+		if open {
+			p.turn(pt, &t)
+			b.add(&t)
+		}
+	}
+	return current(b.done(), now), true
+}
