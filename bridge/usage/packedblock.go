@@ -12,6 +12,9 @@ import (
 // False: a block's end would not hold in nanoseconds since 1970;
 // the caller cuts every block.
 func (p *packed) blocksAt(now time.Time) ([]Block, bool) {
+	if !p.startsNear(now) {
+		return []Block{}, true
+	}
 	order := make([]place, len(p.turns))
 	for i := range p.turns {
 		order[i] = place{at: p.turns[i].start, i: int32(i), tag: p.turns[i].agent}
@@ -43,4 +46,23 @@ func (p *packed) blocksAt(now time.Time) ([]Block, bool) {
 		}
 	}
 	return current(b.done(), now), true
+}
+
+// startsNear reports whether some turn starts after now-BlockLength and
+// before an hour after now: a block open at now starts at the hour of its
+// first turn, no later than now and less than BlockLength before it, so
+// without such a turn none is open. True when now is too far from 1970 to
+// tell.
+func (p *packed) startsNear(now time.Time) bool {
+	from, to := now.Add(-BlockLength), now.Add(time.Hour)
+	if !nanoSafe(from) || !nanoSafe(to) {
+		return true
+	}
+	lo, hi := from.UnixNano(), to.UnixNano()
+	for i := range p.turns {
+		if s := p.turns[i].start; s > lo && s < hi {
+			return true
+		}
+	}
+	return false
 }
