@@ -478,6 +478,48 @@ func (d *decoder) request() (price.Request, byte) {
 	return r, f
 }
 
+// skipTurnRest passes over what turnRest decodes, failing where it would:
+// a scan that needs only where each turn is makes none of its values.
+func (d *decoder) skipTurnRest(f byte) {
+	for range 3 { // workspace, session, model
+		if d.uint() >= uint64(len(d.strs)) {
+			d.fail()
+		}
+	}
+	d.skip(usageFields)
+	if f&turnCost != 0 {
+		d.raw(8)
+	}
+	if f&turnSubUsage != 0 {
+		d.skip(usageFields)
+	}
+	if f&turnSubCost != 0 {
+		d.raw(8)
+	}
+}
+
+// usageFields is how many numbers usage reads.
+const usageFields = 6
+
+// skip passes over n numbers as uint or int would read them, failing on
+// one they would fail on (cut short, or more than 64 bits).
+func (d *decoder) skip(n int) {
+	b := d.b
+	for range n {
+		i := 0
+		for i < len(b) && b[i] >= 0x80 {
+			i++
+		}
+		if i >= len(b) || i >= binary.MaxVarintLen64 || (i == binary.MaxVarintLen64-1 && b[i] > 1) {
+			d.fail()
+			d.b = nil
+			return
+		}
+		b = b[i+1:]
+	}
+	d.b = b
+}
+
 func (d *decoder) usage() eventUsage {
 	return eventUsage{InputTokens: d.int(), OutputTokens: d.int(), CacheCreationTokens: d.int(),
 		CacheReadTokens: d.int(), Cache1hTokens: d.int(), ReasoningOutputTokens: d.int()}

@@ -158,8 +158,7 @@ func (g *packedGroup) scan(dst []packedTurn, group int32) error {
 			d.fail()
 		}
 		pt.agent = int32(agent)
-		var t Turn
-		d.turnRest(&t, f)
+		d.skipTurnRest(f)
 		if d.err != nil {
 			return fmt.Errorf("usage cache: %w", d.err)
 		}
