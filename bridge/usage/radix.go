@@ -37,7 +37,7 @@ func sortByAt(ps []place) {
 		case end-start > radixFew && shift > 0:
 			sortByAt(ps[start:end]) // a narrower range: spread again
 		case end-start > 1:
-			slices.SortFunc(ps[start:end], byAtThenI)
+			insertionByAt(ps[start:end])
 		}
 		start = end
 	}
@@ -46,6 +46,18 @@ func sortByAt(ps []place) {
 // radixFew is how many places of one digit are sorted by comparison;
 // more are spread again by the next digit.
 const radixFew = 64
+
+// insertionByAt sorts a few places by at, then by i.
+func insertionByAt(ps []place) {
+	for j := 1; j < len(ps); j++ {
+		p := ps[j]
+		k := j
+		for ; k > 0 && (ps[k-1].at > p.at || ps[k-1].at == p.at && ps[k-1].i > p.i); k-- {
+			ps[k] = ps[k-1]
+		}
+		ps[k] = p
+	}
+}
 
 // byAtThenI orders places by at, then by i.
 func byAtThenI(a, b place) int {
