@@ -122,21 +122,10 @@ func usageAgrees(t *testing.T, home, session string, tc event.Event) {
 // agent did: one turn_complete marked interrupted with the tokens the model
 // reported, the workspace idle, and `usage` counting the same.
 func TestRealCodexKilledMidTool(t *testing.T) {
-	codexBin := codextest.Find(t, codextest.Latest)
-	home := t.TempDir()
-	dir := filepath.Join(home, "work", "shop")
-	g := agenttest.NewGate(t.TempDir())
-	oai := fakemodel.NewTest(t, fakemodel.Turn{
-		Build: func(r fakemodel.Request) []fakemodel.Block {
-			return []fakemodel.Block{fakemodel.Text("Running the long check."), fakemodel.Shell(r.ToolNames(), g.Command())}
-		},
-		Usage: fakemodel.Usage{InputTokens: 1234, OutputTokens: 56},
-	}, fakemodel.Reply(fakemodel.Text("never asked")))
-	co := codextest.Options{Bin: codexBin, BaseURL: oai.URL(), Home: home, Dir: dir, Prompt: "run the long check"}
-	if err := codextest.PrepareHome(co.CodexHome(), dir, oai.URL(), codextest.ModelFor(codextest.Latest)); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{codextest.KeyEnv + "=test-key", "PATH=" + filepath.Dir(codexBin) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	co, g := gatedCodexTurn(t)
+	co.Prompt = "run the long check"
+	home, dir := co.Home, co.Dir
+	env := []string{codextest.KeyEnv + "=test-key", "PATH=" + filepath.Dir(co.Bin) + string(os.PathListSeparator) + os.Getenv("PATH")}
 	p := startBridgeWith(t, home, 0, env, "--headless")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -221,20 +210,8 @@ func TestRealClaudeEscStopsTheTurn(t *testing.T) {
 // turn/interrupt): Codex writes turn_aborted, and the bridge ends the turn
 // there, marked interrupted with the tokens spent, as `usage` counts it.
 func TestRealCodexInterruptedTurnIsMarked(t *testing.T) {
-	codexBin := codextest.Find(t, codextest.Latest)
-	home := t.TempDir()
-	dir := filepath.Join(home, "work", "shop")
-	g := agenttest.NewGate(t.TempDir())
-	oai := fakemodel.NewTest(t, fakemodel.Turn{
-		Build: func(r fakemodel.Request) []fakemodel.Block {
-			return []fakemodel.Block{fakemodel.Text("Running the long check."), fakemodel.Shell(r.ToolNames(), g.Command())}
-		},
-		Usage: fakemodel.Usage{InputTokens: 1234, OutputTokens: 56},
-	}, fakemodel.Reply(fakemodel.Text("never asked")))
-	co := codextest.Options{Bin: codexBin, BaseURL: oai.URL(), Home: home, Dir: dir}
-	if err := codextest.PrepareHome(co.CodexHome(), dir, oai.URL(), codextest.ModelFor(codextest.Latest)); err != nil {
-		t.Fatal(err)
-	}
+	co, g := gatedCodexTurn(t)
+	home, dir := co.Home, co.Dir
 	p := startBridgeWith(t, home, 0, nil, "--headless")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -276,4 +253,25 @@ func TestRealCodexInterruptedTurnIsMarked(t *testing.T) {
 		t.Errorf("turn_complete %+v, want 1234 tokens in and 56 out", tc)
 	}
 	usageAgrees(t, home, thread, tc)
+}
+
+// gatedCodexTurn is a home where real Codex (the current release) runs one
+// turn against the fake model: it reports 1234 tokens in and 56 out and
+// calls a shell command that waits at g until the test is done with it.
+func gatedCodexTurn(t *testing.T) (codextest.Options, *agenttest.Gate) {
+	t.Helper()
+	home := t.TempDir()
+	dir := filepath.Join(home, "work", "shop")
+	g := agenttest.NewGate(t.TempDir())
+	oai := fakemodel.NewTest(t, fakemodel.Turn{
+		Build: func(r fakemodel.Request) []fakemodel.Block {
+			return []fakemodel.Block{fakemodel.Text("Running the long check."), fakemodel.Shell(r.ToolNames(), g.Command())}
+		},
+		Usage: fakemodel.Usage{InputTokens: 1234, OutputTokens: 56},
+	}, fakemodel.Reply(fakemodel.Text("never asked")))
+	co := codextest.Options{Bin: codextest.Find(t, codextest.Latest), BaseURL: oai.URL(), Home: home, Dir: dir}
+	if err := codextest.PrepareHome(co.CodexHome(), dir, oai.URL(), codextest.ModelFor(codextest.Latest)); err != nil {
+		t.Fatal(err)
+	}
+	return co, g
 }
