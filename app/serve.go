@@ -35,13 +35,13 @@ import (
 	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/httplimit"
 	"conductorbridge/bridge/inject"
+	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/pairing"
 	"conductorbridge/bridge/peer"
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/registrar"
 	"conductorbridge/bridge/regular"
 	"conductorbridge/bridge/stream"
-	"conductorbridge/bridge/transcript"
 	usagerep "conductorbridge/bridge/usage"
 )
 
@@ -269,10 +269,10 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	}
 	hub := stream.NewHub(filepath.Join(c.StateDir, "streams"), 0)
 	hub.Log = func(msg string) { log.Error().Msg(msg) }
-	records := transcript.NewFiles(transcript.DefaultOpenFiles) // session records kept open between reads
+	records := linefile.NewFiles(linefile.DefaultOpenFiles) // session records kept open between reads
 	if limit, ok := httplimit.FileLimit(); ok {
 		hub.SetOpenJournals(stream.OpenJournalsFor(limit))
-		records = transcript.NewFiles(transcript.OpenFilesFor(limit))
+		records = linefile.NewFiles(linefile.OpenFilesFor(limit))
 	}
 	prices, err := price.Load(c.StateDir)
 	if err != nil {

@@ -50,7 +50,7 @@ var parsers fastjson.ParserPool
 // (SessionID = ThreadID(), Agent = "codex").
 //
 // Feed it complete lines in file order from the rollout's first line
-// (transcript.Reader does the splitting; a partial last line waits).
+// (linefile.Reader does the splitting; a partial last line waits).
 // Call Flush at EOF, Quiet after a quiet spell while Unsure() (0.47 only:
 // 0.169 ends turns explicitly), EndTurn when the notify program reports
 // agent-turn-complete for the thread or its process is gone, and show

@@ -6,7 +6,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
-	"conductorbridge/bridge/transcript"
+	"conductorbridge/bridge/linefile"
 )
 
 // Catching up after downtime. A restart resumes every session its journal
@@ -68,7 +68,7 @@ func changedWhileDown(info os.FileInfo, since time.Time) bool {
 // its last catchUpLimit bytes are searched.
 func catchUpFrom(path string, size int64, since time.Time) int64 {
 	start := max(0, size-catchUpLimit)
-	r := transcript.Reader{Path: path, Budget: 1 << 20}
+	r := linefile.Reader{Path: path, Budget: 1 << 20}
 	r.SkipTo(start)
 	from := start
 	var p fastjson.Parser

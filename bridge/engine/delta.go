@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/transcript"
 )
 
@@ -233,11 +234,11 @@ func (t *tail) replayStep(sd sessionDelta, scratch []event.Event) []event.Event 
 		t.stale = true // positions only from here on
 		if sd.Offset != 0 {
 			t.reader.Close()
-			t.reader = transcript.Reader{Path: t.reader.Path, Offset: sd.Offset, Budget: backlogBudget, Files: t.reader.Files}
+			t.reader = linefile.Reader{Path: t.reader.Path, Offset: sd.Offset, Budget: backlogBudget, Files: t.reader.Files}
 		}
 		for p, st := range t.subs {
 			if off, ok := sd.Subs[filepath.Base(p)]; ok {
-				st.reader = transcript.Reader{Path: p, Offset: off}
+				st.reader = linefile.Reader{Path: p, Offset: off}
 			}
 		}
 		return scratch
@@ -254,7 +255,7 @@ func (t *tail) replayStep(sd sessionDelta, scratch []event.Event) []event.Event 
 		scratch, _ = st.read(main, scratch[:0])
 		st.reader.Budget = 0
 		if st.reader.Offset != off {
-			st.reader = transcript.Reader{Path: p, Offset: off}
+			st.reader = linefile.Reader{Path: p, Offset: off}
 		}
 	}
 	return t.parser.Flush(scratch[:0])
@@ -263,7 +264,7 @@ func (t *tail) replayStep(sd sessionDelta, scratch []event.Event) []event.Event 
 // reparse hands line to fn from r's offset up to off, which a journal
 // line says a batch read to; false when the file no longer holds those
 // bytes (r is then left wherever it got).
-func reparse(r *transcript.Reader, off int64, fn func(line []byte)) bool {
+func reparse(r *linefile.Reader, off int64, fn func(line []byte)) bool {
 	if off <= r.Offset {
 		return off == r.Offset
 	}

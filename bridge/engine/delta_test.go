@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/stream"
 	"conductorbridge/bridge/transcript"
 	"conductorbridge/bridge/transcript/synth"
@@ -333,7 +334,7 @@ func TestWholeCursorWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 		{"read again from the start", func(_ *workspace, tl *tail) { tl.rewound = true }, true, ""},
 		{"offset back", func(_ *workspace, tl *tail) { tl.reader.Offset = 50 }, true, ""},
 		{"session added", func(w *workspace, _ *tail) {
-			w.tails["other"] = &tail{id: "other", reader: transcript.Reader{Path: "/x/other.jsonl"}, parser: &transcript.Parser{}}
+			w.tails["other"] = &tail{id: "other", reader: linefile.Reader{Path: "/x/other.jsonl"}, parser: &transcript.Parser{}}
 		}, true, ""},
 		{"session retired", func(w *workspace, _ *tail) { w.retired = map[string]tailCursor{"/x/old.jsonl": {Offset: 9}} }, true, ""},
 		{"subagent started", func(_ *workspace, tl *tail) {
@@ -345,7 +346,7 @@ func TestWholeCursorWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tl := &tail{id: id, reader: transcript.Reader{Path: "/x/" + id + ".jsonl", Offset: 100}, parser: &transcript.Parser{}, status: event.StateWorking}
+			tl := &tail{id: id, reader: linefile.Reader{Path: "/x/" + id + ".jsonl", Offset: 100}, parser: &transcript.Parser{}, status: event.StateWorking}
 			w := &workspace{tails: map[string]*tail{id: tl}}
 			w.journaledAs(w.cursor(), true)
 			tt.change(w, tl)
@@ -400,9 +401,9 @@ func TestRestartAfterDeltasOnAShorterTranscript(t *testing.T) {
 func TestCursorStaysTheBatchs(t *testing.T) {
 	const id = "0b0e0f10-0000-4000-8000-000000000002"
 	sub := "/x/" + id + "/subagents/agent-1.jsonl"
-	st := &subTail{grew: time.Now(), reader: transcript.Reader{Path: sub, Offset: 10}}
+	st := &subTail{grew: time.Now(), reader: linefile.Reader{Path: sub, Offset: 10}}
 	st.parser.State.Tools = map[string]string{"toolu_1": "Read"}
-	tl := &tail{id: id, reader: transcript.Reader{Path: "/x/" + id + ".jsonl", Offset: 100}, parser: &transcript.Parser{},
+	tl := &tail{id: id, reader: linefile.Reader{Path: "/x/" + id + ".jsonl", Offset: 100}, parser: &transcript.Parser{},
 		status: event.StateWorking, subs: map[string]*subTail{sub: st}}
 	w := &workspace{tails: map[string]*tail{id: tl}, retired: map[string]tailCursor{"/x/a.jsonl": {Offset: 1}}}
 	c := w.cursor()

@@ -20,9 +20,9 @@ import (
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/stream"
-	"conductorbridge/bridge/transcript"
 )
 
 // Scanner finds workspaces; discover.Scanner in production.
@@ -90,9 +90,9 @@ type Config struct {
 	// nil: none).
 	Browse Browse
 	// Files bounds the session records kept open between reads (see
-	// transcript.Files; nil: transcript.DefaultOpenFiles). Busy ones stay
+	// linefile.Files; nil: linefile.DefaultOpenFiles). Busy ones stay
 	// open; one unread for a minute gives its descriptor back.
-	Files *transcript.Files
+	Files *linefile.Files
 }
 
 func (c *Config) withDefaults() {
@@ -131,7 +131,7 @@ func (c *Config) withDefaults() {
 		c.WatchDirs = &v
 	}
 	if c.Files == nil {
-		c.Files = transcript.NewFiles(transcript.DefaultOpenFiles)
+		c.Files = linefile.NewFiles(linefile.DefaultOpenFiles)
 	}
 }
 

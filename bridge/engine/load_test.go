@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/transcript"
+	"conductorbridge/bridge/linefile"
 )
 
 // TestManySessionsWritingAtOnceLoseNothing is the paced bench's promise
@@ -68,7 +68,7 @@ func TestManySessionsWritingAtOnceLoseNothing(t *testing.T) {
 
 	// Fewer records kept open than sessions writing: each read may find
 	// its file closed by another's and open it again.
-	small := func(c *Config) { c.Files = transcript.NewFiles(3) }
+	small := func(c *Config) { c.Files = linefile.NewFiles(3) }
 	r := h.startWith(small)
 	ids := make([]string, workspaces)
 	for i, a := range agents {

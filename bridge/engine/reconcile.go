@@ -8,7 +8,7 @@ import (
 
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/transcript"
+	"conductorbridge/bridge/linefile"
 )
 
 // Session event reasons: a session began or ended being followed.
@@ -170,7 +170,7 @@ func (w *workspace) start(id string, wt wanted) *tail {
 		w.warnOnce("parser", "start session", err)
 		return nil
 	}
-	t := &tail{id: id, agent: agentName, reader: transcript.Reader{Path: wt.path, Budget: backlogBudget, Files: w.eng.cfg.Files}, parser: p, meta: wt.meta}
+	t := &tail{id: id, agent: agentName, reader: linefile.Reader{Path: wt.path, Budget: backlogBudget, Files: w.eng.cfg.Files}, parser: p, meta: wt.meta}
 	w.eng.bind(t)
 	info, err := os.Stat(wt.path)
 	switch down := w.downtime(); {

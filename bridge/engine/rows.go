@@ -9,8 +9,8 @@ import (
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/sqlitewake"
-	"conductorbridge/bridge/transcript"
 )
 
 // Row records (agent.RowRecord) are sessions kept as logs of rows in a
@@ -208,7 +208,7 @@ func (w *workspace) findRows(m discover.Session) (agent.Rows, agent.RowRecord) {
 // attachRows makes t read rec, watching its database.
 func (w *workspace) attachRows(t *tail, rec agent.RowRecord) {
 	t.rows = rec
-	t.reader = transcript.Reader{Path: rec.Name()}
+	t.reader = linefile.Reader{Path: rec.Name()}
 	src, _ := w.eng.agents.named(t.source).(agent.Rows)
 	w.eng.followRows(w, src, rec)
 }
@@ -225,7 +225,7 @@ func (w *workspace) detachRows(t *tail) {
 
 // readRows hands the rows t's record gained to its parser, a batch at
 // most, as read does a file's lines.
-func (w *workspace) readRows(t *tail, evs *[]event.Event) (transcript.ReadResult, error) {
+func (w *workspace) readRows(t *tail, evs *[]event.Event) (linefile.ReadResult, error) {
 	var bad, lines int
 	out := *evs
 	more, err := t.rows.Read(w.ctx, t.parser, maxRows, func(line []byte) {
@@ -243,7 +243,7 @@ func (w *workspace) readRows(t *tail, evs *[]event.Event) (transcript.ReadResult
 	if lines > 0 {
 		t.liveMod = w.readAt
 	}
-	return transcript.ReadResult{More: more && err == nil, Lines: lines}, err
+	return linefile.ReadResult{More: more && err == nil, Lines: lines}, err
 }
 
 // startRows makes the tail of a session whose record is rows, resuming

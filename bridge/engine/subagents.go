@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/transcript"
 )
 
@@ -22,7 +23,7 @@ import (
 
 // subTail follows one subagent transcript.
 type subTail struct {
-	reader transcript.Reader
+	reader linefile.Reader
 	parser transcript.Parser
 	grew   time.Time // when a read last found more of it
 	// uncounted is set for a file first seen on a cold start: what its
@@ -144,7 +145,7 @@ func (st *subTail) read(main *transcript.Parser, evs []event.Event) ([]event.Eve
 
 // addSub starts following the subagent file p of the session.
 func (f *tail) addSub(w *workspace, p string, cold bool) {
-	st := &subTail{reader: transcript.Reader{Path: p}, grew: time.Now(), uncounted: cold}
+	st := &subTail{reader: linefile.Reader{Path: p}, grew: time.Now(), uncounted: cold}
 	if info, err := os.Stat(p); err == nil {
 		switch {
 		case !f.subsDone.IsZero() && !info.ModTime().After(f.subsDone):
@@ -217,7 +218,7 @@ func (f *tail) restoreSubs(cs map[string]subCursor, done time.Time) {
 		if len(c.Parser) > 0 && json.Unmarshal(c.Parser, &state) != nil {
 			continue // unreadable: the file is read again from its start
 		}
-		f.subs[p] = &subTail{reader: transcript.Reader{Path: p, Offset: c.Offset}, parser: transcript.Parser{State: state}, grew: time.Now()}
+		f.subs[p] = &subTail{reader: linefile.Reader{Path: p, Offset: c.Offset}, parser: transcript.Parser{State: state}, grew: time.Now()}
 	}
 	f.relist()
 }

@@ -11,6 +11,7 @@ import (
 
 	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/transcript"
 )
 
@@ -30,7 +31,7 @@ func TestSubagentCursorsStaySmall(t *testing.T) {
 
 	e := New(Config{})
 	w := &workspace{eng: e}
-	tl := &tail{id: sid, reader: transcript.Reader{Path: main}, parser: &transcript.Parser{}, nest: claude.Agent{}}
+	tl := &tail{id: sid, reader: linefile.Reader{Path: main}, parser: &transcript.Parser{}, nest: claude.Agent{}}
 	const n = 200
 	for i := range n {
 		h.write(filepath.Join(subDir, fmt.Sprintf("agent-%03d.jsonl", i)), sideLine(dir, fmt.Sprintf("sub %d", i)))
@@ -73,7 +74,7 @@ func TestSubagentCursorsStaySmall(t *testing.T) {
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
-	r := &tail{id: sid, reader: transcript.Reader{Path: main}, parser: &transcript.Parser{}, nest: claude.Agent{}}
+	r := &tail{id: sid, reader: linefile.Reader{Path: main}, parser: &transcript.Parser{}, nest: claude.Agent{}}
 	r.restoreSubs(back.Subs, back.SubsDone)
 	h.write(filepath.Join(subDir, fmt.Sprintf("agent-%03d.jsonl", n-1)), sideLine(dir, "resumed"))
 	h.write(filepath.Join(subDir, "agent-new.jsonl"), sideLine(dir, "new after restart"))

@@ -8,7 +8,7 @@ import (
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/transcript"
+	"conductorbridge/bridge/linefile"
 )
 
 // tail follows one agent session's record: its reader, its parser and the
@@ -19,7 +19,7 @@ type tail struct {
 	tag    string       // the agent name its events carry ("" for the default agent's)
 	nest   agent.Nested // its subagents' files, nil for an agent with none
 	source string       // the name of the driver reading its record
-	reader transcript.Reader
+	reader linefile.Reader
 	rows   agent.RowRecord // a record of rows instead of a file (rows.go); reader.Path is its Name
 	parser agent.Parser
 	meta   discover.Session // what discovery knows of it (Conductor's tab)

@@ -18,8 +18,8 @@ import (
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/stream"
-	"conductorbridge/bridge/transcript"
 )
 
 // cursor is what a workspace journals with its events to resume exactly
@@ -305,7 +305,7 @@ func (w *workspace) resume(id string, tc tailCursor) *tail {
 		w.warnOnce("resume", "resume session", err)
 		return nil
 	}
-	t := &tail{id: id, agent: cmpOr(tc.Agent, w.eng.agents.named("").Name()), reader: transcript.Reader{Path: tc.Path, Offset: tc.Offset, Budget: backlogBudget, Files: w.eng.cfg.Files},
+	t := &tail{id: id, agent: cmpOr(tc.Agent, w.eng.agents.named("").Name()), reader: linefile.Reader{Path: tc.Path, Offset: tc.Offset, Budget: backlogBudget, Files: w.eng.cfg.Files},
 		parser: p, status: tc.Status, reason: tc.Reason, needs: tc.Needs, since: tc.Since, lastID: tc.LastID}
 	w.eng.bind(t)
 	if tc.Source != "" {
@@ -412,7 +412,7 @@ func (w *workspace) feed(t *tail, line []byte, out []event.Event, bad *int) []ev
 }
 
 // read hands every new complete line of t's transcript to its parser.
-func (w *workspace) read(t *tail, evs *[]event.Event) (transcript.ReadResult, error) {
+func (w *workspace) read(t *tail, evs *[]event.Event) (linefile.ReadResult, error) {
 	if t.rows != nil {
 		return w.readRows(t, evs)
 	}

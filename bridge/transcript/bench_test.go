@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/transcript/synth"
 )
 
@@ -40,7 +41,7 @@ func BenchmarkParse(b *testing.B) {
 }
 
 // BenchmarkReadAndParse measures the whole path from a file on disk:
-// Reader (line splitting, partial lines) plus Parser.
+// linefile.Reader (line splitting, partial lines) plus Parser.
 func BenchmarkReadAndParse(b *testing.B) {
 	data := realistic(b, 32<<20)
 	path := filepath.Join(b.TempDir(), "s.jsonl")
@@ -52,7 +53,7 @@ func BenchmarkReadAndParse(b *testing.B) {
 	var out []event.Event
 	for b.Loop() {
 		var p Parser
-		r := Reader{Path: path}
+		r := linefile.Reader{Path: path}
 		if _, err := r.Read(func(l []byte, _ int64) { out, _ = p.Line(l, out[:0]) }); err != nil {
 			b.Fatal(err)
 		}

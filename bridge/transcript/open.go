@@ -1,9 +1,9 @@
 package transcript
 
 import (
-	"io/fs"
 	"os"
 
+	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/regular"
 )
 
@@ -12,5 +12,6 @@ import (
 // see package regular.
 func OpenRegular(path string) (*os.File, error) { return regular.Open(path) }
 
-// openRegular is OpenRegular with the file's stat, taken once.
-func openRegular(path string) (*os.File, fs.FileInfo, error) { return regular.OpenInfo(path) }
+// DefaultMaxLine is the followers' bound on one line (linefile), which
+// the usage report's own reader keeps too.
+const DefaultMaxLine = linefile.DefaultMaxLine

@@ -1,6 +1,6 @@
 // Package transcript turns Claude Code's JSONL transcripts into the bridge's
-// compact events: Parser reads one record at a time, Tail follows a growing
-// file by byte offset.
+// compact events: Parser reads one record at a time (bridge/linefile
+// follows the growing file by byte offset).
 //
 // The format differs across Claude Code versions (DESIGN.md, "Transcript
 // records"); the parser keys on what a record contains rather than on the

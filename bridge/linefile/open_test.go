@@ -1,6 +1,6 @@
 //go:build unix
 
-package transcript
+package linefile
 
 import (
 	"os"

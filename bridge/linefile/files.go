@@ -1,4 +1,4 @@
-package transcript
+package linefile
 
 import (
 	"container/list"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"conductorbridge/bridge/regular"
 )
 
 // Files bounds the records Readers keep open between reads. Opening,
@@ -148,7 +150,7 @@ func (h *heldFile) still(path string, seen int64) (fs.FileInfo, bool) {
 // have on its own.
 func (r *Reader) openHeld() (*os.File, fs.FileInfo, func(), error) {
 	if r.Files == nil {
-		f, info, err := openRegular(r.Path) // a FIFO named *.jsonl must not hang the follower
+		f, info, err := regular.OpenInfo(r.Path) // a FIFO named *.jsonl must not hang the follower
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -168,7 +170,7 @@ func (r *Reader) openHeld() (*os.File, fs.FileInfo, func(), error) {
 		}
 		h.closeLocked() // gone or replaced: open what is there now
 	}
-	f, info, err := openRegular(r.Path)
+	f, info, err := regular.OpenInfo(r.Path)
 	if err != nil {
 		h.mu.Unlock()
 		r.Files.forget(h)

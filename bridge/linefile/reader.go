@@ -1,4 +1,8 @@
-package transcript
+// Package linefile follows agents' records, files of lines that grow at
+// their end (JSONL), by byte offset: Reader hands out complete lines only,
+// Files bounds the records kept open between reads. It knows nothing of
+// what a line says: each agent's parser does (bridge/agent).
+package linefile
 
 import (
 	"bytes"
@@ -7,17 +11,20 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"conductorbridge/bridge/regular"
 )
 
-// DefaultMaxLine bounds the memory one line may take. Claude Code writes
-// multi-megabyte lines for big tool outputs, so the bound is generous; a
-// longer line is skipped and counted, never buffered whole.
+// DefaultMaxLine bounds the memory one line may take. Agents write
+// multi-megabyte lines for big tool outputs (Claude Code does), so the
+// bound is generous; a longer line is skipped and counted, never buffered
+// whole.
 const DefaultMaxLine = 16 << 20
 
 const chunkSize = 64 << 10
 
-// Reader follows one growing JSONL file by byte offset and hands out only
-// complete lines. A partial line at the end of the file (Claude Code is
+// Reader follows one growing file of lines by byte offset and hands out
+// only complete lines. A partial line at the end of the file (the agent is
 // still writing it) is kept until its newline arrives. A file that shrinks
 // or is replaced is read again from its start.
 type Reader struct {
@@ -63,7 +70,7 @@ func (r *Reader) SkipTo(off int64) {
 		return
 	}
 	// Unless the byte before off is a newline we are mid-line: skip it.
-	f, err := OpenRegular(r.Path)
+	f, err := regular.Open(r.Path) // a FIFO must not hang the follower
 	if err == nil {
 		defer f.Close()
 		var b [1]byte
@@ -81,7 +88,7 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 	var res ReadResult
 	f, info, done, err := r.openHeld()
 	if err != nil {
-		return res, fmt.Errorf("open transcript: %w", err)
+		return res, fmt.Errorf("open record: %w", err)
 	}
 	defer done()
 	res.Size, res.ModTime = info.Size(), info.ModTime()
@@ -142,7 +149,7 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 			break
 		}
 		if rerr != nil {
-			return res, fmt.Errorf("read transcript: %w", rerr)
+			return res, fmt.Errorf("read record: %w", rerr)
 		}
 	}
 	if cap(r.pending) > 4*chunkSize && len(r.pending) == 0 {
