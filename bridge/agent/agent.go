@@ -1,8 +1,8 @@
 // Package agent is the seam between the engine and each agent's record
 // format. One package per format (bridge/transcript for Claude Code,
 // bridge/codex for Codex) turns that format's lines into the bridge's
-// events behind Parser; the engine tails files and never looks inside a
-// line itself.
+// events behind Parser (and SubParser, for subagents' files); the engine
+// follows files (bridge/linefile) and never looks inside a line itself.
 package agent
 
 import (
@@ -109,17 +109,47 @@ type RecordNamed interface {
 }
 
 // Nested is an agent whose sessions write each subagent's record to a
-// file of its own, which the engine follows with the session's and
-// counts into its turns (Claude Code 2.0 and 2.1). The engine reads those
-// files with bridge/transcript's parser.
+// file of its own (Claude Code 2.0 and 2.1): secondary records, which the
+// engine follows with the session's own, shows as the subagent's and
+// counts into the session's turns. The agent says where they are and
+// reads them (SubParser); the engine finds, follows and journals them.
 type Nested interface {
-	// SubagentDir is the folder the session writing record puts its
-	// subagents' files in, "" if none.
-	SubagentDir(record string) string
+	// SubagentGlob is a pattern of the files the session writing record
+	// puts its subagents' records in, all in one folder of their own
+	// (which the engine watches), "" if none.
+	SubagentGlob(record string) string
 	// BesideGlob is a pattern of files beside record that may be a
-	// subagent's of any session in the folder, whose first line names its
-	// session (sessionId); "" if none.
+	// subagent's of any session in the folder (BesideSession says
+	// whose); "" if none.
 	BesideGlob(record string) string
+	// BesideSession is the session a file BesideGlob matched belongs to,
+	// "" for none; decided is false while that cannot be told yet (the
+	// file was just made and says nothing yet).
+	BesideSession(file string) (session string, decided bool)
+	// NewSubParser makes the parser of one subagent file, resumed from
+	// what its Save returned (nil: from the start).
+	NewSubParser(saved json.RawMessage) (SubParser, error)
+}
+
+// SubParser turns one subagent's record into events. Its events are the
+// subagent's (Sidechain) and end no turn: the subagent has none of its
+// own. What it spent counts in the session's open turn (CountInto). Its
+// state after a line depends on the bytes read alone, so that a restart
+// replaying them reaches it again.
+type SubParser interface {
+	// Line parses one line and appends its events to out.
+	Line(line []byte, out []event.Event) ([]event.Event, error)
+	// CountInto counts what the lines read from now on spent into
+	// session's open turn, session being the parser the agent's
+	// NewParser made for the session's record; nil, or another agent's,
+	// counts it nowhere (a subagent's history, spent in turns long over).
+	CountInto(session Parser)
+	// Busy reports whether the subagent waits on a tool call of its own,
+	// so is at work however long its file stays unchanged: the engine
+	// keeps journaling its cursor meanwhile.
+	Busy() bool
+	// Save returns the state to journal, O(1) in the file's length.
+	Save() (json.RawMessage, error)
 }
 
 // PerDirectory is an agent that keeps its records in one folder per

@@ -1,32 +1,22 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
 	"path/filepath"
-
 	"time"
-
-	"conductorbridge/bridge/transcript"
 )
 
-// besideAgents is what a session knows of the agent-*.jsonl files Claude
-// Code 2.0 writes beside the transcripts of its project folder. The
-// folder holds every session's, so each file's first line says whose it
-// is (sessionId); that is read once per file.
+// besideAgents is what a session knows of the subagent files its agent
+// writes beside the records of its folder (agent.Nested's BesideGlob:
+// Claude Code 2.0's agent-*.jsonl). The folder holds every session's, so
+// the agent tells whose each file is (BesideSession), once per file.
 type besideAgents struct {
 	dirMod  time.Time
-	pending map[string]bool // no complete first line yet: looked at again on each read
+	pending map[string]bool // whose it is cannot be told yet: asked again on each read
 	foreign map[string]bool // another session's
 }
 
-// firstLineMax bounds what is read to find a file's first line; a 2.0
-// subagent's first line is its prompt, a few KB.
-const firstLineMax = 256 << 10
-
 // isBeside reports whether p is a subagent file beside the session's
-// record (Claude Code 2.0's), by the agent's pattern.
+// record, by the agent's pattern.
 func (f *tail) isBeside(p string) bool {
 	glob := f.besideGlob()
 	ok, _ := filepath.Match(glob, p)
@@ -42,9 +32,10 @@ func (f *tail) besideGlob() string {
 	return f.nest.BesideGlob(f.reader.Path)
 }
 
-// findBeside adds the session's 2.0 subagent files. With look, the
-// folder is listed when its modification time changed (or within two
-// seconds of it, for coarse clocks), like the 2.1 subagents folder.
+// findBeside adds the session's subagent files beside its record. With
+// look, the folder is listed when its modification time changed (or
+// within two seconds of it, for coarse clocks), like the subagents'
+// own folder.
 func (f *tail) findBeside(w *workspace, cold, look bool) {
 	glob := f.besideGlob()
 	if glob == "" {
@@ -68,7 +59,7 @@ func (f *tail) findBeside(w *workspace, cold, look bool) {
 		}
 	}
 	for p := range b.pending {
-		sid, decided := agentSession(p)
+		sid, decided := f.nest.BesideSession(p)
 		if !decided {
 			continue
 		}
@@ -82,40 +73,4 @@ func (f *tail) findBeside(w *workspace, cold, look bool) {
 		}
 		f.addSub(w, p, cold)
 	}
-}
-
-// agentSession reads the session id on a subagent file's first line.
-// decided is false while that line is not complete (the file was just
-// made); a file that is gone or whose first line names no session is
-// decided with no session.
-func agentSession(p string) (sid string, decided bool) {
-	fh, err := transcript.OpenRegular(p) // a FIFO named agent-*.jsonl must not hang the workspace
-	if err != nil {
-		return "", true
-	}
-	defer fh.Close()
-	buf := make([]byte, 4096)
-	var line []byte
-	for len(line) < firstLineMax {
-		n, err := fh.Read(buf)
-		seen := len(line)
-		line = append(line, buf[:n]...)
-		if i := bytes.IndexByte(line[seen:], '\n'); i >= 0 {
-			i += seen
-			var first struct {
-				SessionID string `json:"sessionId"`
-			}
-			if json.Unmarshal(line[:i], &first) != nil {
-				return "", true
-			}
-			return first.SessionID, true
-		}
-		if err == io.EOF {
-			return "", false
-		}
-		if err != nil {
-			return "", true
-		}
-	}
-	return "", true // no line break in the first 256 KB: not a transcript we read
 }

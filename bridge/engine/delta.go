@@ -10,7 +10,6 @@ import (
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/linefile"
-	"conductorbridge/bridge/transcript"
 )
 
 // A live agent's batch is one event of a few hundred bytes, its cursor
@@ -243,7 +242,6 @@ func (t *tail) replayStep(sd sessionDelta, scratch []event.Event) []event.Event 
 		}
 		return scratch
 	}
-	main, _ := t.parser.(*transcript.Parser)
 	for _, p := range slices.Sorted(maps.Keys(t.subs)) {
 		st := t.subs[p]
 		off, ok := sd.Subs[filepath.Base(p)]
@@ -252,7 +250,7 @@ func (t *tail) replayStep(sd sessionDelta, scratch []event.Event) []event.Event 
 		}
 		// Its events are dropped; a budget stops it where the batch did.
 		st.reader.Budget = off - st.reader.Offset
-		scratch, _ = st.read(main, scratch[:0])
+		scratch, _ = st.read(t.parser, scratch[:0])
 		st.reader.Budget = 0
 		if st.reader.Offset != off {
 			st.reader = linefile.Reader{Path: p, Offset: off}

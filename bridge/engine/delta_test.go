@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/stream"
@@ -338,7 +339,8 @@ func TestWholeCursorWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 		}, true, ""},
 		{"session retired", func(w *workspace, _ *tail) { w.retired = map[string]tailCursor{"/x/old.jsonl": {Offset: 9}} }, true, ""},
 		{"subagent started", func(_ *workspace, tl *tail) {
-			tl.subs = map[string]*subTail{"/x/" + id + "/subagents/agent-1.jsonl": {grew: time.Now()}}
+			sp, _ := claude.Agent{}.NewSubParser(nil)
+			tl.subs = map[string]*subTail{"/x/" + id + "/subagents/agent-1.jsonl": {grew: time.Now(), parser: sp}}
 		}, true, ""},
 		{"turn ended after a little", func(_ *workspace, tl *tail) { tl.reader.Offset += 1000; tl.status = event.StateIdle }, false, ""},
 		{"turn ended after much", func(_ *workspace, tl *tail) { tl.reader.Offset += idleReplay + 1; tl.status = event.StateIdle }, true, ""},
@@ -401,8 +403,14 @@ func TestRestartAfterDeltasOnAShorterTranscript(t *testing.T) {
 func TestCursorStaysTheBatchs(t *testing.T) {
 	const id = "0b0e0f10-0000-4000-8000-000000000002"
 	sub := "/x/" + id + "/subagents/agent-1.jsonl"
-	st := &subTail{grew: time.Now(), reader: linefile.Reader{Path: sub, Offset: 10}}
-	st.parser.State.Tools = map[string]string{"toolu_1": "Read"}
+	sp, err := claude.Agent{}.NewSubParser(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sp.Line([]byte(sideToolLine("toolu_1", "Read")), nil); err != nil {
+		t.Fatal(err)
+	}
+	st := &subTail{grew: time.Now(), reader: linefile.Reader{Path: sub, Offset: 10}, parser: sp}
 	tl := &tail{id: id, reader: linefile.Reader{Path: "/x/" + id + ".jsonl", Offset: 100}, parser: &transcript.Parser{},
 		status: event.StateWorking, subs: map[string]*subTail{sub: st}}
 	w := &workspace{tails: map[string]*tail{id: tl}, retired: map[string]tailCursor{"/x/a.jsonl": {Offset: 1}}}
@@ -411,7 +419,9 @@ func TestCursorStaysTheBatchs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.parser.State.Tools["toolu_2"] = "Bash"
+	if _, err := sp.Line([]byte(sideToolLine("toolu_2", "Bash")), nil); err != nil {
+		t.Fatal(err)
+	}
 	w.retired["/x/b.jsonl"] = tailCursor{Offset: 2}
 	after, _ := json.Marshal(c)
 	if string(after) != string(before) {

@@ -5,35 +5,30 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/linefile"
-	"conductorbridge/bridge/transcript"
 )
 
-// Claude Code 2.1 writes each subagent's (Task/Agent) transcript to
-// <project>/<session id>/subagents/agent-*.jsonl, and 2.0 to
-// <project>/agent-*.jsonl beside the session's own file (each line names
-// its session in sessionId); 1.0 wrote them inline (isSidechain). The
-// follower tails those of the live session too, so the stream shows what
-// subagents do, marked as sidechain events, and the session's turn counts
-// what they spent: the person paid for it. Only Claude sessions have them.
+// An agent whose sessions write each subagent's record to a file of its
+// own (agent.Nested: Claude Code 2.1 in <session>/subagents/, 2.0 beside
+// the session's record) has the follower tail those of the live session
+// too, so the stream shows what subagents do, marked as sidechain events,
+// and the session's turn counts what they spent: the person paid for it.
+// The agent says where the files are and parses them (agent.SubParser);
+// the engine finds, reads and journals them.
 
-// subTail follows one subagent transcript.
+// subTail follows one subagent's file.
 type subTail struct {
 	reader linefile.Reader
-	parser transcript.Parser
+	parser agent.SubParser
 	grew   time.Time // when a read last found more of it
 	// uncounted is set for a file first seen on a cold start: what its
 	// tail says was spent in turns long over, and must not land in the
 	// next one. Its events still show; it counts from its next read on.
 	uncounted bool
-	// warmup is set for 2.0's warm-up subagents (a lone "Warmup" prompt
-	// sent as a session starts, answered at once): they cost, so they
-	// count, but the person did nothing there, so they are not shown.
-	warmup bool
 }
 
 // subIdle is how long a subagent's file stays unchanged, with no tool
@@ -46,19 +41,35 @@ const subIdle = time.Minute
 // subCursor is a subagent transcript's resume point in the journal.
 type subCursor struct {
 	Offset int64 `json:"offset"`
-	// Parser is the subagent parser's encoded transcript.State: encoded
+	// Parser is the subagent parser's Save: encoded
 	// when the cursor is made, as the session's is, so that a cursor
 	// encoded later (see stream.Topic.PublishLazy) still says this batch.
 	Parser json.RawMessage `json:"parser"`
 }
 
-// subagentDir is where the subagents of the session write, "" for an
-// agent whose subagents write no files of their own.
-func (t *tail) subagentDir() string {
+// subagentGlob is the pattern of the files the subagents of the session
+// write in a folder of their own, "" for an agent whose subagents write
+// none.
+func (t *tail) subagentGlob() string {
 	if t.nest == nil || t.reader.Path == "" {
 		return ""
 	}
-	return t.nest.SubagentDir(t.reader.Path)
+	return t.nest.SubagentGlob(t.reader.Path)
+}
+
+// isSubagent reports whether p is one of those files.
+func (t *tail) isSubagent(p string) bool {
+	glob := t.subagentGlob()
+	ok, _ := filepath.Match(glob, p)
+	return glob != "" && ok
+}
+
+// subagentDir is the folder of those files, "" if none.
+func (t *tail) subagentDir() string {
+	if glob := t.subagentGlob(); glob != "" {
+		return filepath.Dir(glob)
+	}
+	return ""
 }
 
 // readSubagents appends the events of the live session's subagents and
@@ -66,15 +77,16 @@ func (t *tail) subagentDir() string {
 // only when its modification time changed: a new subagent adds a file, an
 // existing one only grows.
 func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event.Event {
-	dir := t.subagentDir()
-	if dir == "" {
+	glob := t.subagentGlob()
+	if glob == "" {
 		return evs
 	}
+	dir := filepath.Dir(glob)
 	f := t
 	gen, look := t.look(w)
 	if look && dirChanged(dir, &f.subDirMod) {
 		w.eng.watchSubagents(dir)
-		names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		names, _ := filepath.Glob(glob)
 		for _, p := range names {
 			if _, ok := f.subs[p]; !ok {
 				f.addSub(w, p, cold)
@@ -85,7 +97,6 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 	if look {
 		t.looked(w, gen)
 	}
-	main, _ := f.parser.(*transcript.Parser)
 	paths := make([]string, 0, len(f.subs))
 	for p := range f.subs {
 		paths = append(paths, p)
@@ -93,7 +104,7 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 	sort.Strings(paths) // a stable order for events read in one batch
 	for _, p := range paths {
 		var err error
-		if evs, err = f.subs[p].read(main, evs); err != nil {
+		if evs, err = f.subs[p].read(f.parser, evs); err != nil {
 			delete(f.subs, p) // removed: nothing more will come
 		}
 	}
@@ -101,51 +112,33 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 }
 
 // read appends what a subagent file gained and counts what it spent into
-// main, the session's parser (nil: counted nowhere). A restart replays
-// the journaled bytes through it again (replay), so its state after a
-// read depends on the bytes alone.
-func (st *subTail) read(main *transcript.Parser, evs []event.Event) ([]event.Event, error) {
-	switch {
-	case st.uncounted || main == nil:
-		st.parser.CountInto(&transcript.Parser{}) // read, but counted nowhere
+// session, the session's parser. A restart replays the journaled bytes
+// through it again (replay), so its state after a read depends on the
+// bytes alone.
+func (st *subTail) read(session agent.Parser, evs []event.Event) ([]event.Event, error) {
+	if st.uncounted {
+		session = nil // read, but counted nowhere
 		st.uncounted = false
-	default:
-		// Set before every read: the session's parser is replaced
-		// when its transcript is read again from the start.
-		st.parser.CountInto(main)
 	}
-	n, from := len(evs), st.reader.Offset
+	// Set before every read: the session's parser is replaced when its
+	// record is read again from the start.
+	st.parser.CountInto(session)
 	res, err := st.reader.Read(func(line []byte, _ int64) {
 		evs, _ = st.parser.Line(line, evs)
 	})
 	if res.Lines > 0 {
 		st.grew = time.Now()
 	}
-	if err != nil {
-		return evs, err
-	}
-	for i := n; i < len(evs); i++ {
-		evs[i].Sidechain = true // every line of a subagent file is, whatever it says
-		if i == n && from == 0 && evs[i].Type == event.User && strings.TrimSpace(evs[i].Content) == "Warmup" {
-			st.warmup = true
-		}
-	}
-	// A subagent's events belong to no turn of their own: drop the
-	// turn_complete its parser would infer and keep its state small.
-	kept := evs[:n]
-	for _, e := range evs[n:] {
-		if e.Type != event.TurnComplete && !st.warmup {
-			kept = append(kept, e)
-		}
-	}
-	evs = kept
-	st.parser.State.Turn, st.parser.State.Carry, st.parser.State.Recent = nil, nil, nil
-	return evs, nil
+	return evs, err
 }
 
 // addSub starts following the subagent file p of the session.
 func (f *tail) addSub(w *workspace, p string, cold bool) {
-	st := &subTail{reader: linefile.Reader{Path: p}, grew: time.Now(), uncounted: cold}
+	parser, err := f.nest.NewSubParser(nil)
+	if err != nil {
+		return // cannot happen with no saved state
+	}
+	st := &subTail{reader: linefile.Reader{Path: p}, parser: parser, grew: time.Now(), uncounted: cold}
 	if info, err := os.Stat(p); err == nil {
 		switch {
 		case !f.subsDone.IsZero() && !info.ModTime().After(f.subsDone):
@@ -182,7 +175,7 @@ func (f *tail) subCursors() (map[string]subCursor, time.Time) {
 	var done time.Time
 	idle := time.Now().Add(-subIdle)
 	for p, st := range f.subs {
-		if len(st.parser.State.Tools) == 0 && st.grew.Before(idle) {
+		if !st.parser.Busy() && st.grew.Before(idle) {
 			// Its last change came before its last read: the newest
 			// such read bounds them all, and stays put between batches,
 			// so an idle workspace journals nothing new.
@@ -208,17 +201,17 @@ func (f *tail) subCursors() (map[string]subCursor, time.Time) {
 func (f *tail) restoreSubs(cs map[string]subCursor, done time.Time) {
 	f.subsDone = done
 	for p, c := range cs {
-		if sub := f.subagentDir(); sub == "" || !strings.HasPrefix(p, sub) && !f.isBeside(p) {
+		if !f.isSubagent(p) && !f.isBeside(p) {
 			continue
+		}
+		parser, err := f.nest.NewSubParser(c.Parser)
+		if err != nil {
+			continue // unreadable: the file is read again from its start
 		}
 		if f.subs == nil {
 			f.subs = make(map[string]*subTail)
 		}
-		var state transcript.State
-		if len(c.Parser) > 0 && json.Unmarshal(c.Parser, &state) != nil {
-			continue // unreadable: the file is read again from its start
-		}
-		f.subs[p] = &subTail{reader: linefile.Reader{Path: p, Offset: c.Offset}, parser: transcript.Parser{State: state}, grew: time.Now()}
+		f.subs[p] = &subTail{reader: linefile.Reader{Path: p, Offset: c.Offset}, parser: parser, grew: time.Now()}
 	}
 	f.relist()
 }

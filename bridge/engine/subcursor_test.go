@@ -45,7 +45,9 @@ func TestSubagentCursorsStaySmall(t *testing.T) {
 	for p, st := range tl.subs {
 		st.grew = past
 		if filepath.Base(p) == fmt.Sprintf("agent-%03d.jsonl", n-1) {
-			st.parser.State.Tools = map[string]string{"toolu_1": "Bash"}
+			if _, err := st.parser.Line([]byte(sideToolLine("toolu_1", "Bash")), nil); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	tc := tl.cursor()
@@ -88,4 +90,9 @@ func TestSubagentCursorsStaySmall(t *testing.T) {
 	if len(got) != 2 || !slices.Contains(got, "resumed") || !slices.Contains(got, "new after restart") {
 		t.Errorf("after restart read %q, want only the resumed and the new subagent's lines", got)
 	}
+}
+
+// sideToolLine is a subagent's response calling a tool, left unanswered.
+func sideToolLine(id, tool string) string {
+	return fmt.Sprintf(`{"type":"assistant","isSidechain":true,"agentId":"a1","sessionId":"s9","message":{"id":"sm-%s","model":"claude-haiku-4-5","stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1},"content":[{"type":"tool_use","id":%q,"name":%q,"input":{}}]}}`, id, id, tool)
 }

@@ -6,7 +6,6 @@ package claude
 import (
 	"encoding/json"
 	"path/filepath"
-	"strings"
 
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/price"
@@ -73,19 +72,6 @@ func (Agent) NewParser(saved json.RawMessage, prices *price.Table) (agent.Parser
 		p.SetPrices(prices)
 	}
 	return p, err
-}
-
-// SubagentDir is where 2.1 writes the subagents of the session in record:
-// <project>/<session id>/subagents.
-func (Agent) SubagentDir(record string) string {
-	id := strings.TrimSuffix(filepath.Base(record), filepath.Ext(record))
-	return filepath.Join(filepath.Dir(record), id, "subagents")
-}
-
-// BesideGlob is 2.0's subagent files, beside every session's transcript
-// in the project folder.
-func (Agent) BesideGlob(record string) string {
-	return filepath.Join(filepath.Dir(record), "agent-*.jsonl")
 }
 
 // RecordsRoot is the projects folder.
