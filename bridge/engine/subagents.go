@@ -38,12 +38,12 @@ type subTail struct {
 // subagent file last changed before it was read to its end.
 const subIdle = time.Minute
 
-// subCursor is a subagent transcript's resume point in the journal.
+// subCursor is a subagent file's resume point in the journal.
 type subCursor struct {
 	Offset int64 `json:"offset"`
-	// Parser is the subagent parser's Save: encoded
-	// when the cursor is made, as the session's is, so that a cursor
-	// encoded later (see stream.Topic.PublishLazy) still says this batch.
+	// Parser is what the subagent parser's Save returned when the cursor
+	// was made, as the session's is, so that a cursor encoded later (see
+	// stream.Topic.PublishLazy) still says this batch.
 	Parser json.RawMessage `json:"parser"`
 }
 
@@ -186,7 +186,7 @@ func (f *tail) subCursors() (map[string]subCursor, time.Time) {
 		}
 		raw, err := st.parser.Save()
 		if err != nil {
-			continue // cannot happen for its types; the file is read again from its start
+			continue // cannot be encoded: the file is read again from its start
 		}
 		out[p] = subCursor{Offset: st.reader.Offset, Parser: raw}
 	}
