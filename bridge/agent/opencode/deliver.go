@@ -5,37 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"conductorbridge/bridge/turn"
-)
-
-// ErrCannotDeliver is what every delivery refusal wraps: the API answers
-// 409 with the DeliverError's reason.
-var ErrCannotDeliver = errors.New("cannot deliver a message to this OpenCode session")
-
-// DeliverError says why a message cannot reach an OpenCode session.
-type DeliverError struct{ Reason string }
-
-func (e *DeliverError) Error() string { return ErrCannotDeliver.Error() + ": " + e.Reason }
-
-// Is makes errors.Is(err, ErrCannotDeliver) true.
-func (e *DeliverError) Is(target error) bool { return target == ErrCannotDeliver }
-
-// Route is how a message gets into an OpenCode session.
-type Route string
-
-const (
-	// RouteRun runs `opencode run --session <id>` with the message on
-	// stdin: a new turn in the same session, written to the same
-	// database. For a session no turn is running in.
-	RouteRun Route = "run-session"
-	// RoutePromptAsync posts the message to the server of the OpenCode
-	// process running the session (POST /session/<id>/prompt_async; every
-	// `opencode acp` serves one on loopback): OpenCode records it at once
-	// as the person's message and runs it when the turn under way ends.
-	RoutePromptAsync Route = "prompt-async"
 )
 
 // RunOptions describe a delivery by `opencode run --session`.
@@ -85,28 +57,4 @@ func (r *Running) Wait() error {
 		return fmt.Errorf("opencode run: %w: %s", err, out)
 	}
 	return nil
-}
-
-// IsProcess reports whether a process, by its command name and arguments,
-// is OpenCode: the npm launcher or its binary (`opencode`, also
-// Conductor's …/acp-providers/opencode/<ver>/<platform>/opencode acp).
-func IsProcess(comm string, argv []string) bool {
-	if strings.HasPrefix(comm, "opencode") {
-		return true
-	}
-	return len(argv) > 0 && strings.HasPrefix(filepath.Base(argv[0]), "opencode")
-}
-
-// SessionArg is the session a process's arguments name (`-s`,
-// `--session`, `--session=`), "" if none.
-func SessionArg(argv []string) string {
-	for i, a := range argv {
-		switch {
-		case (a == "-s" || a == "--session") && i+1 < len(argv):
-			return argv[i+1]
-		case strings.HasPrefix(a, "--session="):
-			return strings.TrimPrefix(a, "--session=")
-		}
-	}
-	return ""
 }

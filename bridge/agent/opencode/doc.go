@@ -32,12 +32,22 @@
 // Messages: the bridge delivers through Pusher (inject.Pusher), which
 // runs `opencode run --session <id>` with the message on stdin
 // (RunSession) into a session no turn runs in. A busy session's message
-// waits until the session is idle: 1.18.33 has no lock between processes,
-// and a `run --session` while another process's turn runs starts a second
-// turn at once, both processes writing the session interleaved
-// (TestRunSessionWhileBusyRunsBeside, with the real binary). Servers.Find
-// and PromptAsync reach the server of a busy `opencode acp` (every one
-// listens on loopback with no credential), after the kernel says the
-// listening socket is this user's; the bridge does not use them yet, and
-// listing a process's listening sockets is Linux-only (peer.Listening).
+// waits until the session is idle, because 1.18.33 offers the bridge no
+// route into a running turn:
+//   - `run --session` while another process's turn runs starts a second
+//     turn at once, both processes writing the session interleaved: no
+//     lock between processes (TestRunSessionWhileBusyRunsBeside).
+//   - `opencode run` serves nothing while its turn runs (no listening
+//     socket without --port).
+//   - `opencode acp` (a Conductor tab) serves OpenCode's HTTP API on
+//     127.0.0.1 without a credential, on a port no argument, file or
+//     environment variable names (4096 here): only the
+//     process's sockets tell it, which the bridge could list on Linux
+//     (/proc) but not on macOS, where Conductor runs. And a message posted
+//     there while a turn runs (POST /session/<id>/prompt_async) is not run
+//     after that turn: OpenCode folds it into the running turn at its next
+//     step (the model's next call carried the command's output and the
+//     message together), and the tab's prompt ended with the answer to the
+//     message, never its own; in Conductor that answer would read as the
+//     answer to the person's prompt. (Both tried with the real binary.)
 package opencode

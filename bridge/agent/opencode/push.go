@@ -17,8 +17,9 @@ const ViaRun = "opencode_run_session"
 // processes: a `run --session` while another process's turn is under way
 // starts a second turn at once, whose model call carries the first turn's
 // prompt without its unfinished tool call, and both processes write the
-// session's rows interleaved (TestRunSessionWhileBusyRunsBeside). So a
-// message for a busy session waits in the queue and is run once the
+// session's rows interleaved (TestRunSessionWhileBusyRunsBeside), and
+// no other route into a running turn serves (the package doc says why).
+// So a message for a busy session waits in the queue and is run once the
 // session is idle again.
 type Pusher struct {
 	Bin  string   // the opencode binary; "" means no route
