@@ -16,7 +16,7 @@ import (
 // TestCodexTabInTheMenuBar: a real Codex run beside a Claude Code session
 // in one folder is a second tab of that workspace in the menu, with its
 // state, and its finished turn brings exactly one notification over a
-// private D-Bus, named by workspace and tab, with its cost.
+// private D-Bus, named by workspace, tab and agent, with its cost.
 func TestCodexTabInTheMenuBar(t *testing.T) {
 	codexBin := codextest.Find(t, codextest.Latest)
 	bus := dbustest.Start(t)
@@ -43,7 +43,7 @@ func TestCodexTabInTheMenuBar(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no notification: %v (got %+v)\n%s", err, notes.All(), p.log)
 	}
-	if n.Summary != "tokyo · Codex "+thread[:8]+" finished" || !strings.Contains(n.Body, "Codex checked the login page") || !strings.Contains(n.Body, "$") {
+	if n.Summary != "tokyo · "+thread[:8]+" · Codex finished" || !strings.Contains(n.Body, "Codex checked the login page") || !strings.Contains(n.Body, "$") {
 		t.Errorf("notification: %+v", n)
 	}
 	item, err := watcher.WaitItem(ctx)

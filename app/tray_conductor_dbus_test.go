@@ -16,7 +16,8 @@ import (
 // TestBackgroundTabNotifiesOnRealDBus runs real Claude Code in two tabs of
 // one Conductor worktree (the database built from schema.sql): the
 // background tab's finished turn brings exactly one notification over a
-// private D-Bus, named by the workspace and by the tab's Conductor title.
+// private D-Bus, named by the workspace, the tab's Conductor title and its
+// agent.
 func TestBackgroundTabNotifiesOnRealDBus(t *testing.T) {
 	bus := dbustest.Start(t)
 	notes := bus.Notifications(t)
@@ -52,8 +53,8 @@ func TestBackgroundTabNotifiesOnRealDBus(t *testing.T) {
 	if name == "" {
 		name = ws.Name
 	}
-	if n.Summary != name+" · Tab B finished" || !strings.Contains(n.Body, "B checked the login page") {
-		t.Errorf("notification %q: %q, want %q", n.Summary, n.Body, name+" · Tab B finished")
+	if n.Summary != name+" · Tab B · Claude finished" || !strings.Contains(n.Body, "B checked the login page") {
+		t.Errorf("notification %q: %q, want %q", n.Summary, n.Body, name+" · Tab B · Claude finished")
 	}
 	time.Sleep(3500 * time.Millisecond) // a coalescing window and then some
 	if all := notes.All(); len(all) != 1 {

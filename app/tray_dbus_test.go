@@ -92,7 +92,7 @@ func TestMenuBarOnRealDBus(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no notification: %v (got %+v)\n%s", err, notes.All(), p.log)
 	}
-	if n.Summary != "tokyo finished" || !strings.Contains(n.Body, "The login page works") || !strings.Contains(n.Body, "$") ||
+	if n.Summary != "tokyo · Claude finished" || !strings.Contains(n.Body, "The login page works") || !strings.Contains(n.Body, "$") ||
 		n.AppName != "Conductor Bridge" {
 		t.Errorf("notification: %+v", n)
 	}

@@ -14,7 +14,7 @@ import (
 // TestTabNotifiesOnRealDBus: the real bridge follows two sessions of one
 // workspace (two `claude` runs in one project); one tab's finished turn
 // produces exactly one notification over a private D-Bus, named by
-// workspace and tab, and the menu lists both tabs.
+// workspace, tab and agent, and the menu lists both tabs.
 func TestTabNotifiesOnRealDBus(t *testing.T) {
 	bus := dbustest.Start(t)
 	watcher := bus.Watcher(t)
@@ -44,7 +44,7 @@ func TestTabNotifiesOnRealDBus(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no notification: %v (got %+v)\n%s", err, notes.All(), p.log)
 	}
-	if n.Summary != "tokyo · Claude 0b0b0b0b finished" || !strings.Contains(n.Body, "The login page works") {
+	if n.Summary != "tokyo · 0b0b0b0b · Claude finished" || !strings.Contains(n.Body, "The login page works") {
 		t.Errorf("notification: %+v", n)
 	}
 	// Nothing more comes for it (a coalescing window and then some).

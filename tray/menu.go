@@ -215,7 +215,7 @@ func (m *Menu) onEvent(ctx context.Context, ev wsEvent) bool {
 			return true // seen before (a resumed subscriber): noted once already
 		}
 		m.notified[key] = ev.e.ID
-		m.notify(finishedNote(w, tab, ev.e, m.answer[key]), time.Duration(ev.e.DurationMS)*time.Millisecond)
+		m.notify(finishedNote(w, tab, m.agentOf(tab, ev.e), ev.e, m.answer[key]), time.Duration(ev.e.DurationMS)*time.Millisecond)
 	case ev.e.Type == event.Status && ev.e.State == event.StateNeedsInput:
 		if ev.e.Reason == "permission_prompt" && launchedByConductor(w, tab) {
 			// Conductor answers most permission prompts itself (it runs

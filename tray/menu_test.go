@@ -351,7 +351,7 @@ func TestFinishedTurnNotifiesOnce(t *testing.T) {
 	r.eng.publish("c1", turn("The login page works now; I fixed the submit handler and the tests pass.", 65, 0.4213)...)
 	r.eventually(t, "a notification", func() bool { return len(r.notes.all()) == 1 })
 	got := r.notes.all()[0]
-	want := "tokyo finished | The login page works now; I fixed the submit handler and the tests pass.\n$0.42 · 1m 05s"
+	want := "tokyo · Claude finished | The login page works now; I fixed the submit handler and the tests pass.\n$0.42 · 1m 05s"
 	if got != want {
 		t.Errorf("notification\n got %q\nwant %q", got, want)
 	}
@@ -370,7 +370,7 @@ func TestNeedsInputNotifies(t *testing.T) {
 	r := newRig(t, DefaultSettings(), ws("r1", "tokyo", "shop", event.StateWorking, time.Now(), discover.SourceRegistered))
 	r.eng.publish("r1", event.Event{Type: event.Status, State: event.StateNeedsInput, Reason: "permission_prompt"})
 	r.eventually(t, "a notification", func() bool { return len(r.notes.all()) == 1 })
-	if got := r.notes.all()[0]; got != "tokyo needs your input | Claude asks for permission" {
+	if got := r.notes.all()[0]; got != "tokyo · Claude needs your input | Claude asks for permission" {
 		t.Errorf("notification %q", got)
 	}
 }

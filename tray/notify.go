@@ -22,21 +22,24 @@ type note struct {
 	line      string // how it reads as one line of a summary
 }
 
-// noteName names a note by workspace and, when the workspace has several
-// tabs, by tab: "tokyo · Fix login".
-func noteName(w engine.Info, tab *engine.SessionInfo) string {
+// noteName names a note as the menu's tab line and the viewer label a
+// tab: the workspace, then, when it has several tabs, the tab's title
+// (else the start of its id), then the agent — "tokyo · Claude", "Login
+// revamp · Fix CSS · Cursor".
+func noteName(w engine.Info, tab *engine.SessionInfo, agent string) string {
 	name := displayName(w)
 	if tab != nil && len(w.Sessions) > 1 {
-		name += " · " + tabName(*tab)
+		name += " · " + tabTitle(*tab)
+	}
+	if agent != "" {
+		name += " · " + agent
 	}
 	return name
 }
 
-// agentOf names the agent of a note's tab: the default agent's name
-// (the engine's) for an event that named no tab.
 // agentOf names the agent of an event's session: the tab's, else the one
 // the event itself names (a session the workspace's list does not hold
-// yet), else the engine's default.
+// yet), else the engine's default; "" when none is known.
 func (m *Menu) agentOf(tab *engine.SessionInfo, e event.Event) string {
 	if tab != nil && agentName(*tab) != "" {
 		return agentName(*tab)
@@ -46,7 +49,7 @@ func (m *Menu) agentOf(tab *engine.SessionInfo, e event.Event) string {
 			return l
 		}
 	}
-	return cmp.Or(m.cfg.Engine.Label(""), "The agent")
+	return m.cfg.Engine.Label("")
 }
 
 func sessionOf(tab *engine.SessionInfo) string {
@@ -56,8 +59,8 @@ func sessionOf(tab *engine.SessionInfo) string {
 	return tab.SessionID
 }
 
-func finishedNote(w engine.Info, tab *engine.SessionInfo, e event.Event, answer string) note {
-	name := noteName(w, tab)
+func finishedNote(w engine.Info, tab *engine.SessionInfo, agent string, e event.Event, answer string) note {
+	name := noteName(w, tab, agent)
 	facts := turnCost(e) + " · " + duration(time.Duration(e.DurationMS)*time.Millisecond)
 	words := firstWords(answer, 90)
 	body := facts
@@ -81,7 +84,8 @@ func turnCost(e event.Event) string {
 }
 
 func needsInputNote(w engine.Info, tab *engine.SessionInfo, agent, reason string) note {
-	name := noteName(w, tab)
+	name := noteName(w, tab, agent)
+	agent = cmp.Or(agent, "The agent")
 	why := agent + " is waiting for you"
 	switch reason {
 	case "permission_prompt":
@@ -98,8 +102,8 @@ func needsInputNote(w engine.Info, tab *engine.SessionInfo, agent, reason string
 }
 
 func failedNote(w engine.Info, tab *engine.SessionInfo, agent, reason string) note {
-	name := noteName(w, tab)
-	body := agent + " stopped with an error"
+	name := noteName(w, tab, agent)
+	body := cmp.Or(agent, "The agent") + " stopped with an error"
 	if reason != "" {
 		body += ": " + strings.ReplaceAll(reason, "_", " ")
 	}

@@ -41,15 +41,6 @@ func tabTitle(s engine.SessionInfo) string {
 	return shortID(s)
 }
 
-// tabName names a tab on its own, in a notification: its title, else its
-// agent and the start of its id ("Codex 019a4f2e").
-func tabName(s engine.SessionInfo) string {
-	if t := strings.TrimSpace(s.Title); t != "" {
-		return t
-	}
-	return strings.TrimSpace(agentName(s) + " " + shortID(s))
-}
-
 func shortID(s engine.SessionInfo) string {
 	id := s.SessionID
 	if id == "" {

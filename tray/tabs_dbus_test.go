@@ -46,8 +46,8 @@ func TestTabsNotifyOverRealDBus(t *testing.T) {
 		got = append(got, n.Summary+" | "+n.Body)
 	}
 	want := []string{
-		"Login revamp · Fix login finished | Login fixed.\n$0.50 · 40s",
-		"Login revamp · Codex 019a-cod finished | Handler renamed.\n$0.25 · 50s",
+		"Login revamp · Fix login · Claude finished | Login fixed.\n$0.50 · 40s",
+		"Login revamp · 019a-cod · Codex finished | Handler renamed.\n$0.25 · 50s",
 	}
 	if strings.Join(got, "\n--\n") != strings.Join(want, "\n--\n") {
 		t.Errorf("notifications over D-Bus:\n got %q\nwant %q\nchild:\n%s", got, want, out.String())

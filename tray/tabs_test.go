@@ -215,7 +215,7 @@ func TestBackgroundTabFinishingNotifiesNamingTheTab(t *testing.T) {
 	r, _ := newTabRig(t, tabbed(time.Now()))
 	publishAs(r, "c1", "019a-codex-thread", turn("Renamed the handler and updated the tests.", 65, 0.25)...)
 	r.eventually(t, "a notification", func() bool { return len(r.notes.all()) == 1 })
-	if got, want := r.notes.all()[0], "Login revamp · Codex 019a-cod finished | Renamed the handler and updated the tests.\n$0.25 · 1m 05s"; got != want {
+	if got, want := r.notes.all()[0], "Login revamp · 019a-cod · Codex finished | Renamed the handler and updated the tests.\n$0.25 · 1m 05s"; got != want {
 		t.Errorf("notification\n got %q\nwant %q", got, want)
 	}
 	time.Sleep(400 * time.Millisecond) // past the coalescing window
@@ -240,9 +240,9 @@ func TestTwoTabsFinishingTogetherNotifyEach(t *testing.T) {
 	r.eventually(t, "two notifications", func() bool { return len(r.notes.all()) == 2 })
 	got := r.notes.all()
 	want := []string{
-		"Login revamp · Fix login finished | Login fixed.\n$0.50 · 40s",
+		"Login revamp · Fix login · Claude finished | Login fixed.\n$0.50 · 40s",
 		// Held for the coalescing window, then shown: the summary of one note is the note.
-		"Login revamp · Codex 019a-cod finished | Handler renamed.\n$0.25 · 50s",
+		"Login revamp · 019a-cod · Codex finished | Handler renamed.\n$0.25 · 50s",
 	}
 	if strings.Join(got, "\n--\n") != strings.Join(want, "\n--\n") {
 		t.Errorf("notifications\n got %q\nwant %q", got, want)
@@ -289,7 +289,7 @@ func TestPermissionPromptInAConductorTabIsNotWorthANote(t *testing.T) {
 			if got := len(prompts) == 1; got != tt.notes {
 				t.Errorf("notes %q, want a needs-input note: %v", r.notes.all(), tt.notes)
 			}
-			if tt.notes && !strings.HasPrefix(prompts[0], "Login revamp · Codex 019a-cod needs your input | Codex ") {
+			if tt.notes && !strings.HasPrefix(prompts[0], "Login revamp · 019a-cod · Codex needs your input | Codex ") {
 				t.Errorf("note %q", prompts[0])
 			}
 		})
@@ -327,7 +327,7 @@ func TestTabNotYetListedIsNamedFromItsEvents(t *testing.T) {
 	}
 	publishAs(r, "c1", "019b0000-new-thread", evs...)
 	r.eventually(t, "a notification", func() bool { return len(r.notes.all()) == 1 })
-	if got, want := r.notes.all()[0], "tokyo · Codex 019b0000 finished | Codex checked the login page.\n$0.02 · 1m 05s"; got != want {
+	if got, want := r.notes.all()[0], "tokyo · 019b0000 · Codex finished | Codex checked the login page.\n$0.02 · 1m 05s"; got != want {
 		t.Errorf("notification\n got %q\nwant %q", got, want)
 	}
 }
