@@ -27,6 +27,36 @@ func opencodeTurns() []fakemodel.Turn {
 	}
 }
 
+// openCodeTab starts `opencode acp` in the home's work folder as
+// Conductor runs it for a tab (closed when the test ends), opens its
+// session, and writes a Conductor database of that schema shape with one
+// workspace in the work folder and one "acp" tab, s-oc, whose row names
+// the session, as Conductor records it.
+func openCodeTab(ctx context.Context, t *testing.T, h *opencodetest.Home, bin string, shape conductortest.Shape) (*opencodetest.ACP, string) {
+	t.Helper()
+	acp, err := h.StartACP(ctx, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(acp.Close)
+	sid, err := acp.NewSession(ctx, h.Work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbPath := filepath.Join(h.Dir, "Library", "Application Support", "com.conductor.app", "conductor.db")
+	must(t, os.MkdirAll(filepath.Dir(dbPath), 0o755))
+	w, err := conductortest.Create(dbPath, shape.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	must(t, w.AddTab(shape, "w-oc", "s-oc", "acp", "OpenCode tab"))
+	must(t, w.Exec("UPDATE sessions SET claude_session_id = ? WHERE id = 's-oc'", sid))
+	must(t, w.Exec("INSERT INTO repos (id, name, root_path) VALUES ('r1', 'demo', ?)", h.Work))
+	must(t, w.Exec("UPDATE workspaces SET repository_id = 'r1', workspace_path = ?, branch = 'me/oc' WHERE id = 'w-oc'", h.Work))
+	return acp, sid
+}
+
 // sessionCost is OpenCode's own total for a session, from its session row.
 func sessionCost(t *testing.T, db, session string) float64 {
 	t.Helper()
@@ -141,26 +171,7 @@ func TestOpenCodeConductorTabStreams(t *testing.T) {
 			// each run: the ACP server lives through both.
 			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 			defer cancel()
-			acp, err := h.StartACP(ctx, bin)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer acp.Close()
-			sid, err := acp.NewSession(ctx, h.Work)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dbPath := filepath.Join(h.Dir, "Library", "Application Support", "com.conductor.app", "conductor.db")
-			must(t, os.MkdirAll(filepath.Dir(dbPath), 0o755))
-			w, err := conductortest.Create(dbPath, shape.Schema)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
-			must(t, w.AddTab(shape, "w-oc", "s-oc", "acp", "OpenCode tab"))
-			must(t, w.Exec("UPDATE sessions SET claude_session_id = ? WHERE id = 's-oc'", sid))
-			must(t, w.Exec("INSERT INTO repos (id, name, root_path) VALUES ('r1', 'demo', ?)", h.Work))
-			must(t, w.Exec("UPDATE workspaces SET repository_id = 'r1', workspace_path = ?, branch = 'me/oc' WHERE id = 'w-oc'", h.Work))
+			acp, sid := openCodeTab(ctx, t, h, bin, shape)
 
 			prompt := func(text string) {
 				ch, err := acp.Prompt(sid, text)

@@ -16,25 +16,6 @@ import (
 	"conductorbridge/testkit/opencodetest"
 )
 
-// openCodeTab writes a Conductor database (the schema's first shape) in
-// the home with one workspace in the home's work folder and one "acp" tab,
-// s-oc, whose row names OpenCode's session sid, as Conductor records it.
-func openCodeTab(t *testing.T, h *opencodetest.Home, sid string) {
-	t.Helper()
-	shape := conductortest.Shapes(t)[0]
-	dbPath := filepath.Join(h.Dir, "Library", "Application Support", "com.conductor.app", "conductor.db")
-	must(t, os.MkdirAll(filepath.Dir(dbPath), 0o755))
-	w, err := conductortest.Create(dbPath, shape.Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	must(t, w.AddTab(shape, "w-oc", "s-oc", "acp", "OpenCode tab"))
-	must(t, w.Exec("UPDATE sessions SET claude_session_id = ? WHERE id = 's-oc'", sid))
-	must(t, w.Exec("INSERT INTO repos (id, name, root_path) VALUES ('r1', 'demo', ?)", h.Work))
-	must(t, w.Exec("UPDATE workspaces SET repository_id = 'r1', workspace_path = ?, branch = 'me/oc' WHERE id = 'w-oc'", h.Work))
-}
-
 // carrying counts the model calls whose newest user text holds text: the
 // calls OpenCode made to answer it.
 func carrying(srv *fakemodel.Server, text string) int {
@@ -79,16 +60,7 @@ func TestOpenCodeTabTakesAMessage(t *testing.T) {
 			// 15-20 s of CPU, minutes of wall time on a loaded machine.
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			acp, err := h.StartACP(ctx, bin)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer acp.Close()
-			sid, err := acp.NewSession(ctx, h.Work)
-			if err != nil {
-				t.Fatal(err)
-			}
-			openCodeTab(t, h, sid)
+			acp, sid := openCodeTab(ctx, t, h, bin, conductortest.Shapes(t)[0])
 			first, err := acp.Prompt(sid, "first question")
 			if err != nil {
 				t.Fatal(err)
