@@ -5,6 +5,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -138,12 +139,13 @@ func TestAHeldTurnStillEnds(t *testing.T) {
 			ps := &pidScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}, dir: dir}
 			ps.pid.Store(int64(agent.Process.Pid))
 			h.write(path, prompt(sid, "look around"))
+			const stagedStopWait = time.Millisecond
 			r := h.startWith(func(c *Config) {
 				c.Scanner = ps
 				switch {
 				case tt.staged:
 					c.QuietAfter = time.Hour
-					c.StopWait = time.Millisecond
+					c.StopWait = stagedStopWait
 				case !tt.kill:
 					c.StopWait = 2 * c.QuietAfter // a spell or two pass first, ending nothing
 				}
@@ -163,6 +165,13 @@ func TestAHeldTurnStillEnds(t *testing.T) {
 				agent.Process.Kill()
 				agent.Wait()
 			} else if tt.staged {
+				// The engine can read the line, publish it and take the
+				// spell within StopWait of the write: the record must in
+				// fact have been quiet that long first.
+				waitFor(t, "the record quiet for StopWait", func() bool {
+					info, err := os.Stat(path)
+					return err == nil && time.Since(info.ModTime()) >= stagedStopWait
+				})
 				r.quietSpell(t, id)
 			}
 			evs = r.collect(t, id, last, has(event.TurnComplete, ""))
