@@ -127,18 +127,29 @@ func readSoFar(t *testing.T, codexHome string) []event.Event {
 
 // TestResumeRefusedWhileBusy: on 0.169 a resume while another codex
 // process runs the thread fails cleanly with ErrSessionBusy, and the
-// message never reaches the model.
+// message never reaches the model — also once the running command's call
+// has yielded (exec_command does after its yield_time_ms, 10 s as the fake
+// model asks; a loaded machine can take that long to start the resume),
+// while the model waits on the command. Failed so under double load: the
+// model's answer to the yield ended the first run's turn, its codex quit,
+// and the resume found the thread free.
 func TestResumeRefusedWhileBusy(t *testing.T) {
 	bin := codextest.Find(t, codextest.Latest)
 	home := t.TempDir()
 	gate := agenttest.NewGate(home)
 	srv := fakemodel.NewTest(t, fakemodel.Build(func(r fakemodel.Request) []fakemodel.Block {
-		return []fakemodel.Block{fakemodel.Shell(r.ToolNames(), gate.Command())}
+		// Yield at once (250 ms is the least Codex takes): the resume
+		// comes after the yield, as a slow one does after 10 s.
+		return []fakemodel.Block{fakemodel.ToolUse("exec_command", map[string]any{"cmd": gate.Command(), "yield_time_ms": 250})}
 	}))
 	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "first"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := startAtGate(ctx, t, o, gate)
+	yielded := func(r fakemodel.Request) bool { return r.ContainsText("Process running with session ID") }
+	if _, err := srv.WaitRequest(ctx, yielded); err != nil {
+		t.Fatalf("the gated call never yielded: %v", err)
+	}
 	id := codextest.ThreadID(codextest.Rollouts(t, o.CodexHome())[0])
 	r, err := Resume(ctx, ResumeOptions{Bin: bin, CodexHome: o.CodexHome(), ThreadID: id, Message: "INJECTED-XYZ",
 		Dir: o.Dir, Env: o.Environ(), Args: []string{"--dangerously-bypass-approvals-and-sandbox"}})

@@ -41,6 +41,13 @@ const (
 	KindModels Kind = "models"
 	// KindOther is anything else (HEAD /api/hello, telemetry, …), answered {}.
 	KindOther Kind = "other"
+	// KindPoll is a Responses API request whose newest item is the output
+	// of a Codex command still running ("Process running with session ID
+	// N": exec_command yields after its yield_time_ms, 30 s at most). It is
+	// answered as a model waits on a long command, by write_stdin polling
+	// that session with nothing to write, and takes no turn of the script:
+	// the next scripted answer comes once the command has ended.
+	KindPoll Kind = "poll"
 )
 
 // Request is one request the server received. Exactly one of Anthropic,
@@ -228,7 +235,8 @@ func (r Request) SystemText() string {
 //     carry no tools or ask for a single token;
 //   - Chat API: a request offering no tools (a title, a summary) is a side
 //     call;
-//   - Responses API: every request is a turn (Codex makes no side calls).
+//   - Responses API: every request is a turn (Codex makes no side calls),
+//     except a poll of a command still running (KindPoll).
 func Classify(r Request) Kind {
 	switch {
 	case r.Method == http.MethodGet && (r.Path == "/models" || r.Path == "/v1/models"):
@@ -246,6 +254,9 @@ func Classify(r Request) Kind {
 		}
 		return KindMain
 	case Responses:
+		if _, ok := r.Responses.running(); ok {
+			return KindPoll
+		}
 		return KindMain
 	case Chat:
 		if len(r.Chat.Tools) == 0 {

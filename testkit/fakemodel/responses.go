@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"regexp"
+	"strconv"
 	"time"
 )
 
@@ -68,6 +70,36 @@ func (b ResponsesRequest) toolOutputs() map[string]string {
 		}
 	}
 	return out
+}
+
+// runningSession is how Codex's exec_command and write_stdin say the
+// command goes on after the call yielded.
+var runningSession = regexp.MustCompile(`(?m)^Process running with session ID (\d+)$`)
+
+// running returns the session of the command still running whose output
+// is the request's newest item, if it is one.
+func (b ResponsesRequest) running() (int, bool) {
+	if len(b.Input) == 0 {
+		return 0, false
+	}
+	it := b.Input[len(b.Input)-1]
+	if it.Type != "function_call_output" {
+		return 0, false
+	}
+	m := runningSession.FindStringSubmatch(textOf(it.Output, "", nil))
+	if m == nil {
+		return 0, false
+	}
+	id, err := strconv.Atoi(m[1])
+	return id, err == nil
+}
+
+// pollTurn answers a KindPoll request: write_stdin with nothing to write
+// polls the session for as long as an empty poll may wait (5 min; it
+// returns as soon as the command ends), spending no tokens.
+func pollTurn(r Request) Turn {
+	id, _ := r.Responses.running()
+	return Turn{Blocks: []Block{ToolUse("write_stdin", map[string]any{"session_id": id, "chars": "", "yield_time_ms": 300000})}, noUsage: true}
 }
 
 // itemTypes names each block's Responses API output item, and the prefix

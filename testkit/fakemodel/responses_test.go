@@ -2,6 +2,7 @@ package fakemodel
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -164,5 +165,62 @@ func TestShellForms(t *testing.T) {
 	}
 	if it := ApplyPatch(Request{}, "P"); it.Name != "shell" || it.inputJSON() != `{"command":["apply_patch","P"]}` {
 		t.Errorf("shell apply_patch: %+v", it)
+	}
+}
+
+// TestARunningCommandIsPolled: a request whose newest item says a Codex
+// command still runs is answered with write_stdin polling its session,
+// spending no tokens and taking no scripted turn; the scripted answer
+// comes once the command has ended, and an older "still running" output
+// earlier in the conversation does not count.
+func TestARunningCommandIsPolled(t *testing.T) {
+	const running = `"Chunk ID: ab12\nWall time: 10.0 seconds\nProcess running with session ID 4821\nOriginal token count: 0\nOutput:\n"`
+	const exited = `"Chunk ID: cd34\nWall time: 3.1 seconds\nProcess exited with code 0\nOutput:\nthrough\n"`
+	body := func(outputs ...string) string {
+		items := []string{`{"type":"message","role":"user","content":[{"type":"input_text","text":"wait for it"}]}`}
+		for i, o := range outputs {
+			items = append(items, fmt.Sprintf(`{"type":"function_call","name":"exec_command","call_id":"c%d","arguments":"{}"}`, i),
+				fmt.Sprintf(`{"type":"function_call_output","call_id":"c%d","output":%s}`, i, o))
+		}
+		return `{"stream":true,"input":[` + strings.Join(items, ",") + `]}`
+	}
+	srv := NewTest(t, Reply(Text("it ended")))
+	for _, tt := range []struct {
+		name     string
+		outputs  []string
+		kind     Kind
+		item     string // the answer's item: its name or its text
+		usage    float64
+		scripted int // scripted turns left after it
+	}{
+		{"yielded", []string{running}, KindPoll, "write_stdin", 0, 1},
+		{"still running at the poll", []string{running, running}, KindPoll, "write_stdin", 0, 1},
+		{"ended", []string{running, exited}, KindMain, "it ended", 120, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, evs := postEvents(t, srv.URL()+"/responses", body(tt.outputs...))
+			reqs := srv.Requests()
+			if k := reqs[len(reqs)-1].Kind; k != tt.kind {
+				t.Errorf("kind %s, want %s", k, tt.kind)
+			}
+			final := evs[len(evs)-1].data["response"].(map[string]any)
+			item := final["output"].([]any)[0].(map[string]any)
+			got, _ := item["name"].(string)
+			if content, ok := item["content"].([]any); ok {
+				got = content[0].(map[string]any)["text"].(string)
+			}
+			if got != tt.item {
+				t.Errorf("answered %v, want %s", item, tt.item)
+			}
+			if tt.kind == KindPoll && item["arguments"] != `{"chars":"","session_id":4821,"yield_time_ms":300000}` {
+				t.Errorf("poll arguments %v", item["arguments"])
+			}
+			if u := final["usage"].(map[string]any)["total_tokens"].(float64); u != tt.usage {
+				t.Errorf("%v tokens, want %v", u, tt.usage)
+			}
+			if srv.Remaining() != tt.scripted {
+				t.Errorf("%d scripted turns left, want %d", srv.Remaining(), tt.scripted)
+			}
+		})
 	}
 }

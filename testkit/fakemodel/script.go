@@ -141,6 +141,8 @@ type Turn struct {
 	// Fail, when set, ends a streamed answer with the API's in-stream error
 	// (Responses: response.failed) carrying this message.
 	Fail string
+
+	noUsage bool // reports zero tokens (a poll, which no test counts)
 }
 
 // Reply is a convenience constructor for a turn made of blocks.
@@ -161,7 +163,7 @@ func (t Turn) blocks(r Request) []Block {
 }
 
 func (t Turn) usage() Usage {
-	if t.Usage == (Usage{}) {
+	if t.Usage == (Usage{}) && !t.noUsage {
 		return Usage{InputTokens: 100, OutputTokens: 20}
 	}
 	return t.Usage

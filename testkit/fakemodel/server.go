@@ -10,6 +10,8 @@
 //
 // A script is a queue of Turns; each main request (Classify says which are)
 // takes the next one, and a request on the side gets SideReply's text. A
+// Codex command still running when its call yields is waited on, as a
+// model does, by polling it (KindPoll): the script goes on once it ends. A
 // Turn is Blocks, or Build to make them from the request, each block
 // rendered in the request's API:
 //
@@ -201,6 +203,8 @@ func (s *Server) record(r Request) (Request, Turn) {
 		}
 	case KindSide, KindWarmup:
 		turn = Reply(Text(s.SideReply(r)))
+	case KindPoll:
+		turn = pollTurn(r)
 	}
 	s.requests = append(s.requests, r)
 	close(s.changed)
