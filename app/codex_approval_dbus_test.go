@@ -64,7 +64,7 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 	if out, err := runCLI(t, "hooks", "status", "--codex", "--home", home); err != nil || !strings.Contains(out, "PermissionRequest hook → ") {
 		t.Fatalf("hooks status --codex: %v\n%s", err, out)
 	}
-	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address}, shortNotifyWindow)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -154,14 +154,14 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 	}
 
 	// The first turn's end is noted too (folded with whatever else came
-	// within the tray's coalescing window); past that window, the next
-	// note shows on its own.
+	// within the tray's coalescing window). Nothing else is held back
+	// after it, so the next note shows on its own, at once or when the
+	// window ends.
 	if _, err := notes.Wait(ctx, func(n dbustest.Notification) bool {
 		return strings.Contains(n.Summary+n.Body, "finished")
 	}); err != nil {
 		t.Fatalf("the first turn's end was not noted: %v (got %s)", err, noteLines(notes.All()))
 	}
-	time.Sleep(3500 * time.Millisecond)
 
 	// A question (Plan mode's request_user_input): the rollout has the
 	// call and, once answered, its output, so the record alone shows the

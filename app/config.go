@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"conductorbridge/bridge/agent/opencode"
 	"conductorbridge/bridge/auth"
@@ -27,6 +28,9 @@ type config struct {
 	Addr       string
 	LogLevel   string
 	Origins    originList // serve only: extension origins allowed in
+	// NotifyWindow (serve only) is how long after a notification the next
+	// ones fold into one summary (tray.Config.Coalesce).
+	NotifyWindow time.Duration
 }
 
 // originList is a repeatable flag of extension origins.

@@ -110,7 +110,7 @@ func runMenu(ctx context.Context, c config, b *bridge, quit, onExit func(), why 
 		log.Warn().Err(err).Msg("tray settings")
 	}
 	cfg := tray.Config{
-		Engine: b.engine, Pairing: b.pairing, Settings: settings, Log: log,
+		Engine: b.engine, Pairing: b.pairing, Settings: settings, Log: log, Coalesce: c.NotifyWindow,
 		LoginItem: newLoginItem(c, log),
 		Actions: tray.Actions{
 			OpenURL:  func(u string) error { return openURL(c.StateDir, u, false) }, // no link in argv

@@ -73,6 +73,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	ifNotRunning := fs.Bool("if-not-running", false, "exit quietly (and successfully) when a bridge already runs on this state dir: what the login item starts")
 	fs.Var(&c.Origins, "allow-origin", "another browser extension origin allowed to use the API, besides gstack's and the bridge's own side panel (repeatable)")
 	autoHooks := fs.Bool("auto-hooks", false, "install the message hooks into every Conductor or registered workspace as it is found (writes <workspace>/.claude/settings.local.json)")
+	fs.DurationVar(&c.NotifyWindow, "notify-window", 3*time.Second, "notifications that come within this long of the last one shown fold into one summary when it ends")
 	cpuProfile := fs.String("cpu-profile", "", "write a Go CPU profile of the whole run to this file when it ends (for `go tool pprof`; bench -cpu-profile uses it)")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -27,7 +27,7 @@ func TestCodexTabInTheMenuBar(t *testing.T) {
 	tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "Claude is idle here."})
 	// Every turn is worth a note here: the Codex turn takes a second.
 	notifyEveryTurn(t, home)
-	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address}, shortNotifyWindow)
 	p.waitFor(func(w apiWorkspace) bool { return w.Directory == tokyo.cwd && w.LastEventID > 0 })
 
 	oai := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("Codex checked the login page.")))
@@ -54,8 +54,9 @@ func TestCodexTabInTheMenuBar(t *testing.T) {
 	if _, err := dbustest.WaitLabels(ctx, conn, item, "2 tabs", thread[:8]+" · Codex — idle", " · Claude"); err != nil {
 		t.Fatalf("the menu never listed the Codex tab: %v", err)
 	}
-	time.Sleep(3500 * time.Millisecond) // a coalescing window and then some
-	if all := notes.All(); len(all) != 1 {
-		t.Errorf("%d notifications for one turn: %+v", len(all), all)
+	// The Claude tab finishes a turn after it: the Codex turn's events
+	// have all been read and noted by the time that one is.
+	if earlier := notesBeforeMark(t, notes, func() { tokyo.turn("and the signup page?", markWords) }); len(earlier) != 1 {
+		t.Errorf("%d notifications for one turn: %s", len(earlier), noteLines(earlier))
 	}
 }

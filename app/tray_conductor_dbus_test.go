@@ -22,7 +22,7 @@ func TestBackgroundTabNotifiesOnRealDBus(t *testing.T) {
 	bus := dbustest.Start(t)
 	notes := bus.Notifications(t)
 	e := newTabsEnv(t, [2][]fakemodel.Turn{
-		{fakemodel.Reply(fakemodel.Text("A is set up."))},
+		{fakemodel.Reply(fakemodel.Text("A is set up.")), fakemodel.Reply(fakemodel.Text(markWords))},
 		{fakemodel.Reply(fakemodel.Text("B checked the login page."))},
 	})
 	e.demoTabs()
@@ -34,7 +34,7 @@ func TestBackgroundTabNotifiesOnRealDBus(t *testing.T) {
 	}
 	// Every turn is worth a note here: a fake model's turn takes a second.
 	notifyEveryTurn(t, e.home)
-	e.p = startBridgeWith(t, e.home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	e.p = startBridgeWith(t, e.home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address}, shortNotifyWindow)
 	e.cfg.Addr = strings.TrimPrefix(e.p.base, "http://")
 	ws := e.p.waitFor(func(w apiWorkspace) bool { return w.ID == "w-demo" && w.LastEventID > 0 })
 
@@ -56,12 +56,14 @@ func TestBackgroundTabNotifiesOnRealDBus(t *testing.T) {
 	if n.Summary != name+" · Tab B · Claude finished" || !strings.Contains(n.Body, "B checked the login page") {
 		t.Errorf("notification %q: %q, want %q", n.Summary, n.Body, name+" · Tab B · Claude finished")
 	}
-	time.Sleep(3500 * time.Millisecond) // a coalescing window and then some
-	if all := notes.All(); len(all) != 1 {
-		var titles []string
-		for _, n := range all {
-			titles = append(titles, n.Summary)
+	// Tab A finishes a turn after it.
+	earlier := notesBeforeMark(t, notes, func() {
+		e.tabs[0].Send("one more")
+		if _, err := e.tabs[0].WaitResult(e.ctx); err != nil {
+			t.Fatal(err)
 		}
-		t.Errorf("%d notifications for one turn: %q", len(all), titles)
+	})
+	if len(earlier) != 1 {
+		t.Errorf("%d notifications for one turn: %s", len(earlier), noteLines(earlier))
 	}
 }

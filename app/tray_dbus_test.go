@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,7 +27,7 @@ func TestMenuBarOnRealDBus(t *testing.T) {
 	notes := bus.Notifications(t)
 	home := t.TempDir()
 	tokyo := newTranscript(t, home, "tokyo")
-	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address}, shortNotifyWindow)
 	ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == tokyo.cwd && w.LastEventID > 0 })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -96,9 +97,8 @@ func TestMenuBarOnRealDBus(t *testing.T) {
 		n.AppName != "Conductor Bridge" {
 		t.Errorf("notification: %+v", n)
 	}
-	time.Sleep(500 * time.Millisecond)
-	if all := notes.All(); len(all) != 1 {
-		t.Errorf("%d notifications for one turn: %+v", len(all), all)
+	if earlier := notesBeforeMark(t, notes, func() { tokyo.turn("one more check", markWords) }); len(earlier) != 1 {
+		t.Errorf("%d notifications for one turn: %s", len(earlier), noteLines(earlier))
 	}
 
 	// Quit from the menu stops the bridge cleanly (exit 0: the login item
@@ -137,7 +137,7 @@ func TestNoDBusMeansHeadlessNotAPanic(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := startBridgeWith(t, t.TempDir(), 0, env)
-			time.Sleep(300 * time.Millisecond)
+			waitLogged(t, p, "running without a menu bar")
 			if _, err := probeHealth(context.Background(), p.cl()); err != nil {
 				t.Fatalf("bridge not serving: %v\n%s", err, p.log)
 			}
@@ -218,7 +218,7 @@ func TestTrayHostAppearingLater(t *testing.T) {
 	if _, err := probeHealth(context.Background(), p.cl()); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // headless by now
+	waitLogged(t, p, "running without a menu bar")
 	watcher := bus.Watcher(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -232,6 +232,39 @@ func TestTrayHostAppearingLater(t *testing.T) {
 	}); err != nil {
 		t.Errorf("menu: %v", err)
 	}
+}
+
+// shortNotifyWindow starts a bridge whose notifications fold for a tenth
+// of a second, not 3 s: a note held back for a summary shows soon.
+const shortNotifyWindow = "--notify-window=100ms"
+
+// markWords begin the answer of the turn notesBeforeMark has finish.
+const markWords = "Mark: nothing after this."
+
+// notesBeforeMark has one more turn finish (mark: its answer begins with
+// markWords), in the workspace the notifications under test came from, so
+// the tray reads its events after all of theirs, and waits for its
+// notification. By then every note those earlier events bring has been
+// shown: one still held back for a summary would fold with the mark's,
+// which then reads as a summary, not as the mark. It fails unless the
+// mark's notification is the last and alone, and returns those before it.
+func notesBeforeMark(t *testing.T, notes *dbustest.Notifications, mark func()) []dbustest.Notification {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	mark()
+	folded := regexp.MustCompile(`^\d+ agents `)
+	isMark := func(n dbustest.Notification) bool {
+		return strings.Contains(n.Body, markWords) && !folded.MatchString(n.Summary)
+	}
+	if _, err := notes.Wait(ctx, func(n dbustest.Notification) bool { return isMark(n) || folded.MatchString(n.Summary) }); err != nil {
+		t.Fatalf("the mark's turn was never noted: %v (got %s)", err, noteLines(notes.All()))
+	}
+	all := notes.All()
+	if !isMark(all[len(all)-1]) {
+		t.Fatalf("the mark's turn is not the last notification, alone: %s", noteLines(all))
+	}
+	return all[:len(all)-1]
 }
 
 // notifyEveryTurn sets the home's tray to notify every turn, however short:

@@ -38,7 +38,7 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
 	VALUES ('s-a', 'w-tokyo', 'idle', 'claude', 'Login form', '%[2]s', 0),
 	       ('s-b', 'w-tokyo', 'idle', 'claude', 'Pick a colour', '%[3]s', 0);`, tokyo.cwd, first, second))
 	notifyEveryTurn(t, home)
-	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address}, shortNotifyWindow)
 	p.waitFor(func(w apiWorkspace) bool { return w.ID == "w-tokyo" && len(w.Sessions) == 2 && w.Status == "idle" })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -83,8 +83,8 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
 			t.Errorf("notification for %q: %+v", title, n)
 		}
 	}
-	time.Sleep(3500 * time.Millisecond) // a coalescing window and then some
-	if all := notes.All(); len(all) != 2 {
-		t.Errorf("%d notifications for two questions: %+v", len(all), all)
+	// The first tab then finishes a turn.
+	if earlier := notesBeforeMark(t, notes, func() { tokyo.turn("never mind, carry on", markWords) }); len(earlier) != 2 {
+		t.Errorf("%d notifications for two questions: %s", len(earlier), noteLines(earlier))
 	}
 }

@@ -23,7 +23,7 @@ func TestTabNotifiesOnRealDBus(t *testing.T) {
 	tokyo := newTranscript(t, home, "tokyo")
 	const second = "0b0b0b0b-2222-4222-8222-000000000002"
 	tab := secondTab(tokyo, second)
-	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
+	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address}, shortNotifyWindow)
 	p.waitFor(func(w apiWorkspace) bool { return w.Directory == tokyo.cwd && w.LastEventID > 0 })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -47,9 +47,8 @@ func TestTabNotifiesOnRealDBus(t *testing.T) {
 	if n.Summary != "tokyo · 0b0b0b0b · Claude finished" || !strings.Contains(n.Body, "The login page works") {
 		t.Errorf("notification: %+v", n)
 	}
-	// Nothing more comes for it (a coalescing window and then some).
-	time.Sleep(3500 * time.Millisecond)
-	if all := notes.All(); len(all) != 1 {
-		t.Errorf("%d notifications for one turn: %+v", len(all), all)
+	// Nothing more comes for it before the first tab's next turn.
+	if earlier := notesBeforeMark(t, notes, func() { tokyo.turn("and the signup page?", markWords) }); len(earlier) != 1 {
+		t.Errorf("%d notifications for one turn: %s", len(earlier), noteLines(earlier))
 	}
 }
