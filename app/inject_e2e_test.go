@@ -264,6 +264,14 @@ func (e *agentEnv) secretsNotLogged() {
 	}
 }
 
+// waitRewakeHooks waits until the agent's nth asyncRewake hook has called
+// the bridge (the bridge logs each hook call at debug level): it waits
+// for a message from then on.
+func (e *agentEnv) waitRewakeHooks(n int) {
+	e.t.Helper()
+	waitLoggedTimes(e.t, e.p, n, `"hook":"rewake"`, `"message":"hook call"`)
+}
+
 // TestInjectWakesIdleAgent sends a message to an agent that finished its
 // turn and sits idle, as Conductor runs it (stream-json, stdin open): the
 // asyncRewake hook wakes it with nothing written to its stdin.
@@ -280,7 +288,7 @@ func TestInjectWakesIdleAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := e.workspace()
-	time.Sleep(500 * time.Millisecond) // the rewake hook starts after the turn
+	e.waitRewakeHooks(1) // the rewake hook starts after the turn
 
 	const msg = "please test the mobile view"
 	sent := time.Now()
@@ -299,7 +307,7 @@ func TestInjectWakesIdleAgent(t *testing.T) {
 	if _, err := s.WaitResult(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // the next rewake hook connects after the turn
+	e.waitRewakeHooks(2) // the next rewake hook connects after the turn
 	out, err := runCLI(t, "send", "--home", e.home, "--addr", e.cfg.Addr, "--wait", "demo", "and the tablet view")
 	if err != nil || !strings.Contains(out, "confirmed") {
 		t.Errorf("send --wait: %v\n%s", err, out)

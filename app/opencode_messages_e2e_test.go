@@ -238,13 +238,23 @@ func TestOpenCodeBusySessionMessageWaitsUntilIdle(t *testing.T) {
 
 // waitLogged waits until one line of the bridge's log holds every one of
 // parts.
-func waitLogged(t *testing.T, p *bridgeProc, parts ...string) {
+func waitLogged(t testing.TB, p *bridgeProc, parts ...string) {
+	t.Helper()
+	waitLoggedTimes(t, p, 1, parts...)
+}
+
+// waitLoggedTimes waits until n lines of the bridge's log each hold every
+// one of parts.
+func waitLoggedTimes(t testing.TB, p *bridgeProc, n int, parts ...string) {
 	t.Helper()
 	cfg := config{Addr: strings.TrimPrefix(p.base, "http://")}
 	cfg.Home = p.home
-	must(t, cfg.resolve())
+	if err := cfg.resolve(); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
+		seen := 0
 		logs, _ := filepath.Glob(filepath.Join(cfg.LogDir, "*"))
 		for _, f := range logs {
 			b, _ := os.ReadFile(f)
@@ -254,12 +264,15 @@ func waitLogged(t *testing.T, p *bridgeProc, parts ...string) {
 					all = all && strings.Contains(line, part)
 				}
 				if all {
-					return
+					seen++
 				}
 			}
 		}
+		if seen >= n {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the bridge never logged %q:\n%s", parts, p.log)
+			t.Fatalf("the bridge logged %q %d times, not %d:\n%s", parts, seen, n, p.log)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
