@@ -43,6 +43,7 @@ import (
 	"conductorbridge/bridge/regular"
 	"conductorbridge/bridge/stream"
 	usagerep "conductorbridge/bridge/usage"
+	"conductorbridge/bridge/usage/driver"
 )
 
 // gstackOrigin is gstack's pinned Chrome extension, allowed by default.
@@ -333,7 +334,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		// The usage page reads the same files the streams do, with the
 		// same prices; the cache (the usage command's, in the state
 		// folder) parses only what changed between views.
-		Usage: usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices,
+		Usage: usagerep.Source{Formats: listAs[driver.Format](drivers), Prices: prices,
 			Cache: usageCache(c.StateDir, func(msg string) { log.Warn().Msg(msg) })},
 	}
 	pairs.Announce = b.api.AnnouncePairing

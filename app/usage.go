@@ -18,6 +18,7 @@ import (
 
 	"conductorbridge/bridge/price"
 	usagerep "conductorbridge/bridge/usage"
+	"conductorbridge/bridge/usage/driver"
 )
 
 // usageCmd prints what every turn in the history cost, read from the
@@ -106,13 +107,13 @@ func localZone() string {
 	return tz
 }
 
-// readUsage reads the transcripts and rollouts itself: no bridge runs.
+// readUsage reads every agent's records itself: no bridge runs.
 func readUsage(ctx context.Context, c config, q usagerep.Query, cache bool, stderr io.Writer) (*usagerep.Report, error) {
 	prices, err := price.Load(c.StateDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "your prices.json is unreadable (%v); pricing with the built-in table\n", err)
 	}
-	src := usagerep.Source{ClaudeProjects: c.ClaudeProjects, CodexHome: c.CodexHome, Prices: prices, Compact: true}
+	src := usagerep.Source{Formats: usageFormats(c), Prices: prices, Compact: true}
 	if cache {
 		src.Cache = usageCache(c.StateDir, func(msg string) { fmt.Fprintln(stderr, msg) })
 	}
@@ -123,6 +124,10 @@ func readUsage(ctx context.Context, c config, q usagerep.Query, cache bool, stde
 	}
 	return usagerep.Summarize(h, q)
 }
+
+// usageFormats are the agents whose history usage reads: those of the
+// drivers (agents) that implement its driver.
+func usageFormats(c config) []driver.Format { return listAs[driver.Format](agents(c)) }
 
 // usageHeap is the heap a report is read in before the garbage collector
 // runs, besides room for what the cache holds.

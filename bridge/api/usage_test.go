@@ -20,7 +20,7 @@ type fixedUsage struct{}
 func (fixedUsage) Read(context.Context) (*usage.History, error) {
 	end := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	turn := func(ws string, usd float64) usage.Turn {
-		return usage.Turn{Start: end, End: end, Agent: usage.AgentClaude, Workspace: ws, Session: "s-" + ws, Model: "m",
+		return usage.Turn{Start: end, End: end, Agent: "claude", Workspace: ws, Session: "s-" + ws, Model: "m",
 			Usage: event.Usage{InputTokens: 1}, CostUSD: usd, CostKnown: true}
 	}
 	return &usage.History{Turns: []usage.Turn{turn("/w/tokyo", 1), turn("/w/tokyo/web", 2), turn("/w/osaka", 4), turn("/secret/project", 8)},

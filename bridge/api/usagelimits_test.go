@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/usage"
+	"conductorbridge/bridge/usage/driver"
 )
 
 // rollout writes a Codex rollout run in cwd whose one token_count line
@@ -37,7 +39,7 @@ func TestFarFutureResetKeepsTheReportWhole(t *testing.T) {
 	rollout(t, h, "t1", "/w/tokyo", "2026-12-03T09:00:00Z",
 		`{"primary":{"used_percent":12.5,"window_minutes":300,"resets_at":300000000000},`+
 			`"secondary":{"used_percent":40,"window_minutes":10080,"resets_in_seconds":100000000000000000},"plan_type":"plus"}`)
-	e.srv.Usage = usage.Source{CodexHome: h}
+	e.srv.Usage = usage.Source{Formats: []driver.Format{codexagent.Agent{Home: h}}}
 	resp := e.send(t, req{path: "/api/usage", bearer: e.token.Value()})
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -78,7 +80,7 @@ func TestBrowserSeesPlanLimitsOfVisibleWorkspacesOnly(t *testing.T) {
 	h := t.TempDir()
 	rollout(t, h, "t-osaka", "/w/osaka", "2026-12-03T10:00:00Z",
 		`{"primary":{"used_percent":77,"window_minutes":300},"plan_type":"pro"}`)
-	e.srv.Usage = usage.Source{CodexHome: h}
+	e.srv.Usage = usage.Source{Formats: []driver.Format{codexagent.Agent{Home: h}}}
 	limits := func(r req) []any {
 		t.Helper()
 		r.path = "/api/usage"

@@ -13,6 +13,15 @@ type Request struct {
 	Fast        bool  `json:"f,omitempty"` // usage.speed "fast"
 }
 
+// Charge is one step of a turn's cost: a response as now counted and,
+// when an earlier line of it was counted already, as counted then (the
+// step is the difference of their prices); Side: a subagent's.
+type Charge struct {
+	Now  Request  `json:"n"`
+	Was  *Request `json:"w,omitempty"`
+	Side bool     `json:"s,omitempty"`
+}
+
 // Func prices usage for model; known is false when the model has no
 // price, and usd must then not be shown as a price. Parsers of formats
 // that carry no cost of their own (Codex, OpenCode's unpriced models) are

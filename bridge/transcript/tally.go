@@ -32,14 +32,8 @@ type Totals struct {
 	Log []Charge `json:"log,omitempty"`
 }
 
-// Charge is one step of a cost: a response as now counted and, when an
-// earlier line of it was counted already, as counted then (the step is
-// the difference of their prices).
-type Charge struct {
-	Now  price.Request  `json:"n"`
-	Was  *price.Request `json:"w,omitempty"`
-	Side bool           `json:"s,omitempty"`
-}
+// Charge is one step of a cost (price.Charge).
+type Charge = price.Charge
 
 // Reprice works out with tab what charges cost, as the turn they made
 // would have been counted with tab: cost, the subagents' part, and the

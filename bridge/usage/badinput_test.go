@@ -35,7 +35,7 @@ func TestBadFilesDoNotStopTheReport(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h, err := Source{ClaudeProjects: root}.Read(ctx)
+	h, err := Source{Formats: agentsAt(root, "")}.Read(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

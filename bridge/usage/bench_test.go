@@ -68,10 +68,10 @@ func size(tb testing.TB, f *os.File) int64 {
 // CPU as the command does.
 func BenchmarkReadClaude(b *testing.B) {
 	projects := filepath.Join(b.TempDir(), "projects")
-	src := Source{ClaudeProjects: projects, Workers: 1}
+	src := Source{Formats: agentsAt(projects, ""), Workers: 1}
 	var n int64
 	if dir := os.Getenv("USAGE_BENCH_PROJECTS"); dir != "" {
-		src = Source{ClaudeProjects: dir}
+		src = Source{Formats: agentsAt(dir, "")}
 		h, err := src.Read(context.Background())
 		if err != nil {
 			b.Fatal(err)
@@ -95,12 +95,12 @@ func BenchmarkReadWarm(b *testing.B) {
 	projects := filepath.Join(b.TempDir(), "projects")
 	writeSynthHistory(b, projects, 128)
 	path := filepath.Join(b.TempDir(), CacheFile)
-	if _, err := (Source{ClaudeProjects: projects, Cache: &Cache{Path: path}}).Read(context.Background()); err != nil {
+	if _, err := (Source{Formats: agentsAt(projects, ""), Cache: &Cache{Path: path}}).Read(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
 		c := &Cache{Path: path}
-		if _, err := (Source{ClaudeProjects: projects, Cache: c}).Read(context.Background()); err != nil {
+		if _, err := (Source{Formats: agentsAt(projects, ""), Cache: c}).Read(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		if c.reread.Load() > 0 {

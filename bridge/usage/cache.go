@@ -29,18 +29,18 @@ type Cache struct {
 	m      map[string]*entry // by the group's first file
 	loaded bool              // Path was read (or tried)
 	prices uint64            // the price table the entries' costs are of
-	roots  [2]string         // the folders the entries were read from
+	roots  string            // the homes the entries were read from
 	// file is the cache file as loaded or last written (nil: none), open
 	// for reading the blocks the entries name in it: the bytes an index
 	// named are never written over, and a file put in its place leaves
 	// this one as it was.
 	file  *os.File
-	head  header    // its header as loaded or written
-	froot [2]string // the folders its entries are of
-	fcost uint64    // the prices its entries' costs are of
-	live  int64     // bytes its index and the blocks it names take
-	dirty bool      // differs from the file
-	said  bool      // a complaint was logged
+	head  header // its header as loaded or written
+	froot string // the homes its entries are of
+	fcost uint64 // the prices its entries' costs are of
+	live  int64  // bytes its index and the blocks it names take
+	dirty bool   // differs from the file
+	said  bool   // a complaint was logged
 	// What the reads did with each group: for the tests that prove each
 	// way is taken.
 	reused, resumed, reread, repriced atomic.Int64
@@ -56,8 +56,7 @@ func (c *Cache) snapShare() int64 {
 	return c.share
 }
 
-// entry is what one group (a Claude session with its subagents' files, a
-// Codex rollout) gave when last read.
+// entry is what one group (a session's record files) gave when last read.
 type entry struct {
 	agent string
 	files []fileID
@@ -68,7 +67,7 @@ type entry struct {
 	// them straight into the history.
 	turns   []byte
 	n, done int
-	limits  []Limit // Codex: the newest plan limits, with their workspace
+	limits  []Limit // the newest plan limits recorded, with their workspace
 	// snap is where a later read may go on (encodeSnap; none: from the
 	// start); priced what made each turn's cost (encodePricing; none: not
 	// known, the files are read again when prices change). Only a read
@@ -102,17 +101,17 @@ type fileID struct {
 
 // resume is where a read stopped and what it knew there.
 type resume struct {
-	Main   []byte // a Claude session's parser's state
+	Main   []byte // the group's reader's state (driver.Reader.Save)
 	Cwd    string
 	Files  []mark
-	Limits []Limit // Codex: the newest plan limits so far
+	Limits []Limit // the newest plan limits so far
 }
 
 // mark is where one file was read to.
 type mark struct {
 	Path   string
 	Off    int64  // read to here, just after a newline
-	Parser []byte // its own parser's state (a Codex rollout's, a subagent file's)
+	Parser []byte // its own reader state (a subagent file's parser's), if any
 	// Last is the time of its last line with one, Max the latest any of
 	// its lines said: a merged read goes on only when the new lines come
 	// after them. Not known after a read that did not look at every line.
@@ -157,7 +156,7 @@ const (
 // compare tells what became of g's files since e was made. A file that is
 // new to the group counts as grown from nothing.
 func compare(g group, e *entry) change {
-	if e == nil || e.agent != g.agent || len(e.files) > len(g.files) {
+	if e == nil || e.agent != g.agent || len(e.files) > len(g.Files) {
 		return changed
 	}
 	old := make(map[string]*fileID, len(e.files))
@@ -169,7 +168,7 @@ func compare(g group, e *entry) change {
 	}
 	res := unchanged
 	seen := 0
-	for i, path := range g.files {
+	for i, path := range g.Files {
 		id := old[path]
 		if id == nil {
 			if i == 0 {
@@ -207,7 +206,7 @@ func (c *Cache) get(g group) (*entry, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := c.m[g.files[0]]
+	e := c.m[g.Files[0]]
 	return e, e != nil && e.prices == c.prices
 }
 
@@ -222,7 +221,7 @@ func (c *Cache) put(g group, e *entry) {
 	}
 	e.prices = c.prices
 	e.at = extent{} // to be written
-	c.m[g.files[0]] = e
+	c.m[g.Files[0]] = e
 	c.dirty = true
 }
 
@@ -233,8 +232,8 @@ func (c *Cache) drop(g group) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.m[g.files[0]]; ok {
-		delete(c.m, g.files[0])
+	if _, ok := c.m[g.Files[0]]; ok {
+		delete(c.m, g.Files[0])
 		c.dirty = true
 	}
 }
@@ -246,7 +245,7 @@ func (c *Cache) keep(groups []group) {
 	}
 	seen := make(map[string]bool, len(groups))
 	for _, g := range groups {
-		seen[g.files[0]] = true
+		seen[g.Files[0]] = true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 // was removed is gone from the next report.
 func TestCacheReadsOnlyWhatChanged(t *testing.T) {
 	projects, codexHome := corpusHome(t)
-	src := Source{ClaudeProjects: projects, CodexHome: codexHome, Cache: &Cache{}}
+	src := Source{Formats: agentsAt(projects, codexHome), Cache: &Cache{}}
 	first, err := src.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)

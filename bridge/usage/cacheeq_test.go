@@ -297,7 +297,7 @@ func TestCachedReportsEqualUncached(t *testing.T) {
 						what += "; prices changed"
 					}
 				}
-				src := Source{ClaudeProjects: projects, CodexHome: codexHome, Prices: prices}
+				src := Source{Formats: agentsAt(projects, codexHome), Prices: prices}
 				want, err := src.Read(context.Background())
 				if err != nil {
 					t.Fatal(err)

@@ -23,7 +23,10 @@ const CacheFile = "usage.cache"
 // 5: two sections: what a warm read needs, then where reads stopped and
 // what made the costs; each group's turns a block with its own strings.
 // 6: blocks named by an index, appended to (see codec_file.go).
-const cacheVersion = 6
+// 7: the agents' formats are drivers (bridge/usage/driver): one list of
+// charges per turn whatever its agent, one string for the homes read,
+// each reader's own state where a read stopped.
+const cacheVersion = 7
 
 // priceKey identifies a price table: costs in the cache are of it.
 func priceKey(t *price.Table) uint64 {
@@ -45,7 +48,7 @@ func priceKey(t *price.Table) uint64 {
 // begin readies the cache for a read with these prices of these folders:
 // the file is read the first time, and entries of other prices or folders
 // are let go.
-func (c *Cache) begin(prices uint64, roots [2]string) {
+func (c *Cache) begin(prices uint64, roots string) {
 	if c == nil {
 		return
 	}

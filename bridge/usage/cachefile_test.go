@@ -20,7 +20,7 @@ import (
 // reports' JSON.
 func readWith(t *testing.T, projects, codexHome string, c *Cache) *History {
 	t.Helper()
-	h, err := Source{ClaudeProjects: projects, CodexHome: codexHome, Cache: c}.Read(context.Background())
+	h, err := Source{Formats: agentsAt(projects, codexHome), Cache: c}.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestTwoRunsAtOnce(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range got {
 			wg.Go(func() {
-				src := Source{ClaudeProjects: projects, CodexHome: codexHome, Cache: &Cache{Path: path, Log: logf, share: 1}}
+				src := Source{Formats: agentsAt(projects, codexHome), Cache: &Cache{Path: path, Log: logf, share: 1}}
 				h, err := src.Read(context.Background())
 				if err != nil {
 					t.Error(err)
@@ -278,7 +278,7 @@ func TestPartsOfAFileWrittenAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 		held[name] = &Cache{Path: path, share: 1, Log: logf}
-		held[name].begin(priceKey(price.Default()), [2]string{projects, codexHome})
+		held[name].begin(priceKey(price.Default()), Source{Formats: agentsAt(projects, codexHome)}.homes())
 	}
 	// A subagent answers once more, after every line before.
 	lateSubagentAnswer(t, projects)

@@ -95,7 +95,7 @@ func TestWhereCcusageDisagrees(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			h, err := Source{ClaudeProjects: filepath.Dir(proj)}.Read(context.Background())
+			h, err := Source{Formats: agentsAt(filepath.Dir(proj), "")}.Read(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,6 @@ import (
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
-	"conductorbridge/bridge/transcript"
 )
 
 type encoder struct {
@@ -205,11 +204,11 @@ func decodePricing(raw []byte) ([]pricing, error) {
 }
 
 func (e *encoder) pricing(p pricing) {
-	e.ref(p.model)
-	e.bool(p.carry)
-	e.uint(uint64(len(p.claude)))
-	for i := range p.claude {
-		c := &p.claude[i]
+	e.ref(p.Model)
+	e.bool(p.Leftover)
+	e.uint(uint64(len(p.Charges)))
+	for i := range p.Charges {
+		c := &p.Charges[i]
 		var f byte
 		if c.Was != nil {
 			f |= chargeWas
@@ -221,10 +220,6 @@ func (e *encoder) pricing(p pricing) {
 		if c.Was != nil {
 			e.request(c.Was, 0)
 		}
-	}
-	e.uint(uint64(len(p.codex)))
-	for i := range p.codex {
-		e.request(&p.codex[i], 0)
 	}
 }
 
@@ -440,11 +435,11 @@ func (d *decoder) turnRest(t *Turn, f byte) {
 }
 
 func (d *decoder) pricing() pricing {
-	p := pricing{model: d.ref(), carry: d.bool()}
+	p := pricing{Model: d.ref(), Leftover: d.bool()}
 	if n := d.count(); n > 0 {
-		p.claude = make([]transcript.Charge, n)
-		for i := range p.claude {
-			c := &p.claude[i]
+		p.Charges = make([]price.Charge, n)
+		for i := range p.Charges {
+			c := &p.Charges[i]
 			var f byte
 			c.Now, f = d.request()
 			c.Side = f&chargeSide != 0
@@ -452,12 +447,6 @@ func (d *decoder) pricing() pricing {
 				was, _ := d.request()
 				c.Was = &was
 			}
-		}
-	}
-	if n := d.count(); n > 0 {
-		p.codex = make([]price.Request, n)
-		for i := range p.codex {
-			p.codex[i], _ = d.request()
 		}
 	}
 	return p

@@ -111,7 +111,7 @@ type extent struct {
 // cacheContent is what a cache file's index and warm blocks say.
 type cacheContent struct {
 	entries map[string]*entry // by the group's first file
-	roots   [2]string
+	roots   string
 	prices  uint64
 	head    header
 	live    int64 // bytes the index and the blocks it names take
@@ -120,7 +120,7 @@ type cacheContent struct {
 // index is a cache file's index: the folders and prices its entries are
 // of, and each entry's blocks (entries in the order of keys).
 type index struct {
-	roots  [2]string
+	roots  string
 	prices uint64
 	warm   []extent
 	priced []extent
@@ -130,8 +130,7 @@ type index struct {
 func encodeIndex(ix *index) []byte {
 	e := &encoder{b: make([]byte, 0, 64+40*len(ix.warm))}
 	e.b = binary.LittleEndian.AppendUint64(e.b, ix.prices)
-	e.str(ix.roots[0])
-	e.str(ix.roots[1])
+	e.str(ix.roots)
 	e.uint(uint64(len(ix.warm)))
 	for i := range ix.warm {
 		e.uint(uint64(ix.warm[i].off))
@@ -152,7 +151,7 @@ func encodeIndex(ix *index) []byte {
 // and limit (the index's own offset).
 func decodeIndex(b []byte, limit int64) (*index, error) {
 	d := &decoder{b: b}
-	ix := &index{prices: d.uint64(), roots: [2]string{d.str(), d.str()}}
+	ix := &index{prices: d.uint64(), roots: d.str()}
 	n := d.count()
 	ix.warm, ix.priced, ix.snap = make([]extent, n), make([]extent, n), make([]extent, n)
 	in := func(x extent) bool {

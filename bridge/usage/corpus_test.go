@@ -125,7 +125,7 @@ func TestUsageEqualsStreamedTurns(t *testing.T) {
 	prices := price.Default()
 	wantUsage, wantCost, wantTurns := streamed(t, projects, codexHome, prices)
 
-	h, err := Source{ClaudeProjects: projects, CodexHome: codexHome, Prices: prices, Workers: 3}.Read(context.Background())
+	h, err := Source{Formats: agentsAt(projects, codexHome), Prices: prices, Workers: 3}.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestUsageEqualsStreamedTurns(t *testing.T) {
 // reviewed event lists (bridge/transcript/testdata/corpus/*.events).
 func TestUsageCountsSubagentFiles(t *testing.T) {
 	projects, _ := corpusHome(t)
-	h, err := Source{ClaudeProjects: projects}.Read(context.Background())
+	h, err := Source{Formats: agentsAt(projects, "")}.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func subIn(t *testing.T, projects, project, glob string) int64 {
 // it (2.1.328: the first turn's Agent call), not in a later one.
 func TestSubagentLandsInItsTurn(t *testing.T) {
 	projects, _ := corpusHome(t)
-	h, err := Source{ClaudeProjects: projects}.Read(context.Background())
+	h, err := Source{Formats: agentsAt(projects, "")}.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

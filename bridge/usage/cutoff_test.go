@@ -55,7 +55,7 @@ func TestCutOffTurnsCountAsTheStreamsEndThem(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(day, filepath.Base(files[0])), bytes.Join(lines[:cut], nil), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			h, err := Source{CodexHome: home, Prices: prices, Workers: 1}.Read(context.Background())
+			h, err := Source{Formats: agentsAt("", home), Prices: prices, Workers: 1}.Read(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}

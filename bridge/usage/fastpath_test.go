@@ -78,7 +78,7 @@ func TestCountOnlySameTurns(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			projects := filepath.Join(t.TempDir(), "projects")
 			tt.write(t, projects)
-			groups, err := claudeGroups(projects)
+			groups, err := groupsAt(projects, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,17 +86,17 @@ func TestCountOnlySameTurns(t *testing.T) {
 			var bufs buffers // lent and taken back across sessions, as a worker does
 			for _, g := range groups {
 				var plain, lean []Turn
-				pb, perr := readClaudeParsed(g, prices, false, nil, func(t Turn) { plain = append(plain, t) })
-				lb, lerr := readClaudeParsed(g, prices, true, &bufs, func(t Turn) { lean = append(lean, t) })
+				pb, perr := readGroupParsed(g, prices, false, nil, func(t Turn) { plain = append(plain, t) })
+				lb, lerr := readGroupParsed(g, prices, true, &bufs, func(t Turn) { lean = append(lean, t) })
 				if (perr == nil) != (lerr == nil) || pb != lb {
-					t.Fatalf("%s: plain read %d bytes (%v), fast path %d (%v)", g.files[0], pb, perr, lb, lerr)
+					t.Fatalf("%s: plain read %d bytes (%v), fast path %d (%v)", g.Files[0], pb, perr, lb, lerr)
 				}
 				if len(plain) != len(lean) {
-					t.Fatalf("%s: plain parser %d turns, fast path %d", g.files[0], len(plain), len(lean))
+					t.Fatalf("%s: plain parser %d turns, fast path %d", g.Files[0], len(plain), len(lean))
 				}
 				for i := range plain {
 					if plain[i] != lean[i] {
-						t.Errorf("%s turn %d:\nplain %+v\nfast  %+v", g.files[0], i, plain[i], lean[i])
+						t.Errorf("%s turn %d:\nplain %+v\nfast  %+v", g.Files[0], i, plain[i], lean[i])
 					}
 				}
 				turns += len(plain)

@@ -64,7 +64,7 @@ func TestIndexQuotedIsBytesIndex(t *testing.T) {
 		}
 		lines = append(lines, b)
 	}
-	for _, key := range [][]byte{timestampKey, cwdKey, sidKey, []byte(`"`)} {
+	for _, key := range [][]byte{timestampKey, []byte(`"cwd":"`), []byte(`"sessionId":"`), []byte(`"`)} {
 		for _, l := range lines {
 			if got, want := indexQuoted(l, key), bytes.Index(l, key); got != want {
 				t.Fatalf("indexQuoted(%q, %q) = %d, bytes.Index says %d", l, key, got, want)

@@ -31,7 +31,7 @@ func TestNegativeCountsNeverPushTotalsDown(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s1.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h, err := Source{ClaudeProjects: projects}.Read(context.Background())
+	h, err := Source{Formats: agentsAt(projects, "")}.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -15,18 +13,18 @@ import (
 	"sync/atomic"
 	"time"
 
-	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/price"
-	"conductorbridge/bridge/transcript"
+	"conductorbridge/bridge/usage/driver"
 )
 
-// Source is where the history is: each agent's folder and the prices.
+// Source is where the history is: each agent's records and the prices.
 type Source struct {
-	ClaudeProjects string       // ~/.claude/projects ("" or missing: none)
-	CodexHome      string       // $CODEX_HOME, ~/.codex ("" or missing: none)
-	Prices         *price.Table // nil: the built-in table
-	Workers        int          // files read at once; 0: GOMAXPROCS
-	Cache          *Cache       // nil: every Read parses every file
+	// Formats are the agents' histories, as the app lists them (each a
+	// driver.Lines or a driver.Whole; others are skipped).
+	Formats []driver.Format
+	Prices  *price.Table // nil: the built-in table
+	Workers int          // files read at once; 0: GOMAXPROCS
+	Cache   *Cache       // nil: every Read parses every file
 	// Compact leaves History.Turns nil: the turns stay as the cache (or
 	// the read) holds them, and only Summarize reads them, one at a time.
 	// For a report of the whole history: the usage command's.
@@ -60,16 +58,16 @@ func nanoSafe(t time.Time) bool {
 	return sec > math.MinInt64/1_000_000_000+1 && sec < math.MaxInt64/1_000_000_000-1
 }
 
-// group is one unit of work: a Claude session's files (its own first,
-// then its subagents'), or one Codex rollout.
+// group is one unit of work: a session's record files (its own first,
+// then those read with it, its subagents'), as its agent's Format lists
+// them.
 type group struct {
-	agent   string
-	files   []string
-	session string // from the file name, until the lines say
-	orphan  bool   // subagent files whose session file is gone
-	size    int64
-	mod     time.Time
-	stats   []fileStat // each file's, as listed
+	driver.Group
+	format driver.Format
+	agent  string // format's Name
+	size   int64
+	mod    time.Time
+	stats  []fileStat // each file's, as listed
 }
 
 // Read reads the whole history, files in parallel (at most Workers at
@@ -88,13 +86,13 @@ func (s Source) Read(ctx context.Context) (*History, error) {
 	if prices == nil {
 		prices = price.Default()
 	}
-	s.Cache.begin(priceKey(prices), [2]string{s.ClaudeProjects, s.CodexHome})
+	s.Cache.begin(priceKey(prices), s.homes())
 	groups, err := s.groups()
 	if err != nil {
 		return nil, err
 	}
 	// Largest first, so one big session does not finish last alone.
-	slices.SortFunc(groups, func(a, b group) int { return cmp.Or(cmp.Compare(b.size, a.size), cmp.Compare(a.files[0], b.files[0])) })
+	slices.SortFunc(groups, func(a, b group) int { return cmp.Or(cmp.Compare(b.size, a.size), cmp.Compare(a.Files[0], b.Files[0])) })
 	workers := cmp.Or(s.Workers, runtime.GOMAXPROCS(0))
 	results := make([]cached, len(groups))
 	work := make(chan int)
@@ -127,7 +125,7 @@ feed:
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(groups[a].files[0], groups[b].files[0]) })
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(groups[a].Files[0], groups[b].Files[0]) })
 	h := &History{}
 	limits := map[string]Limit{}
 	n := 0
@@ -140,7 +138,7 @@ feed:
 				limits[k] = l
 			}
 		}
-		h.Files += len(groups[i].files)
+		h.Files += len(groups[i].Files)
 		h.Bytes += c.bytes
 		if c.err != nil {
 			h.Errors = append(h.Errors, c.err.Error())
@@ -259,7 +257,7 @@ func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
 	case unchanged:
 		if !fresh {
 			// Of other prices: worked out again from its charges.
-			if e = e.repriced(prices, s.Cache.pricingsOf(e)); e == nil {
+			if e = e.repriced(g.format, prices, s.Cache.pricingsOf(e)); e == nil {
 				break
 			}
 			s.Cache.put(g, e)
@@ -306,10 +304,11 @@ func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *earlier, k
 		from = prev.snap
 	}
 	var out readOut
-	if g.agent == AgentCodex {
-		out, c.err = readCodexFrom(g.files[0], prices, bufs, from, keep, collect, func(ls []Limit) { c.limits = ls })
-	} else {
-		out, c.err = readClaudeFrom(g, prices, true, bufs, from, keep, collect)
+	switch f := g.format.(type) {
+	case driver.Lines:
+		out, c.err = readLines(f, g, prices, true, bufs, from, keep, collect, func(ls []Limit) { c.limits = ls })
+	case driver.Whole:
+		out, c.err = readWhole(f, g, prices, keep, collect)
 	}
 	c.bytes = out.bytes
 	if errors.Is(c.err, errNoResume) {
@@ -355,35 +354,19 @@ func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *earlier, k
 
 // repriced is e with every turn's cost worked out again with prices from
 // what made them, priced (nil when that is not known). Where the files
-// stopped is let go: the parsers' state there holds costs of the old
+// stopped is let go: the readers' state there holds costs of the old
 // prices.
-func (e *entry) repriced(prices *price.Table, priced []pricing) *entry {
-	if priced == nil || len(priced) != e.n {
+func (e *entry) repriced(f driver.Format, prices *price.Table, priced []pricing) *entry {
+	lf, ok := f.(driver.Lines)
+	if !ok || priced == nil || len(priced) != e.n {
 		return nil
 	}
 	ts := make([]Turn, e.n)
 	if err := decodeTurns(e.turns, ts); err != nil {
 		return nil
 	}
-	pf := prices.ModelCost
 	for i := range ts {
-		t := &ts[i]
-		p := priced[i]
-		if e.agent == AgentCodex {
-			t.CostUSD, t.CostKnown = codex.Reprice(codex.TurnCharges{Model: p.model, Charges: p.codex}, pf)
-			continue
-		}
-		var unknown []string
-		t.CostUSD, t.SubCost, unknown = transcript.Reprice(p.claude, prices)
-		t.CostKnown = len(unknown) == 0
-		if p.carry {
-			t.Model = ""
-			if len(unknown) > 0 {
-				t.Model = unknown[0]
-			}
-		} else {
-			t.Model = transcript.EventModel(p.model, unknown)
-		}
+		lf.Reprice(&ts[i], priced[i], prices)
 	}
 	// A new entry of e's fields a read may look at (not where its blocks
 	// are: the cache writes those under its lock).
@@ -391,114 +374,47 @@ func (e *entry) repriced(prices *price.Table, priced []pricing) *entry {
 		limits: e.limits, priced: part{raw: encodePricing(priced)}}
 }
 
-// groups lists the work: every Claude session with its subagents' files,
-// and every Codex rollout.
-func (s Source) groups() ([]group, error) {
-	var out []group
-	claude, err := claudeGroups(s.ClaudeProjects)
-	if err != nil {
-		return nil, err
+// homes names where every format's records are: a cache of other homes
+// is let go.
+func (s Source) homes() string {
+	var b strings.Builder
+	for _, f := range s.Formats {
+		b.WriteString(f.Name())
+		b.WriteByte(0)
+		b.WriteString(f.UsageHome())
+		b.WriteByte(0)
 	}
-	out = append(out, claude...)
-	if s.CodexHome != "" {
-		err := filepath.WalkDir(codex.SessionsDir(s.CodexHome), func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // a missing or unreadable folder hides only itself
-			}
-			if d.IsDir() || !strings.HasPrefix(d.Name(), "rollout-") || !strings.HasSuffix(d.Name(), ".jsonl") {
-				return nil
-			}
-			info, err := d.Info()
-			if err != nil || !info.Mode().IsRegular() {
-				return nil
-			}
-			out = append(out, group{agent: AgentCodex, files: []string{path}, size: info.Size(), mod: info.ModTime(),
-				stats: []fileStat{statOf(info)}})
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list codex rollouts: %w", err)
-		}
-	}
-	return out, nil
+	return b.String()
 }
 
-// claudeGroups walks the projects folder. A session is <project>/<id>.jsonl;
-// its subagents write <project>/<id>/subagents/*.jsonl (2.1) or
-// <project>/agent-*.jsonl naming the session inside (2.0). 1.0 writes
-// them inline, which the parser reads as it reads the session.
-func claudeGroups(root string) ([]group, error) {
-	if root == "" {
-		return nil, nil
-	}
-	sessions := map[string]*group{} // by session file path minus .jsonl
-	var loose []string              // subagent files, attached once all sessions are known
-	var sizes = map[string]fs.FileInfo{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == root && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			return nil
-		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil || !info.Mode().IsRegular() {
-			return nil
-		}
-		sizes[path] = info
-		rel, _ := filepath.Rel(root, path)
-		depth := strings.Count(rel, string(filepath.Separator))
-		if depth == 1 && !strings.HasPrefix(d.Name(), "agent-") {
-			key := strings.TrimSuffix(path, ".jsonl")
-			sessions[key] = &group{agent: AgentClaude, files: []string{path}, session: strings.TrimSuffix(d.Name(), ".jsonl"),
-				size: info.Size(), mod: info.ModTime()}
-			return nil
-		}
-		loose = append(loose, path)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list claude transcripts in %s: %w", root, err)
-	}
-	var orphans []group
-	for _, path := range loose {
-		key := ""
-		dir := filepath.Dir(path)
-		if filepath.Base(dir) == "subagents" {
-			key = filepath.Dir(dir) // <project>/<id>/subagents/x.jsonl → <project>/<id>
-		} else if sid, err := firstSessionID(path); err == nil && sid != "" {
-			key = filepath.Join(dir, sid) // 2.0: agent-*.jsonl names its session
-		}
-		info := sizes[path]
-		if g, ok := sessions[key]; ok {
-			g.files = append(g.files, path)
-			g.size += info.Size()
-			if info.ModTime().After(g.mod) {
-				g.mod = info.ModTime()
-			}
+// groups lists the work: every format's groups, each file's identity as
+// listed.
+func (s Source) groups() ([]group, error) {
+	var out []group
+	for _, f := range s.Formats {
+		switch f.(type) {
+		case driver.Lines, driver.Whole:
+		default:
 			continue
 		}
-		sid := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-		if key != "" {
-			sid = filepath.Base(key)
+		gs, err := f.UsageGroups()
+		if err != nil {
+			return nil, fmt.Errorf("list %s records: %w", f.Name(), err)
 		}
-		orphans = append(orphans, group{agent: AgentClaude, files: []string{path}, orphan: true,
-			session: sid, size: info.Size(), mod: info.ModTime()})
-	}
-	out := make([]group, 0, len(sessions)+len(orphans))
-	for _, g := range sessions {
-		slices.Sort(g.files[1:])
-		out = append(out, *g)
-	}
-	out = append(out, orphans...)
-	for i := range out {
-		g := &out[i]
-		g.stats = make([]fileStat, len(g.files))
-		for j, f := range g.files {
-			g.stats[j] = statOf(sizes[f])
+		name := f.Name()
+		for _, dg := range gs {
+			if len(dg.Files) == 0 || len(dg.Infos) != len(dg.Files) {
+				continue
+			}
+			g := group{Group: dg, format: f, agent: name, stats: make([]fileStat, len(dg.Files))}
+			for i, info := range dg.Infos {
+				g.size += info.Size()
+				if info.ModTime().After(g.mod) {
+					g.mod = info.ModTime()
+				}
+				g.stats[i] = statOf(info)
+			}
+			out = append(out, g)
 		}
 	}
 	return out, nil
