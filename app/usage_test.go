@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"conductorbridge/testkit/opencodetest"
 )
 
 // copyCorpus lays the real Claude and Codex transcripts out under a fake
@@ -253,5 +256,77 @@ func TestUsageNoCacheWithABridgeRunning(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(cache); !bytes.Equal(after, cached) {
 		t.Error("--no-cache changed the bridge's cache")
+	}
+}
+
+// TestUsageCountsOpenCode: a real OpenCode session's turn (its rows as
+// OpenCode 1.18.33 wrote them, in a database of its schema) counts in
+// `usage`, read by the command itself and through a running bridge's
+// /api/usage alike, with the cost OpenCode put on it.
+func TestUsageCountsOpenCode(t *testing.T) {
+	home := t.TempDir()
+	copyCorpus(t, home)
+	corpus, err := os.ReadFile(filepath.Join("..", "bridge", "agent", "opencode", "testdata", "run.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want struct {
+		Turns []struct {
+			Usage struct {
+				InputTokens int64 `json:"input_tokens"`
+			} `json:"usage"`
+			Cost float64 `json:"cost"`
+		} `json:"turns"`
+	}
+	w, err := os.ReadFile(filepath.Join("..", "bridge", "agent", "opencode", "testdata", "run.want.json"))
+	if err != nil || json.Unmarshal(w, &want) != nil || len(want.Turns) != 1 {
+		t.Fatalf("run.want.json: %v", err)
+	}
+	db := opencodetest.NewDB(t, filepath.Join(home, "oc", "opencode.db"), filepath.Join("..", "bridge", "agent", "opencode", "testdata", "schema.sql"))
+	db.Commit(t, "", "", bytes.Split(bytes.TrimSpace(corpus), []byte("\n")))
+
+	args := []string{"usage", "--home", home, "--codex-home", filepath.Join(home, ".codex"), "--opencode-db", db.Path,
+		"--tz", "UTC", "--json", "--by", "session"}
+	alone, err := runCLI(t, append(args, "--state-dir", t.TempDir(), "--addr", "127.0.0.1:1")...)
+	if err != nil {
+		t.Fatalf("usage: %v %s", err, alone)
+	}
+	var rep struct {
+		Total struct {
+			Turns int
+			Usage struct {
+				InputTokens int64 `json:"input_tokens"`
+			}
+		}
+		Rows []struct {
+			Agent   string  `json:"agent"`
+			CostUSD float64 `json:"cost_usd"`
+			Turns   int     `json:"turns"`
+		}
+	}
+	if err := json.Unmarshal([]byte(alone), &rep); err != nil {
+		t.Fatalf("usage --json: %v %s", err, alone)
+	}
+	// The Claude and Codex corpus's ten turns (TestUsageCommand), and the
+	// OpenCode session's one.
+	var oc []float64
+	for _, r := range rep.Rows {
+		if r.Agent == "acp" {
+			oc = append(oc, r.CostUSD)
+		}
+	}
+	if rep.Total.Turns != 11 || rep.Total.Usage.InputTokens != 9200+want.Turns[0].Usage.InputTokens ||
+		len(oc) != 1 || math.Abs(oc[0]-want.Turns[0].Cost) > 1e-9 {
+		t.Errorf("usage --json: %d turns, %d input tokens, OpenCode sessions' costs %v; want 11, %d, [%v]",
+			rep.Total.Turns, rep.Total.Usage.InputTokens, oc, 9200+want.Turns[0].Usage.InputTokens, want.Turns[0].Cost)
+	}
+
+	p := startBridgeWith(t, home, 0, nil, "--headless", "--opencode-db", db.Path)
+	viaBridge, err := runCLI(t, args...)
+	if err != nil || viaBridge != alone {
+		t.Errorf("usage through the bridge (%v):\n%s\nwant what the command alone prints:\n%s", err, viaBridge, alone)
+	}
+	if _, err := os.Stat(filepath.Join(p.stateDir(), "usage.cache")); err != nil {
+		t.Errorf("the bridge made no cache: the report did not come from /api/usage (%v)", err)
 	}
 }

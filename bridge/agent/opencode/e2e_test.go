@@ -11,6 +11,8 @@ import (
 
 	"conductorbridge/bridge/agent/opencode"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/usage"
+	"conductorbridge/bridge/usage/driver"
 	"conductorbridge/testkit/fakemodel"
 	"conductorbridge/testkit/opencodetest"
 )
@@ -119,6 +121,15 @@ func TestRealSessionStreams(t *testing.T) {
 	}
 	if last, err := st.LastSeq(ctx, run.Session); err != nil || last != rows[len(rows)-1].Seq || p.Next() != last+1 {
 		t.Errorf("last seq %d (%v), rows end at %d, parser next %d", last, err, rows[len(rows)-1].Seq, p.Next())
+	}
+	// usage counts the turn as OpenCode's session row does.
+	h, err := usage.Source{Formats: []driver.Format{opencode.NewDriver(home.DB())}}.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Turns) != 1 || h.Turns[0].Usage != w.Turns[0].Usage || math.Abs(h.Turns[0].CostUSD-cost) > 1e-12 ||
+		h.Turns[0].Model != opencodetest.Model || h.Turns[0].Session != run.Session || h.Turns[0].Workspace != home.Work {
+		t.Errorf("usage read %+v, want one turn of %+v, $%v, in %s", h.Turns, w.Turns[0].Usage, cost, home.Work)
 	}
 	record(t, "run", rows, w)
 }
