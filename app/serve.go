@@ -546,6 +546,6 @@ func agents(c config) []agent.Agent {
 		// Conductor's own record: the source of a tab whose agent has no
 		// reader of its own (a Cursor tab, an unknown agent_type).
 		opencode.NewDriver(c.OpenCodeDB),
-		conductor.Agent{DB: c.ConductorDB},
+		conductor.Agent{DB: c.ConductorDB, Root: c.ConductorRoot},
 	}
 }

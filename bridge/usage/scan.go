@@ -64,7 +64,8 @@ func nanoSafe(t time.Time) bool {
 type group struct {
 	driver.Group
 	format driver.Format
-	agent  string // format's Name
+	agent  string   // format's Name
+	others []string // the agents the other formats count (driver.Whole's elsewhere)
 	size   int64
 	mod    time.Time
 	stats  []fileStat // each file's, as listed
@@ -374,6 +375,22 @@ func (e *entry) repriced(f driver.Format, prices *price.Table, priced []pricing)
 		limits: e.limits, priced: part{raw: encodePricing(priced)}}
 }
 
+// countedBesides names the agents the formats other than the i-th count:
+// their names and aliases.
+func (s Source) countedBesides(i int) []string {
+	var out []string
+	for j, f := range s.Formats {
+		if j == i {
+			continue
+		}
+		out = append(out, f.Name())
+		if a, ok := f.(driver.Aliased); ok {
+			out = append(out, a.Aliases()...)
+		}
+	}
+	return out
+}
+
 // homes names where every format's records are: a cache of other homes
 // is let go.
 func (s Source) homes() string {
@@ -391,7 +408,7 @@ func (s Source) homes() string {
 // listed.
 func (s Source) groups() ([]group, error) {
 	var out []group
-	for _, f := range s.Formats {
+	for i, f := range s.Formats {
 		switch f.(type) {
 		case driver.Lines, driver.Whole:
 		default:
@@ -401,12 +418,12 @@ func (s Source) groups() ([]group, error) {
 		if err != nil {
 			return nil, fmt.Errorf("list %s records: %w", f.Name(), err)
 		}
-		name := f.Name()
+		name, others := f.Name(), s.countedBesides(i)
 		for _, dg := range gs {
 			if len(dg.Files) == 0 || len(dg.Infos) != len(dg.Files) {
 				continue
 			}
-			g := group{Group: dg, format: f, agent: name, stats: make([]fileStat, len(dg.Files))}
+			g := group{Group: dg, format: f, agent: name, others: others, stats: make([]fileStat, len(dg.Files))}
 			for i, info := range dg.Infos {
 				g.size += info.Size()
 				if info.ModTime().After(g.mod) {

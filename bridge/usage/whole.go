@@ -24,7 +24,7 @@ func readWhole(f driver.Whole, g group, prices *price.Table, keep bool, fn func(
 			out.ids = append(out.ids, fileID{path: path, dev: st.dev, ino: st.ino, size: st.size, mtime: st.mtime, sample: sum})
 		}
 	}
-	turns, err := f.ReadUsage(g.Group, prices)
+	turns, err := f.ReadUsage(g.Group, prices, g.others)
 	if err != nil {
 		return out, err
 	}

@@ -12,8 +12,9 @@ import (
 
 // Agent is the driver of Conductor's own record: the engine's source for a
 // tab whose agent has no reader of its own (agent.Fallback). DB is
-// Conductor's database.
-type Agent struct{ DB string }
+// Conductor's database; Root is Conductor's folder, where usage finds a
+// tab's workspace folder ("": the database's paths as they are).
+type Agent struct{ DB, Root string }
 
 // Name is the source's name in listings; no tab's agent_type is it.
 func (Agent) Name() string { return "conductor" }

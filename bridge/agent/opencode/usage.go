@@ -3,8 +3,6 @@ package opencode
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
@@ -29,24 +27,14 @@ var _ driver.Whole = (*Driver)(nil)
 func (a *Driver) UsageHome() string { return a.db }
 
 // UsageGroups is the database and its WAL, when they are there.
-func (a *Driver) UsageGroups() ([]driver.Group, error) {
-	info, err := os.Stat(a.db)
-	if err != nil || !info.Mode().IsRegular() {
-		return nil, nil // no database: OpenCode 1.x never ran
-	}
-	g := driver.Group{Files: []string{a.db}, Infos: []fs.FileInfo{info}}
-	if wal, err := os.Stat(a.db + "-wal"); err == nil && wal.Mode().IsRegular() {
-		g.Files, g.Infos = append(g.Files, a.db+"-wal"), append(g.Infos, wal)
-	}
-	return []driver.Group{g}, nil
-}
+func (a *Driver) UsageGroups() ([]driver.Group, error) { return driver.SQLiteGroups(a.db), nil }
 
 // ReadUsage reads every session's rows through the streams' parser, in
 // one read transaction: each turn_complete is a turn, in the session's
 // folder. A subagent's session (OpenCode's task tool) has turns of its
 // own, which its parent's do not include. A turn still open at the end
 // counts as the streams end it, interrupted, with what it spent.
-func (a *Driver) ReadUsage(g driver.Group, prices *price.Table) ([]driver.Turn, error) {
+func (a *Driver) ReadUsage(g driver.Group, prices *price.Table, _ []string) ([]driver.Turn, error) {
 	st := NewStore(g.Files[0])
 	defer st.Close()
 	var (
@@ -58,14 +46,7 @@ func (a *Driver) ReadUsage(g driver.Group, prices *price.Table) ([]driver.Turn, 
 		if p == nil {
 			return
 		}
-		evs = p.Flush(evs)
-		evs = p.Quiet(evs)
-		evs = p.Interrupt(evs)
-		for _, e := range evs {
-			if e.Type == event.TurnComplete {
-				turns = append(turns, driver.TurnOf(e, Agent, p.Dir(), p.SessionID()))
-			}
-		}
+		turns = driver.EndTurns(turns, p, evs, Agent, func() (string, string) { return p.Dir(), p.SessionID() })
 		evs = evs[:0]
 	}
 	session := ""

@@ -13,13 +13,16 @@ package driver
 
 import (
 	"io/fs"
+	"os"
 	"time"
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
 )
 
-// Format is one agent's history. It is also a Lines or a Whole.
+// Format is one agent's history. It is also a Lines or a Whole. Its
+// methods may be called by several reads at once (the usage page's and
+// the menu's); a Reader is one read's.
 type Format interface {
 	// Name is the agent its turns carry: Conductor's sessions.agent_type.
 	Name() string
@@ -65,8 +68,31 @@ type Lines interface {
 // place): usage keeps their turns while the files' identities hold.
 type Whole interface {
 	Format
-	// ReadUsage reads every turn of group g.
-	ReadUsage(g Group, prices *price.Table) ([]Turn, error)
+	// ReadUsage reads every turn of group g. elsewhere names the agents
+	// the other Formats count (their names, and their Aliases): a Format
+	// whose record holds every agent's sessions (Conductor's own record
+	// of its tabs) leaves theirs out, so no turn counts twice.
+	ReadUsage(g Group, prices *price.Table, elsewhere []string) ([]Turn, error)
+}
+
+// Aliased is a Format whose agent Conductor's sessions.agent_type also
+// names otherwise.
+type Aliased interface {
+	Aliases() []string
+}
+
+// SQLiteGroups is a SQLite database and its WAL as one group of a Whole
+// (none when there is no database).
+func SQLiteGroups(db string) []Group {
+	info, err := os.Stat(db)
+	if err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	g := Group{Files: []string{db}, Infos: []fs.FileInfo{info}}
+	if wal, err := os.Stat(db + "-wal"); err == nil && wal.Mode().IsRegular() {
+		g.Files, g.Infos = append(g.Files, db+"-wal"), append(g.Infos, wal)
+	}
+	return []Group{g}
 }
 
 // Options are what a read asks of a Reader.
@@ -151,6 +177,29 @@ func TurnOf(e event.Event, agent, workspace, session string) Turn {
 		t.Session = e.SessionID
 	}
 	return t
+}
+
+// Ender is a parser whose record can be read to its end (agent.Parser's
+// end calls).
+type Ender interface {
+	Flush(out []event.Event) []event.Event
+	Quiet(out []event.Event) []event.Event
+	Interrupt(out []event.Event) []event.Event
+}
+
+// EndTurns ends p's record for good, as usage ends every record (a turn
+// cut off mid-way ends interrupted, with what it spent), and appends to
+// turns a Turn of each turn_complete of evs and of that end, with where()
+// asked after the end.
+func EndTurns(turns []Turn, p Ender, evs []event.Event, agent string, where func() (workspace, session string)) []Turn {
+	evs = p.Interrupt(p.Quiet(p.Flush(evs)))
+	ws, session := where()
+	for _, e := range evs {
+		if e.Type == event.TurnComplete {
+			turns = append(turns, TurnOf(e, agent, ws, session))
+		}
+	}
+	return turns
 }
 
 // Limit is a plan limit as an agent records it: how much of a window's
