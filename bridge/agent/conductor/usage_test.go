@@ -3,6 +3,8 @@ package conductor
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,7 +26,14 @@ func TestUsageCountsTabsWithNoReader(t *testing.T) {
 			write(t, w, "s-cursor", cursorTurn(strings.Repeat("é", 700))...)
 			write(t, w, "s-future", sdkTurn()...)
 			write(t, w, "s-claude", cursorTurn("spent in Claude's own transcript")...)
-			src := usage.Source{Formats: []driver.Format{claude.Agent{}, codexagent.Agent{}, Agent{DB: w.Path}}}
+			// The workspace's folder, where Conductor keeps it.
+			root := t.TempDir()
+			dir := filepath.Join(root, "workspaces", "shop", "w-tokyo")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			dir, _ = filepath.EvalSymlinks(dir)
+			src := usage.Source{Formats: []driver.Format{claude.Agent{}, codexagent.Agent{}, Agent{DB: w.Path, Root: root}}}
 			h, err := src.Read(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -43,6 +52,11 @@ func TestUsageCountsTabsWithNoReader(t *testing.T) {
 			}
 			if f := by["devin-2"]; f.CostKnown || f.Usage.InputTokens != 900 || f.Usage.OutputTokens != 30 {
 				t.Errorf("the unknown agent's turn %+v", f)
+			}
+			for _, tr := range h.Turns {
+				if tr.Workspace != dir {
+					t.Errorf("%s turn in %q, want its workspace's folder %s", tr.Agent, tr.Workspace, dir)
+				}
 			}
 		})
 	}
