@@ -20,7 +20,6 @@ var coreDirs = []string{"bridge/engine", "bridge/discover", "bridge/inject", "br
 var stillImporting = map[string][]string{
 	// Claude Code's project folders: a transcript's cwd (ReadCwd).
 	"bridge/discover": {"bridge/transcript"},
-	"bridge/usage":    {"bridge/codex", "bridge/transcript"},
 }
 
 // goImports returns the module's own packages that the non-test Go files

@@ -9,12 +9,13 @@ import (
 	"os"
 	"time"
 
-	"conductorbridge/bridge/transcript"
+	"conductorbridge/bridge/linefile"
+	"conductorbridge/bridge/regular"
 )
 
 // maxLine bounds one line as the streams do: a longer one is skipped,
 // never buffered whole.
-const maxLine = transcript.DefaultMaxLine
+const maxLine = linefile.DefaultMaxLine
 
 // lineReader hands out a file's lines one at a time, streaming: memory is
 // one read buffer plus the longest line, not the file.
@@ -46,7 +47,7 @@ type buffers struct {
 }
 
 func (b *buffers) open(path string) (*lineReader, error) {
-	f, err := transcript.OpenRegular(path) // a FIFO named *.jsonl must not hang the report
+	f, err := regular.Open(path) // a FIFO named *.jsonl must not hang the report
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
