@@ -85,11 +85,21 @@ func shapeOf(tc tailCursor) uint64 {
 // read, something besides the bytes changed them. The states are
 // kilobytes, hashed for every session at every batch a workspace
 // journals, so through maphash (words at a time, seeded per workspace:
-// its hashes are compared with its own only), not FNV's byte at a time.
-func stateOf(seed maphash.Seed, tc tailCursor) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	h.Write(tc.Parser)
+// its hashes are compared with its own only), not FNV's byte at a time,
+// and a parser that can hash its state without encoding it (stateHasher)
+// does. tc is t's cursor (its subagents' states are in it).
+// h is the workspace's (stateHash), reset here: one made for each call
+// was a heap allocation a line.
+func stateOf(h *maphash.Hash, t *tail, tc tailCursor) uint64 {
+	h.Reset()
+	if sh, ok := t.parser.(stateHasher); ok {
+		sh.HashState(h)
+	} else if tc.Parser != nil {
+		h.Write(tc.Parser)
+	} else {
+		raw, _ := t.parser.Save()
+		h.Write(raw)
+	}
 	h.WriteByte(0)
 	eachSorted(tc.Subs, func(_ string, sc subCursor) {
 		h.Write(sc.Parser)
@@ -98,12 +108,19 @@ func stateOf(seed maphash.Seed, tc tailCursor) uint64 {
 	return h.Sum64()
 }
 
-// stateSeed is the seed of w's stateOf hashes, made on first use.
-func (w *workspace) stateSeed() maphash.Seed {
-	if w.seed == (maphash.Seed{}) {
-		w.seed = maphash.MakeSeed()
+// stateHasher is a parser that hashes its state as Save would say it,
+// without encoding it (transcript.Parser).
+type stateHasher interface {
+	HashState(h *maphash.Hash)
+}
+
+// stateHash is w's hash for stateOf, seeded on first use.
+func (w *workspace) stateHash() *maphash.Hash {
+	if !w.seeded {
+		w.hash.SetSeed(maphash.MakeSeed())
+		w.seeded = true
 	}
-	return w.seed
+	return &w.hash
 }
 
 // workspaceShape hashes the sessions followed and the retired ones. A
@@ -157,7 +174,7 @@ func (w *workspace) delta(c cursor) (d delta, whole bool) {
 				sd.Subs[base], moved = sc.Offset, true
 			}
 		}
-		if !moved && stateOf(w.stateSeed(), tc) != j.state {
+		if !moved && stateOf(w.stateHash(), t, tc) != j.state {
 			return d, true
 		}
 		if tc.Status != j.status || tc.Reason != j.reason || !tc.Since.Equal(j.since) {
@@ -179,7 +196,7 @@ func (w *workspace) journaledAs(c cursor, whole bool) {
 	for id, tc := range c.Sessions {
 		t := w.tails[id]
 		j := journaled{offset: tc.Offset, status: tc.Status, reason: tc.Reason, since: tc.Since, lastID: tc.LastID,
-			shape: shapeOf(tc), state: stateOf(w.stateSeed(), tc), wholeAt: t.journaled.wholeAt}
+			shape: shapeOf(tc), state: stateOf(w.stateHash(), t, tc), wholeAt: t.journaled.wholeAt}
 		if whole {
 			j.wholeAt = tc.Offset
 		}

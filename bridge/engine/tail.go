@@ -79,13 +79,19 @@ type tailCursor struct {
 }
 
 func (t *tail) cursor() tailCursor {
-	raw, _ := t.parser.Save()
+	tc := t.cursorWithout()
+	tc.Parser, _ = t.parser.Save()
+	return tc
+}
+
+// cursorWithout is the cursor but for the parser's state.
+func (t *tail) cursorWithout() tailCursor {
 	subs, done := t.subCursors()
 	src := ""
 	if t.rows != nil {
 		src = t.source
 	}
-	return tailCursor{Path: t.reader.Path, Agent: t.agent, Source: src, Offset: t.reader.Offset, Parser: raw,
+	return tailCursor{Path: t.reader.Path, Agent: t.agent, Source: src, Offset: t.reader.Offset,
 		Status: t.status, Reason: t.reason, Needs: t.needs, Since: t.since, Subs: subs, SubsDone: done, LastID: t.lastID}
 }
 

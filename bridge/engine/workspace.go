@@ -54,12 +54,13 @@ const backlogBudget = 1 << 20
 // goroutine and no stack); other goroutines read the snapshot it publishes
 // after each sync, and hand it work through update, poke and enqueue.
 type workspace struct {
-	seed  maphash.Seed // of its stateOf hashes: see stateSeed
-	eng   *Engine
-	id    string
-	topic *stream.Topic
-	ctx   context.Context
-	stop  context.CancelFunc
+	hash   maphash.Hash // of its stateOf hashes, one seed: see stateHash
+	seeded bool
+	eng    *Engine
+	id     string
+	topic  *stream.Topic
+	ctx    context.Context
+	stop   context.CancelFunc
 
 	update  atomic.Pointer[discover.Workspace] // the newest scan's word, taken by the loop
 	relook  atomic.Bool                        // list the sessions again on the next sync
@@ -480,10 +481,14 @@ func (w *workspace) publish(evs []event.Event) {
 		// must be listed before its first event goes out.
 		w.snapshot()
 	}
-	c := w.cursor()
+	// The parsers' states are encoded only when the cursor is written
+	// whole: most lines journal a delta, and encoding kilobytes of state
+	// for each was the most a line cost the workspace.
+	c := w.cursorWithout()
 	d, whole := w.delta(c)
 	switch {
 	case whole:
+		w.withParsers(c)
 		raw, err := json.Marshal(c)
 		if err != nil {
 			w.warnOnce("resume", "encode cursor", err)
@@ -511,8 +516,10 @@ func (w *workspace) publish(evs []event.Event) {
 			draw = nil
 		}
 		// The whole cursor is encoded only if the journal writes it: most
-		// lines carry the delta alone.
+		// lines carry the delta alone. PublishLazy makes it, if at all,
+		// before it returns, while the parsers are still the batch's.
 		w.publishItems(w.topic.PublishLazy(evs, func() json.RawMessage {
+			w.withParsers(c)
 			raw, err := json.Marshal(c)
 			if err != nil {
 				return nil
@@ -559,6 +566,14 @@ func (w *workspace) publishItems(items []stream.Item, err error) {
 }
 
 func (w *workspace) cursor() cursor {
+	c := w.cursorWithout()
+	w.withParsers(c)
+	return c
+}
+
+// cursorWithout is the cursor but for the sessions' parser states
+// (withParsers adds them).
+func (w *workspace) cursorWithout() cursor {
 	// Retired is copied: the cursor may be encoded after the workspace
 	// has moved on (see publish).
 	c := cursor{Sessions: make(map[string]tailCursor, len(w.tails))}
@@ -566,9 +581,20 @@ func (w *workspace) cursor() cursor {
 		c.Retired = maps.Clone(w.retired)
 	}
 	for id, t := range w.tails {
-		c.Sessions[id] = t.cursor()
+		c.Sessions[id] = t.cursorWithout()
 	}
 	return c
+}
+
+// withParsers adds the sessions' parser states, as they are now, to a
+// cursor made by cursorWithout.
+func (w *workspace) withParsers(c cursor) {
+	for id, tc := range c.Sessions {
+		if t := w.tails[id]; t != nil && tc.Parser == nil {
+			tc.Parser, _ = t.parser.Save()
+			c.Sessions[id] = tc
+		}
+	}
 }
 
 // snapshot publishes the workspace's state for readers; it reports whether

@@ -326,7 +326,7 @@ func (j *Journal) appendDelta(items []Item, lazy *lazyCursor, delta json.RawMess
 		limit = 4 << 20
 	}
 	var err error
-	if j.size+int64(len(line)) > limit {
+	if j.size+int64(len(line)) > limit && !current.lost() { // a compacted file needs the whole cursor: the next batch with one compacts
 		kept := append(append([]Item(nil), history...), items...)
 		if len(kept) > max {
 			kept = kept[len(kept)-max:]

@@ -77,8 +77,15 @@ type Topic struct {
 // writes, was most of what a busy workspace allocated.
 type lazyCursor struct {
 	raw  json.RawMessage
-	make func() json.RawMessage // nil once made
+	make func() json.RawMessage // nil once made, or forgotten
+	// forgotten: not made while its batch was published (the journal
+	// wrote a delta), and now never will be; see PublishLazy.
+	forgotten bool
 }
+
+// lost reports whether c is a cursor that was never made and is now
+// forgotten: there is a resume point, but not in memory.
+func (c *lazyCursor) lost() bool { return c != nil && c.forgotten }
 
 func rawCursor(raw json.RawMessage) *lazyCursor {
 	if raw == nil {
@@ -180,9 +187,12 @@ func (t *Topic) Side(key string) json.RawMessage {
 }
 
 // PublishLazy is PublishDelta with a cursor made only if it is needed:
-// when the journal writes it whole, or when Cursor or Resume asks for it
-// before the next publish. cursor is called at most once, maybe from
-// another goroutine, so what it encodes must not change after the call.
+// when the journal writes it whole, or its append fails (the next line
+// must carry it). cursor is called at most once, and only during this
+// call, so it may encode its producer's state as it is then. A cursor
+// not made here is forgotten: until the next publish with a cursor,
+// Cursor and Resume say none, and the journal is not compacted (a
+// compacted file must hold the cursor whole).
 func (t *Topic) PublishLazy(evs []event.Event, cursor func() json.RawMessage, delta json.RawMessage) ([]Item, error) {
 	var c *lazyCursor
 	if cursor != nil {
@@ -220,6 +230,13 @@ func (t *Topic) publish(evs []event.Event, cursor *lazyCursor, delta json.RawMes
 	var jerr error
 	if t.journal != nil {
 		jerr = t.journal.appendDelta(items, cursor, delta, t.history.kept(), t.max, t.cursor, sd)
+	}
+	if cursor != nil && cursor.make != nil { // a lazy cursor the journal had no need of
+		if jerr != nil {
+			cursor.get() // the next line carries it: made while it is this batch's
+		} else {
+			cursor.make, cursor.forgotten = nil, true
+		}
 	}
 	for _, it := range items {
 		t.history.add(it.kept())

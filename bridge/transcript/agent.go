@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"hash/maphash"
 
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/price"
@@ -45,6 +46,19 @@ func (p *Parser) Save() (json.RawMessage, error) {
 	raw, err := encodeState(&p.State, p.saved+p.saved/16+64)
 	p.saved = len(raw)
 	return raw, err
+}
+
+// HashState writes the parser's state to h: two states alike hash alike,
+// and a state that would Save differently hashes differently (barring a
+// collision). It is Save without the JSON's escaping and number
+// formatting, for the engine, which asks after every batch whether a
+// state changed, where Save cost it more than anything else a line does.
+func (p *Parser) HashState(h *maphash.Hash) {
+	p.scratch = stateBytes(p.scratch[:0], &p.State)
+	h.Write(p.scratch)
+	if cap(p.scratch) > 64<<10 {
+		p.scratch = nil
+	}
 }
 
 // askTools are the tools whose unanswered call means the agent waits for

@@ -44,6 +44,8 @@ type Parser struct {
 	// saved is the size of the last state saved: the next is made in a
 	// buffer of about that size, not grown into one.
 	saved int
+	// scratch is HashState's buffer, kept between calls.
+	scratch []byte
 }
 
 // SetPrices makes the parser price with t rather than the built-in table.

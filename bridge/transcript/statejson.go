@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"maps"
 	"math"
@@ -66,6 +67,44 @@ type object struct {
 	b      []byte
 	n      int // members written
 	failed bool
+	// raw writes each string, number and time as its bytes, unescaped
+	// and unformatted (stateBytes): not JSON, but as telling of the state.
+	raw bool
+}
+
+// stateBytes appends s walked as appendState walks it, each string, time
+// and number as its bytes: what HashState hashes. Every field the state's
+// JSON holds is in it, the walk being the encoder's own.
+func stateBytes(b []byte, s *State) []byte {
+	o := object{b: b, raw: true}
+	o.optStr("session_id", s.SessionID)
+	if len(s.Tools) > 0 {
+		o.key("tools")
+		sortedMap(&o, s.Tools, o.str)
+	}
+	if s.Turn != nil {
+		o.key("turn")
+		o.turn(s.Turn)
+	}
+	if len(s.Recent) > 0 {
+		o.key("recent")
+		o.array(len(s.Recent), func(i int) { o.counted(&s.Recent[i]) })
+	}
+	if s.Carry != nil {
+		o.key("carry")
+		o.totals(s.Carry)
+	}
+	o.optStr("last_text", s.LastText)
+	o.optStr("version", s.Version)
+	o.optStr("ended", s.Ended)
+	o.optTrue("hooked", s.Hooked)
+	o.optInt("goes_on", int64(s.GoesOn))
+	if !s.EndedAt.IsZero() {
+		o.key("ended_at")
+		o.time(s.EndedAt)
+	}
+	b, _ = o.end()
+	return b
 }
 
 func (o *object) key(k string) {
@@ -154,13 +193,32 @@ func (o *object) optTrue(k string, v bool) {
 	}
 }
 
-func (o *object) str(s string) { o.b = jsonbytes.String(o.b, s, true) }
+func (o *object) str(s string) {
+	if o.raw { // its length, then its bytes: no two strings alike
+		o.b = binary.LittleEndian.AppendUint64(o.b, uint64(len(s)))
+		o.b = append(o.b, s...)
+		return
+	}
+	o.b = jsonbytes.String(o.b, s, true)
+}
 
-func (o *object) int(n int64) { o.b = strconv.AppendInt(o.b, n, 10) }
+func (o *object) int(n int64) {
+	if o.raw {
+		o.b = binary.LittleEndian.AppendUint64(o.b, uint64(n))
+		return
+	}
+	o.b = strconv.AppendInt(o.b, n, 10)
+}
 
 func (o *object) bool(v bool) { o.b = strconv.AppendBool(o.b, v) }
 
 func (o *object) time(t time.Time) {
+	if o.raw { // the instant and its zone's offset, as its JSON says them
+		_, off := t.Zone()
+		o.b = binary.LittleEndian.AppendUint64(o.b, uint64(t.UnixNano()))
+		o.b = binary.LittleEndian.AppendUint64(o.b, uint64(off))
+		return
+	}
 	var ok bool
 	if o.b, ok = jsonbytes.Time(o.b, t); !ok {
 		o.failed = true
@@ -171,6 +229,10 @@ func (o *object) time(t time.Time) {
 // back as f, in exponent form only below 1e-6 or from 1e21, its
 // exponent without a leading zero.
 func (o *object) float(f float64) {
+	if o.raw {
+		o.b = binary.LittleEndian.AppendUint64(o.b, math.Float64bits(f))
+		return
+	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		o.failed = true
 		return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"reflect"
 	"testing"
@@ -138,5 +139,99 @@ func TestSavedStateRoundTrips(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back, p.State) {
 		t.Errorf("read back %+v, want %+v", back, p.State)
+	}
+}
+
+// perturb changes the k-th leaf reachable from v (a string, number,
+// bool, time, or a map: one entry more), counting down k; it reports
+// whether it did.
+func perturb(v reflect.Value, k *int) bool {
+	switch v.Kind() {
+	case reflect.String, reflect.Int, reflect.Int64, reflect.Float64, reflect.Bool, reflect.Map:
+		if *k--; *k >= 0 {
+			return false
+		}
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString(v.String() + "!")
+		case reflect.Int, reflect.Int64:
+			v.SetInt(v.Int() + 1)
+		case reflect.Float64:
+			v.SetFloat(v.Float() + 0.5)
+		case reflect.Bool:
+			v.SetBool(!v.Bool())
+		case reflect.Map:
+			e := reflect.New(v.Type().Elem()).Elem()
+			n := 0
+			fill(e, "more", &n)
+			v.SetMapIndex(reflect.ValueOf("a-new-key"), e)
+		}
+		return true
+	case reflect.Pointer:
+		return !v.IsNil() && perturb(v.Elem(), k)
+	case reflect.Slice:
+		for i := range v.Len() {
+			if perturb(v.Index(i), k) {
+				return true
+			}
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(time.Time{}) {
+			if *k--; *k >= 0 {
+				return false
+			}
+			t := v.Interface().(time.Time)
+			v.Set(reflect.ValueOf(t.In(time.FixedZone("JST", 9*3600)))) // the same instant, said in another zone
+			return true
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() && perturb(v.Field(i), k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestHashStateFollowsSave: the engine asks HashState, not Save, whether
+// a parser's state changed; the two must agree. For each field reachable
+// in the state changed alone (a time said in another zone too), the hash
+// changes exactly when Save's bytes do, and two states Saved alike hash
+// alike.
+func TestHashStateFollowsSave(t *testing.T) {
+	seed := maphash.MakeSeed()
+	sum := func(s State) (string, uint64) {
+		p := &Parser{State: s}
+		raw, err := p.Save()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h maphash.Hash
+		h.SetSeed(seed)
+		p.HashState(&h)
+		return string(raw), h.Sum64()
+	}
+	base, baseHash := sum(fullState("x-"))
+	if _, again := sum(fullState("x-")); again != baseHash {
+		t.Fatal("one state hashed twice hashes differently")
+	}
+	if _, empty := sum(State{}); empty == baseHash {
+		t.Fatal("the full state hashes as the empty one")
+	}
+	leaves := 0
+	for k := 0; ; k++ {
+		s := fullState("x-")
+		left := k
+		if !perturb(reflect.ValueOf(&s).Elem(), &left) {
+			break
+		}
+		leaves++
+		raw, h := sum(s)
+		if (raw != base) != (h != baseHash) {
+			t.Errorf("leaf %d: Save changed %v, the hash changed %v\n%s", k, raw != base, h != baseHash, raw)
+		}
+	}
+	if leaves < 40 {
+		t.Fatalf("only %d leaves perturbed: the walk missed the state's fields", leaves)
 	}
 }
