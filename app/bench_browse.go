@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"conductorbridge/bridge/browsetest"
+	"conductorbridge/benchkit/browseserver"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
 )
@@ -17,14 +17,14 @@ import (
 // runBenchBrowse times a browser action from the entry the browse server
 // makes to the browse event a stream subscriber reads: a real bridge
 // follows a workspace whose browse server (the stand-in of gstack's,
-// bridge/browsetest, in this process) makes `entries` entries at
+// benchkit/browseserver, in this process) makes `entries` entries at
 // perSecond, each carrying its time in its arguments.
 func runBenchBrowse(ctx context.Context, r *benchReport, exe, root string, entries, perSecond int) error {
 	h, err := makeBenchHome(root, 1, 1, 16<<10)
 	if err != nil {
 		return err
 	}
-	srv, err := browsetest.New(h.dirs[0], browsetest.Options{})
+	srv, err := browseserver.New(h.dirs[0], browseserver.Options{})
 	if err != nil {
 		return fmt.Errorf("start the browse server: %w", err)
 	}
@@ -81,7 +81,7 @@ func runBenchBrowse(ctx context.Context, r *benchReport, exe, root string, entri
 	tick := time.NewTicker(every)
 	for range entries {
 		<-tick.C
-		srv.Emit(browsetest.Entry{Type: "navigation", Command: "goto", Args: []string{"bench@" + strconv.FormatInt(time.Now().UnixNano(), 10)},
+		srv.Emit(browseserver.Entry{Type: "navigation", Command: "goto", Args: []string{"bench@" + strconv.FormatInt(time.Now().UnixNano(), 10)},
 			URL: "https://example.com/bench"})
 	}
 	tick.Stop()
@@ -93,7 +93,7 @@ func runBenchBrowse(ctx context.Context, r *benchReport, exe, root string, entri
 	cancel()
 	mu.Lock()
 	defer mu.Unlock()
-	cond := fmt.Sprintf("%d browse server entries at %d/s → browse events, one workspace, 1 SSE subscriber; %d/%d delivered (stand-in browse server, bridge/browsetest)",
+	cond := fmt.Sprintf("%d browse server entries at %d/s → browse events, one workspace, 1 SSE subscriber; %d/%d delivered (stand-in browse server, benchkit/browseserver)",
 		entries, perSecond, len(lat), entries)
 	r.addLatencies("browse entry → browse event read", lat, cond)
 	return nil

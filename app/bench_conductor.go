@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/agent/conductor"
-	"conductorbridge/bridge/conductortest"
 	"conductorbridge/bridge/event"
 )
 
@@ -36,8 +36,8 @@ func runBenchConductor(ctx context.Context, r *benchReport, root string, b bench
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return err
 	}
-	shape := conductortest.AllShapes()[1]
-	w, err := conductortest.Create(filepath.Join(root, "conductor.db"), shape.Schema)
+	shape := conductordb.AllShapes()[1]
+	w, err := conductordb.Create(filepath.Join(root, "conductor.db"), shape.Schema)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ SELECT 'h-' || n, 's-old-' || (n % 40), 'assistant', ?, '2026-12-01 09:00:00' FR
 
 // benchBusyWriter commits a frame to a tab nobody follows 50 times a
 // second, as Conductor's other tabs do, until ctx ends.
-func benchBusyWriter(ctx context.Context, w *conductortest.Writer) {
+func benchBusyWriter(ctx context.Context, w *conductordb.Writer) {
 	o, err := w.Second()
 	if err != nil {
 		return

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/agent/claude"
-	"conductorbridge/bridge/conductortest"
 )
 
 // benchRealHome is the idle run on a home shaped like a Mac that has used
@@ -77,7 +77,7 @@ func makeRealHome(root string, b benchRealHome) (realHome, error) {
 		if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
 			return h, err
 		}
-		w, err := conductortest.Create(dbPath, conductortest.AllShapes()[0].Schema)
+		w, err := conductordb.Create(dbPath, conductordb.AllShapes()[0].Schema)
 		if err != nil {
 			return h, err
 		}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 )
 
 // benchRows is the engine's row path through a real bridge: Conductor
@@ -29,8 +29,8 @@ func runBenchRows(ctx context.Context, r *benchReport, exe, root string, b bench
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
 		return err
 	}
-	shape := conductortest.AllShapes()[1]
-	w, err := conductortest.Create(dbPath, shape.Schema)
+	shape := conductordb.AllShapes()[1]
+	w, err := conductordb.Create(dbPath, shape.Schema)
 	if err != nil {
 		return err
 	}

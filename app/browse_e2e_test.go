@@ -14,18 +14,18 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"conductorbridge/bridge/browsetest"
+	"conductorbridge/benchkit/browseserver"
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/browsertest"
 	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/fakemodel"
 )
 
-// browseCLI builds the stand-in of gstack's `$B` (bridge/browsetest/cmd/browse).
+// browseCLI builds the stand-in of gstack's `$B` (testkit/browsecli).
 func browseCLI(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "browse")
-	if out, err := exec.Command("go", "build", "-o", bin, "conductorbridge/bridge/browsetest/cmd/browse").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "conductorbridge/testkit/browsecli").CombinedOutput(); err != nil {
 		t.Fatalf("build the browse CLI: %v\n%s", err, out)
 	}
 	return bin
@@ -48,7 +48,7 @@ func TestBrowserActionsInTheSidePanel(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run1, err := browsetest.New(dir, browsetest.Options{})
+	run1, err := browseserver.New(dir, browseserver.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestBrowserActionsInTheSidePanel(t *testing.T) {
 	// The browse server restarts (a new run, its ids from 1 again).
 	run1.Close()
 	poll("the browser gone", `document.querySelector('#browser').dataset.live === 'false'`)
-	run2, err := browsetest.New(dir, browsetest.Options{})
+	run2, err := browseserver.New(dir, browseserver.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

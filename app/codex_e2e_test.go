@@ -1,7 +1,7 @@
 package main
 
 import (
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -36,7 +36,7 @@ func conductorDB(t testing.TB, home string, stmts ...string) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	for _, s := range append([]string{conductortest.Schema(t)}, stmts...) {
+	for _, s := range append([]string{conductordb.Schema(t)}, stmts...) {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatalf("conductor.db: %v", err)
 		}

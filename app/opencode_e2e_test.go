@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/fakemodel"
 	"conductorbridge/testkit/opencodetest"
@@ -32,7 +32,7 @@ func opencodeTurns() []fakemodel.Turn {
 // session, and writes a Conductor database of that schema shape with one
 // workspace in the work folder and one "acp" tab, s-oc, whose row names
 // the session, as Conductor records it.
-func openCodeTab(ctx context.Context, t *testing.T, h *opencodetest.Home, bin string, shape conductortest.Shape) (*opencodetest.ACP, string) {
+func openCodeTab(ctx context.Context, t *testing.T, h *opencodetest.Home, bin string, shape conductordb.Shape) (*opencodetest.ACP, string) {
 	t.Helper()
 	acp, err := h.StartACP(ctx, bin)
 	if err != nil {
@@ -45,7 +45,7 @@ func openCodeTab(ctx context.Context, t *testing.T, h *opencodetest.Home, bin st
 	}
 	dbPath := filepath.Join(h.Dir, "Library", "Application Support", "com.conductor.app", "conductor.db")
 	must(t, os.MkdirAll(filepath.Dir(dbPath), 0o755))
-	w, err := conductortest.Create(dbPath, shape.Schema)
+	w, err := conductordb.Create(dbPath, shape.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestOpenCodeInAPlainFolderStreams(t *testing.T) {
 // turns, with OpenCode's cost, across a bridge restart between them.
 func TestOpenCodeConductorTabStreams(t *testing.T) {
 	bin := opencodetest.Find(t)
-	for _, shape := range conductortest.Shapes(t) {
+	for _, shape := range conductordb.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) {
 			srv := opencodetest.Server(t, opencodeTurns()...)
 			h := opencodetest.NewHome(t, srv.URL())

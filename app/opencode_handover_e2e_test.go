@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/fakemodel"
 	"conductorbridge/testkit/opencodetest"
@@ -29,7 +29,7 @@ import (
 // OpenCode's session did.
 func TestOpenCodeTabHandedOverToItsOwnRecord(t *testing.T) {
 	bin := opencodetest.Find(t)
-	shape := conductortest.Shapes(t)[0]
+	shape := conductordb.Shapes(t)[0]
 	turns := append(opencodeTurns(), fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("The third answer.")},
 		Usage: fakemodel.Usage{InputTokens: 1900, OutputTokens: 50}})
 	srv := opencodetest.Server(t, turns...)
@@ -39,7 +39,7 @@ func TestOpenCodeTabHandedOverToItsOwnRecord(t *testing.T) {
 
 	dbPath := filepath.Join(h.Dir, "Library", "Application Support", "com.conductor.app", "conductor.db")
 	must(t, os.MkdirAll(filepath.Dir(dbPath), 0o755))
-	w, err := conductortest.Create(dbPath, shape.Schema)
+	w, err := conductordb.Create(dbPath, shape.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/inject"
 	"conductorbridge/testkit/fakemodel"
@@ -60,7 +60,7 @@ func TestOpenCodeTabTakesAMessage(t *testing.T) {
 			// 15-20 s of CPU, minutes of wall time on a loaded machine.
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			acp, sid := openCodeTab(ctx, t, h, bin, conductortest.Shapes(t)[0])
+			acp, sid := openCodeTab(ctx, t, h, bin, conductordb.Shapes(t)[0])
 			first, err := acp.Prompt(sid, "first question")
 			if err != nil {
 				t.Fatal(err)

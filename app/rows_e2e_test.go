@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/eventtest"
 )
@@ -61,12 +61,12 @@ func readCorpus(t *testing.T, name string) ([]corpusRow, string) {
 // lost and none twice, is listed with "source": "conductor" and a reason
 // messages cannot reach it, and ends idle.
 func TestTabsWithNoReaderStreamFromConductorsRows(t *testing.T) {
-	for _, shape := range conductortest.Shapes(t) {
+	for _, shape := range conductordb.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) { testRowTabs(t, shape) })
 	}
 }
 
-func testRowTabs(t *testing.T, shape conductortest.Shape) {
+func testRowTabs(t *testing.T, shape conductordb.Shape) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "work", "demo")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -76,7 +76,7 @@ func testRowTabs(t *testing.T, shape conductortest.Shape) {
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w, err := conductortest.Create(dbPath, shape.Schema)
+	w, err := conductordb.Create(dbPath, shape.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}

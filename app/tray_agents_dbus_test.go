@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/dbustest"
 )
@@ -31,8 +31,8 @@ func TestCursorAndOpenCodeTabsNotifyWithTheirAgent(t *testing.T) {
 	must(t, os.MkdirAll(dir, 0o755))
 	dbPath := filepath.Join(home, "Library", "Application Support", "com.conductor.app", "conductor.db")
 	must(t, os.MkdirAll(filepath.Dir(dbPath), 0o755))
-	shape := conductortest.Shapes(t)[0]
-	w, err := conductortest.Create(dbPath, shape.Schema)
+	shape := conductordb.Shapes(t)[0]
+	w, err := conductordb.Create(dbPath, shape.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/browsetest"
+	"conductorbridge/benchkit/browseserver"
 	"conductorbridge/bridge/event"
 )
 
@@ -121,7 +121,7 @@ func (e *env) refused(l *listener, said string) {
 func TestPartialStateFile(t *testing.T) {
 	e := newEnv(t)
 	l := listen(t)
-	if err := browsetest.WriteStateFile(e.root, []byte(fmt.Sprintf(`{"pid": %d, "port": %d, "tok`, os.Getpid(), l.port()))); err != nil {
+	if err := browseserver.WriteStateFile(e.root, []byte(fmt.Sprintf(`{"pid": %d, "port": %d, "tok`, os.Getpid(), l.port()))); err != nil {
 		t.Fatal(err)
 	}
 	e.refused(l, "browse state file unreadable")
@@ -208,7 +208,7 @@ func TestStateFileMustBeTheWorkspacesOwn(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "browse.json")
 			os.WriteFile(out, b, 0o600)
 			os.MkdirAll(filepath.Join(root, ".gstack"), 0o700)
-			os.Symlink(out, browsetest.StatePath(root))
+			os.Symlink(out, browseserver.StatePath(root))
 		}, false},
 		{"the folder is a symlink out of the workspace", func(t *testing.T, root string, b []byte) {
 			out := t.TempDir()
@@ -216,36 +216,36 @@ func TestStateFileMustBeTheWorkspacesOwn(t *testing.T) {
 			os.Symlink(out, filepath.Join(root, ".gstack"))
 		}, false},
 		{"writable by others", func(t *testing.T, root string, b []byte) {
-			browsetest.WriteStateFile(root, b)
-			os.Chmod(browsetest.StatePath(root), 0o666)
+			browseserver.WriteStateFile(root, b)
+			os.Chmod(browseserver.StatePath(root), 0o666)
 		}, false},
 		{"writable by the group", func(t *testing.T, root string, b []byte) {
-			browsetest.WriteStateFile(root, b)
-			os.Chmod(browsetest.StatePath(root), 0o620)
+			browseserver.WriteStateFile(root, b)
+			os.Chmod(browseserver.StatePath(root), 0o620)
 		}, false},
 		{"owned by another user", func(t *testing.T, root string, b []byte) {
 			if os.Geteuid() != 0 {
 				t.Skip("only root can give a file away")
 			}
-			browsetest.WriteStateFile(root, b)
-			os.Chown(browsetest.StatePath(root), 65534, 65534)
+			browseserver.WriteStateFile(root, b)
+			os.Chown(browseserver.StatePath(root), 65534, 65534)
 		}, false},
 		{"a FIFO", func(t *testing.T, root string, b []byte) {
 			os.MkdirAll(filepath.Join(root, ".gstack"), 0o700)
-			if err := syscall.Mkfifo(browsetest.StatePath(root), 0o600); err != nil {
+			if err := syscall.Mkfifo(browseserver.StatePath(root), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}, false},
 		{"a symlink that stays in the workspace", func(t *testing.T, root string, b []byte) {
 			os.WriteFile(filepath.Join(root, "elsewhere.json"), b, 0o600)
 			os.MkdirAll(filepath.Join(root, ".gstack"), 0o700)
-			os.Symlink("../elsewhere.json", browsetest.StatePath(root))
+			os.Symlink("../elsewhere.json", browseserver.StatePath(root))
 		}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
-			s := e.standIn(browsetest.Options{NoState: true})
+			s := e.standIn(browseserver.Options{NoState: true})
 			b := fmt.Appendf(nil, `{"pid":%d,"port":%d,"token":%q,"startedAt":%q}`, s.PID, s.Port, s.Token, s.StartedAt)
 			tt.place(t, e.root, b)
 			e.sweep()
@@ -366,12 +366,12 @@ func TestFloodingBrowseServer(t *testing.T) {
 	e := newEnv(t)
 	frozen := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	e.f.Now = func() time.Time { return frozen }
-	s := e.standIn(browsetest.Options{})
+	s := e.standIn(browseserver.Options{})
 	e.sweep()
 	waitFor(t, "the browser to be live", e.live)
 	const n = 20000
 	for range n {
-		s.Emit(browsetest.Entry{Type: "navigation", URL: "https://flood.example"})
+		s.Emit(browseserver.Entry{Type: "navigation", URL: "https://flood.example"})
 	}
 	e.agentStreams()
 	waitFor(t, "the burst", func() bool { return len(e.browse()) >= BurstEntries })

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"conductorbridge/bridge/browsetest"
+	"conductorbridge/benchkit/browseserver"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
 )
@@ -89,9 +89,9 @@ func (e *env) restart() {
 }
 
 // standIn starts a run of the stand-in browse server in the workspace.
-func (e *env) standIn(o browsetest.Options) *browsetest.Server {
+func (e *env) standIn(o browseserver.Options) *browseserver.Server {
 	e.t.Helper()
-	s, err := browsetest.New(e.root, o)
+	s, err := browseserver.New(e.root, o)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func (e *env) writeState(v any) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if err := browsetest.WriteStateFile(e.root, b); err != nil {
+	if err := browseserver.WriteStateFile(e.root, b); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"conductorbridge/bridge/browsetest"
+	"conductorbridge/benchkit/browseserver"
 	"conductorbridge/bridge/event"
 )
 
@@ -20,7 +20,7 @@ func TestFollowsTheWorkspacesBrowseServer(t *testing.T) {
 	if e.live() {
 		t.Fatal("live with no browse server")
 	}
-	s := e.standIn(browsetest.Options{})
+	s := e.standIn(browseserver.Options{})
 	e.sweep()
 	waitFor(t, "the browser to be live", e.live)
 	if e.changes.Load() == 0 {
@@ -78,7 +78,7 @@ func TestFollowsTheWorkspacesBrowseServer(t *testing.T) {
 // The bridge restarts: it resumes after the last entry it journaled.
 func TestResumesAcrossRestartsOfEitherServer(t *testing.T) {
 	e := newEnv(t)
-	s1 := e.standIn(browsetest.Options{})
+	s1 := e.standIn(browseserver.Options{})
 	s1.Command("goto", "https://one.example")
 	e.sweep()
 	e.waitBrowse(2)
@@ -88,7 +88,7 @@ func TestResumesAcrossRestartsOfEitherServer(t *testing.T) {
 	s1.Close()
 	e.sweep()
 	waitFor(t, "the first run to be gone", func() bool { return !e.live() })
-	s2 := e.standIn(browsetest.Options{})
+	s2 := e.standIn(browseserver.Options{})
 	s2.Command("goto", "https://two.example") // before the bridge looks: replayed
 	e.sweep()
 	waitFor(t, "the second run", e.live)
@@ -126,22 +126,22 @@ func TestResumesAcrossRestartsOfEitherServer(t *testing.T) {
 // longer has, and the stream says so too, in the browse server's ids.
 func TestGapWhileTheBridgeWasDown(t *testing.T) {
 	e := newEnv(t)
-	s := e.standIn(browsetest.Options{})
+	s := e.standIn(browseserver.Options{})
 	s.Command("goto", "https://example.com")
 	e.sweep()
 	e.waitBrowse(2)
 	e.close()
-	for range browsetest.Capacity + 10 {
-		s.Emit(browsetest.Entry{Type: "navigation", URL: "https://example.com/n"})
+	for range browseserver.Capacity + 10 {
+		s.Emit(browseserver.Entry{Type: "navigation", URL: "https://example.com/n"})
 	}
 	e.open()
 	e.sweep()
-	evs := e.waitBrowse(3 + browsetest.Capacity)
+	evs := e.waitBrowse(3 + browseserver.Capacity)
 	g := evs[2]
 	if g.Action != event.BrowseGap || g.GapFrom != 3 || g.AvailableFrom != 13 {
 		t.Errorf("gap: %+v", g)
 	}
-	if evs[3].BrowseID != 13 || evs[len(evs)-1].BrowseID != 1012 || len(evs) != 3+browsetest.Capacity {
+	if evs[3].BrowseID != 13 || evs[len(evs)-1].BrowseID != 1012 || len(evs) != 3+browseserver.Capacity {
 		t.Errorf("after the gap: %d events, ids %d…%d", len(evs), evs[3].BrowseID, evs[len(evs)-1].BrowseID)
 	}
 }
@@ -151,7 +151,7 @@ func TestGapWhileTheBridgeWasDown(t *testing.T) {
 // the kernel can tell who holds it.
 func TestFollowsAServerThatClosesAfterHealth(t *testing.T) {
 	e := newEnv(t)
-	s := e.standIn(browsetest.Options{CloseAfterHealth: true})
+	s := e.standIn(browseserver.Options{CloseAfterHealth: true})
 	e.sweep()
 	waitFor(t, "the browser to be live", e.live)
 	s.Command("goto", "https://example.com")

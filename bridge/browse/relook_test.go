@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"conductorbridge/bridge/browsetest"
+	"conductorbridge/benchkit/browseserver"
 	"conductorbridge/bridge/event"
 )
 
@@ -30,7 +30,7 @@ func (e *env) settle() {
 // healthy, the next of those attempts follows it.
 func TestUnhealthyBrowseServerIsTriedAgainOnTheSweep(t *testing.T) {
 	e := newEnv(t) // Retries: 3
-	s := e.standIn(browsetest.Options{})
+	s := e.standIn(browseserver.Options{})
 	s.SetHealthy(false)
 	e.sweep()
 	waitFor(t, "the attempts to end", func() bool { return e.logs.count("not followed after") == 1 })

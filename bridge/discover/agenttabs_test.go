@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 )
 
 // TestConductorTabsOfAgentsWithNoReader: a Cursor tab and a tab of an
@@ -14,7 +14,7 @@ import (
 // names them by) and under their own agent, with no transcript; hidden
 // tabs and, in the newer shape, tabs archived in the cloud are not.
 func TestConductorTabsOfAgentsWithNoReader(t *testing.T) {
-	for _, shape := range conductortest.Shapes(t) {
+	for _, shape := range conductordb.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) {
 			h := newFakeHome(t)
 			h.worktree("webapp", "tokyo", "me/tokyo")

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/benchkit/conductordb"
 	codexagent "conductorbridge/bridge/agent/codex"
-	"conductorbridge/bridge/conductortest"
 )
 
 // rollout writes a Codex rollout file for thread, run in cwd, last
@@ -46,7 +46,7 @@ func TestScanFindsCodexSessions(t *testing.T) {
 	rollout(t, codexHome, old, elsewhere, now.Add(-time.Hour))
 	rollout(t, codexHome, gone, filepath.Join(h.root, "deleted"), now)
 	rollout(t, codexHome, nocwd, "", now)
-	createDB(t, h.db, conductortest.Schema(t), `
+	createDB(t, h.db, conductordb.Schema(t), `
 INSERT INTO repos (id, name, root_path) VALUES ('r1', 'webapp', '/nowhere');
 INSERT INTO workspaces (id, repository_id, directory_name, state) VALUES ('w-tokyo', 'r1', 'tokyo', 'ready');
 INSERT INTO sessions (id, workspace_id, status, agent_type, claude_session_id, is_hidden) VALUES

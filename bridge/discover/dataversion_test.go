@@ -1,7 +1,7 @@
 package discover
 
 import (
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"context"
 	"os"
 	"path/filepath"
@@ -20,7 +20,7 @@ import (
 func TestScanSkipsAnUnchangedDatabase(t *testing.T) {
 	h := newFakeHome(t)
 	tokyo := h.worktree("webapp", "tokyo", "me/tokyo")
-	createDB(t, h.db, conductortest.Schema(t), `
+	createDB(t, h.db, conductordb.Schema(t), `
 INSERT INTO repos (id, name, root_path) VALUES ('r1', 'webapp', '/nowhere/webapp');
 INSERT INTO workspaces (id, repository_id, directory_name, branch, state, active_session_id) VALUES
  ('w-tokyo', 'r1', 'tokyo', 'me/tokyo', 'ready', 's-1'),
@@ -83,7 +83,7 @@ INSERT INTO sessions (id, workspace_id, status, claude_session_id, is_hidden) VA
 	// The file replaced by a new one (a restore from backup): the kept
 	// connection still sees the old file, so it is opened again.
 	fresh := filepath.Join(filepath.Dir(h.db), "new.db")
-	createDB(t, fresh, conductortest.Schema(t), `
+	createDB(t, fresh, conductordb.Schema(t), `
 INSERT INTO repos (id, name) VALUES ('r1', 'webapp');
 INSERT INTO workspaces (id, repository_id, directory_name, state) VALUES ('w-new', 'r1', 'tokyo', 'ready');`)
 	if err := os.Rename(fresh, h.db); err != nil {

@@ -1,7 +1,7 @@
 package discover
 
 import (
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"context"
 	"path/filepath"
 	"reflect"
@@ -28,7 +28,7 @@ func TestReadConductorFixture(t *testing.T) {
 	h.transcript(claude.EncodeProjectDir(tokyo), "c-active.jsonl", time.Now(), record("user", tokyo))
 	h.transcript(claude.EncodeProjectDir(tokyo), "s-back.jsonl", time.Now(), record("user", tokyo)) // confirmed by sessions.id
 
-	schema := conductortest.Schema(t)
+	schema := conductordb.Schema(t)
 	createDB(t, h.db, schema, `
 INSERT INTO repos (id, name, root_path) VALUES ('r1', 'webapp', '/nowhere/webapp'), ('r2', 'legacy', '`+repoRoot+`');
 INSERT INTO workspaces (id, repository_id, directory_name, workspace_path, workspace_name, branch, pr_title, state,

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/agent/claude"
-	"conductorbridge/bridge/conductortest"
 )
 
 // TestReadConductorBothShapes reads a real SQLite file made from each
@@ -18,7 +18,7 @@ import (
 // archived in the cloud is no live tab, nor the source of its workspace's
 // status.
 func TestReadConductorBothShapes(t *testing.T) {
-	for _, shape := range conductortest.Shapes(t) {
+	for _, shape := range conductordb.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) {
 			h := newFakeHome(t)
 			tokyo := h.worktree("webapp", "tokyo", "me/tokyo")

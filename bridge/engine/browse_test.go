@@ -15,8 +15,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"conductorbridge/benchkit/browseserver"
 	"conductorbridge/bridge/browse"
-	"conductorbridge/bridge/browsetest"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
 )
@@ -136,9 +136,9 @@ func hasBrowse(action, url string) func([]event.Event) bool {
 
 // startBrowser starts a browse server in dir and waits until workspace id
 // says its browser is live.
-func startBrowser(t *testing.T, r *running, dir, id string) *browsetest.Server {
+func startBrowser(t *testing.T, r *running, dir, id string) *browseserver.Server {
 	t.Helper()
-	s, err := browsetest.New(dir, browsetest.Options{})
+	s, err := browseserver.New(dir, browseserver.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestUnhealthyBrowseServerFollowedOnceHealthy(t *testing.T) {
 	defer finder.Close()
 	r := h.startWith(func(c *Config) { c.Browse = finder })
 	id := r.waitWorkspace(t, dir)
-	s, err := browsetest.New(dir, browsetest.Options{NoState: true})
+	s, err := browseserver.New(dir, browseserver.Options{NoState: true})
 	if err != nil {
 		t.Fatal(err)
 	}

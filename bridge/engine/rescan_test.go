@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"context"
 	"database/sql"
 	"fmt"
@@ -50,7 +50,7 @@ func TestDatabaseWriteIsNoticedWithoutTheTimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, q := range []string{conductortest.Schema(t), `INSERT INTO repos (id, name) VALUES ('r1', 'webapp')`} {
+	for _, q := range []string{conductordb.Schema(t), `INSERT INTO repos (id, name) VALUES ('r1', 'webapp')`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

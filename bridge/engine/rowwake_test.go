@@ -8,18 +8,18 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/agent/conductor"
-	"conductorbridge/bridge/conductortest"
 )
 
 // TestRowCommitWakesOnlyItsTabsReaders: a commit to one tab's rows wakes
 // the workspace reading that tab, not every workspace reading the
 // database; a commit the database cannot place wakes all of them.
 func TestRowCommitWakesOnlyItsTabsReaders(t *testing.T) {
-	shape := conductortest.Shapes(t)[0]
+	shape := conductordb.Shapes(t)[0]
 	db := filepath.Join(t.TempDir(), "conductor.db")
-	wr, err := conductortest.Create(db, shape.Schema)
+	wr, err := conductordb.Create(db, shape.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 
 // TestNothingThatShipsImportsTheTestKit keeps the layout true: testkit/
 // holds doubles and harnesses only, so no Go file outside it but a test
+// imports a package under it; benchkit/ ships inside the bench only, so
+// no Go file but a test, the bench's (app/bench*.go) or benchkit's own
 // imports a package under it.
 func TestNothingThatShipsImportsTheTestKit(t *testing.T) {
 	root := filepath.Join("..", "..")
@@ -34,9 +36,15 @@ func TestNothingThatShipsImportsTheTestKit(t *testing.T) {
 			return err
 		}
 		checked++
+		rel := filepath.ToSlash(strings.TrimPrefix(path, root+string(filepath.Separator)))
+		benchOwn := strings.HasPrefix(rel, "app/bench") || strings.HasPrefix(rel, "benchkit/")
 		for _, imp := range f.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "conductorbridge/testkit/") {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, "conductorbridge/testkit/") {
 				t.Errorf("%s imports %s: what ships cannot depend on the test kit", path, p)
+			}
+			if strings.HasPrefix(p, "conductorbridge/benchkit/") && !benchOwn {
+				t.Errorf("%s imports %s: only the bench may depend on the bench kit", path, p)
 			}
 		}
 		return nil

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/agent"
-	"conductorbridge/bridge/conductortest"
 )
 
 // TestRowChangesNamesTheTabsThatGainedRows: after a first call (which
@@ -15,7 +15,7 @@ import (
 // "all" when it cannot tell: a commit that added no row, rows deleted from
 // the table's end.
 func TestRowChangesNamesTheTabsThatGainedRows(t *testing.T) {
-	for _, shape := range conductortest.Shapes(t) {
+	for _, shape := range conductordb.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) {
 			ctx := context.Background()
 			w := newDB(t, shape, "s-a", "cursor", "s-b", "cursor", "s-c", "cursor")

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/fakemodel"
@@ -34,7 +34,7 @@ func TestRealClaudeCodeFrames(t *testing.T) {
 	}
 	defer s.Close()
 
-	w := newDB(t, conductortest.Shapes(t)[1], "s-tab", "claude")
+	w := newDB(t, conductordb.Shapes(t)[1], "s-tab", "claude")
 	rec := newRecorder()
 	rec.run(t, w.Path, map[string]Cursor{"s-tab": {}})
 	var totals []float64

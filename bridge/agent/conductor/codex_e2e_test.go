@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
 )
@@ -30,7 +30,7 @@ func TestRealCodexFramesAsRawPayload(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	w := newDB(t, conductortest.Shapes(t)[0], "s-tab", "codex")
+	w := newDB(t, conductordb.Shapes(t)[0], "s-tab", "codex")
 	rec := newRecorder()
 	rec.run(t, w.Path, map[string]Cursor{"s-tab": {}})
 	write(t, w, "s-tab", "say hi")

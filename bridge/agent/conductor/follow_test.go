@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/event"
 )
 
@@ -77,7 +77,7 @@ func TestFollowsTabsWhileConductorWrites(t *testing.T) {
 			`turn_complete unknown in=900 out=30 model=`,
 		},
 	}
-	for _, shape := range conductortest.Shapes(t) {
+	for _, shape := range conductordb.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) {
 			w := newDB(t, shape, "s-cursor", "cursor", "s-future", "devin-2", "s-claude", "claude")
 			rec := newRecorder()

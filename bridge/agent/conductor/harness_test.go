@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/event"
 )
 
@@ -110,9 +110,9 @@ func (r *recorder) run(t *testing.T, path string, tabs map[string]Cursor) *Follo
 
 // newDB makes a database of the shape with tabs (id → agent type) in one
 // workspace.
-func newDB(t *testing.T, shape conductortest.Shape, tabs ...string) *conductortest.Writer {
+func newDB(t *testing.T, shape conductordb.Shape, tabs ...string) *conductordb.Writer {
 	t.Helper()
-	w, err := conductortest.Create(filepath.Join(t.TempDir(), "conductor.db"), shape.Schema)
+	w, err := conductordb.Create(filepath.Join(t.TempDir(), "conductor.db"), shape.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func newDB(t *testing.T, shape conductortest.Shape, tabs ...string) *conductorte
 
 // write appends rows to tab: a string is a typed prompt, anything else a
 // frame, marshalled as Conductor stores it.
-func write(t *testing.T, w *conductortest.Writer, tab string, rows ...any) {
+func write(t *testing.T, w *conductordb.Writer, tab string, rows ...any) {
 	t.Helper()
 	for _, r := range rows {
 		role, content := "user", ""

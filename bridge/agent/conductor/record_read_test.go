@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/agent"
-	"conductorbridge/bridge/conductortest"
 	"conductorbridge/bridge/event"
 )
 
@@ -14,7 +14,7 @@ import (
 // each schema shape.
 func TestTabRecordReadsRowsAfterTheCursor(t *testing.T) {
 	ctx := context.Background()
-	for _, shape := range conductortest.Shapes(t) {
+	for _, shape := range conductordb.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) {
 			w := newDB(t, shape, "s-tab", "cursor", "s-other", "claude")
 			write(t, w, "s-tab", "first prompt", "second prompt", "third prompt")

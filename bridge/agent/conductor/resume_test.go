@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/event"
 )
 
@@ -16,7 +16,7 @@ import (
 // rebuild tables, which renumbers the rowids (a table without an INTEGER
 // PRIMARY KEY keeps none: VACUUM may renumber them too).
 func TestResumesWhereItStopped(t *testing.T) {
-	shape := conductortest.Shapes(t)[1]
+	shape := conductordb.Shapes(t)[1]
 	first := []any{
 		"one", reply("m1", "first", 100, 10), result(0.0016, 700, 100, 10, map[string][2]int{"claude-opus-5-5": {100, 10}}),
 		"two", reply("m2", "second, begun", 100, 10),
@@ -85,7 +85,7 @@ func TestResumesWhereItStopped(t *testing.T) {
 // followed is caught up from its cursor; an unfollowed tab gets nothing
 // more.
 func TestFollowsATabLaterAndLetsOneGo(t *testing.T) {
-	w := newDB(t, conductortest.Shapes(t)[0], "s-a", "cursor", "s-b", "acp")
+	w := newDB(t, conductordb.Shapes(t)[0], "s-a", "cursor", "s-b", "acp")
 	rec := newRecorder()
 	f := rec.run(t, w.Path, map[string]Cursor{"s-a": {}})
 	write(t, w, "s-b", "early b")
@@ -107,7 +107,7 @@ func TestFollowsATabLaterAndLetsOneGo(t *testing.T) {
 	}
 }
 
-func rowidOf(t *testing.T, w *conductortest.Writer, key string) int64 {
+func rowidOf(t *testing.T, w *conductordb.Writer, key string) int64 {
 	t.Helper()
 	r, err := w.Query("SELECT rowid FROM session_messages WHERE id = ?", key)
 	if err != nil {
@@ -128,7 +128,7 @@ COMMIT;`
 // the follower runs (rowids move down under it): it finds its place again
 // by the last row's id, and hands over what follows, once.
 func TestFollowsThroughARebuild(t *testing.T) {
-	w := newDB(t, conductortest.Shapes(t)[0], "s-a", "cursor", "s-old", "claude")
+	w := newDB(t, conductordb.Shapes(t)[0], "s-a", "cursor", "s-old", "claude")
 	rec := newRecorder()
 	rec.run(t, w.Path, map[string]Cursor{"s-a": {}})
 	write(t, w, "s-old", "x", "y", "z")

@@ -10,7 +10,7 @@ import (
 
 	"conductorbridge/bridge/agent/claude"
 	codexagent "conductorbridge/bridge/agent/codex"
-	"conductorbridge/bridge/conductortest"
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/usage"
 	"conductorbridge/bridge/usage/driver"
 )
@@ -20,7 +20,7 @@ import (
 // shapes, both schema shapes), at the result frame's cost and tokens, and
 // leaves out a Claude tab's, which Claude's transcripts count.
 func TestUsageCountsTabsWithNoReader(t *testing.T) {
-	for _, shape := range conductortest.Shapes(t) {
+	for _, shape := range conductordb.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) {
 			w := newDB(t, shape, "s-cursor", "cursor", "s-future", "devin-2", "s-claude", "claude")
 			write(t, w, "s-cursor", cursorTurn(strings.Repeat("é", 700))...)

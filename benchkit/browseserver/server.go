@@ -1,7 +1,9 @@
-// Package browsetest is a stand-in for gstack's browse server (`$B`, the
-// daemon that drives Chrome for an agent), for the tests and the bench:
-// gstack is not published where this project's CI can install it. (Not to
-// be mixed up with testkit/browsertest, which starts a real Chromium.)
+// Package browseserver is a stand-in for gstack's browse server (`$B`,
+// the daemon that drives Chrome for an agent): the browse source
+// `conductor-bridge bench` drives, so it ships with the bench, and the
+// tests' double, as gstack is not published where this project's CI can
+// install it. (Not to be mixed up with testkit/browsertest, which starts a
+// real Chromium; testkit/browsecli is the `$B` CLI that talks to it.)
 //
 // It is written from gstack's source, github.com/garrytan/gstack at
 // commit 85fd9db554ae4aaaa6d356d2daf873121ee85bdd, and speaks its wire:
@@ -36,7 +38,7 @@
 //
 // What it leaves out: the SSE session cookie (EventSource's way in; the
 // bridge sends the header), scoped tokens, tunnels and the browser itself.
-package browsetest
+package browseserver
 
 import (
 	"context"

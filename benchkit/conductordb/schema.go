@@ -1,13 +1,14 @@
-// Package conductortest gives tests the real Conductor database schema,
-// in the two shapes public readers of real installs have found (kept in
-// testdata/, copied from the project's notes on Conductor, so the
-// repository needs nothing beside it):
+// Package conductordb is the Conductor database `conductor-bridge bench`
+// writes while it measures, so it ships with the bench, and the tests'
+// Conductor: the real schema, in the two shapes public readers of real
+// installs have found (kept in testdata/, copied from the project's notes
+// on Conductor, so the repository needs nothing beside it):
 //   - schema.sql: Conductor 0.72–0.84, workspaces keyed by id;
 //   - schema-newer.sql: 0.87–0.90 (one source), workspaces keyed by
 //     local_id with id an ordinary column readers still join on,
 //     sessions.remote_archived_at (archived in the cloud), and the
 //     outbox's delivery state.
-package conductortest
+package conductordb
 
 import (
 	_ "embed"

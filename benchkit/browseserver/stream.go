@@ -1,4 +1,4 @@
-package browsetest
+package browseserver
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package conductortest
+package conductordb
 
 import (
 	"context"
