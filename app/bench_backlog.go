@@ -24,13 +24,8 @@ func runBenchBacklog(ctx context.Context, r *benchReport, exe, root string, mb i
 	if err != nil {
 		return err
 	}
-	c, err := startChild(ctx, exe, root)
+	c, ids, err := startStreaming(ctx, exe, root, 1, 30*time.Second)
 	if err != nil {
-		return err
-	}
-	ids, err := waitWorkspaces(ctx, c.cl, c.token, 1, 30*time.Second)
-	if err != nil {
-		c.close()
 		return err
 	}
 	time.Sleep(500 * time.Millisecond) // the cursor journaled

@@ -29,15 +29,11 @@ func runBenchBrowse(ctx context.Context, r *benchReport, exe, root string, entri
 		return fmt.Errorf("start the browse server: %w", err)
 	}
 	defer srv.Close()
-	c, err := startChild(ctx, exe, root)
+	c, ids, err := startStreaming(ctx, exe, root, 1, 60*time.Second)
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	ids, err := waitWorkspaces(ctx, c.cl, c.token, 1, 60*time.Second)
-	if err != nil {
-		return err
-	}
 	if err := waitBrowser(ctx, c, ids[0], 60*time.Second); err != nil {
 		return err
 	}

@@ -53,6 +53,22 @@ func startChild(ctx context.Context, exe, home string, extra ...string) (*benchC
 	return c, nil
 }
 
+// startStreaming starts exe serving home (startChild) and waits until n
+// workspaces stream (waitWorkspaces, within limit): the child, to close,
+// and the workspaces' ids. On an error the child is stopped.
+func startStreaming(ctx context.Context, exe, home string, n int, limit time.Duration, extra ...string) (*benchChild, []string, error) {
+	c, err := startChild(ctx, exe, home, extra...)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := waitWorkspaces(ctx, c.cl, c.token, n, limit)
+	if err != nil {
+		c.close()
+		return nil, nil, err
+	}
+	return c, ids, nil
+}
+
 func (c *benchChild) pid() int { return c.cmd.Process.Pid }
 
 func (c *benchChild) token() string {

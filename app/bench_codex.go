@@ -148,15 +148,11 @@ func runBenchCodex(ctx context.Context, r *benchReport, exe, root string, nws, l
 			return err
 		}
 	}
-	c, err := startChild(ctx, exe, root, serve...)
+	c, ids, err := startStreaming(ctx, exe, root, nws, 60*time.Second, serve...)
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	ids, err := waitWorkspaces(ctx, c.cl, c.token, nws, 60*time.Second)
-	if err != nil {
-		return err
-	}
 	prompter := func(i, _ int) (func(string), func(), error) {
 		f, err := os.OpenFile(paths[i], os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {

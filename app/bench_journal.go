@@ -20,14 +20,11 @@ func runBenchJournal(ctx context.Context, r *benchReport, exe, root string, call
 	if err != nil {
 		return err
 	}
-	c, err := startChild(ctx, exe, root)
+	c, _, err := startStreaming(ctx, exe, root, 1, 30*time.Second)
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	if _, err := waitWorkspaces(ctx, c.cl, c.token, 1, 30*time.Second); err != nil {
-		return err
-	}
 	journals, _ := filepath.Glob(filepath.Join(c.state, "streams", "*.jsonl"))
 	if len(journals) != 1 {
 		return fmt.Errorf("want one journal, found %q", journals)

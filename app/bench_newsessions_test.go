@@ -23,14 +23,11 @@ func TestBenchNewSessionsListsEach(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	c, err := startChild(ctx, binary, root)
+	c, _, err := startStreaming(ctx, binary, root, h.workspaces, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.close()
-	if _, err := waitWorkspaces(ctx, c.cl, c.token, h.workspaces, time.Minute); err != nil {
-		t.Fatal(err)
-	}
 	known := []string{filepath.Join(root, "src", "project001")}
 	r := &benchReport{}
 	sessions, err := runNewSessions(ctx, r, c, root, known, 20, 5*time.Second, time.Minute, 1)

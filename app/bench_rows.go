@@ -60,15 +60,11 @@ func runBenchRows(ctx context.Context, r *benchReport, exe, root string, b bench
 	if err := w.AddTab(shape, "w-busy", "s-busy", "claude", "Busy"); err != nil {
 		return err
 	}
-	c, err := startChild(ctx, exe, root)
+	c, ids, err := startStreaming(ctx, exe, root, b.tabs, 60*time.Second)
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	ids, err := waitWorkspaces(ctx, c.cl, c.token, b.tabs, 60*time.Second)
-	if err != nil {
-		return err
-	}
 	// Each tab commits through a connection of its own, all taking one
 	// lock, as one writer process would.
 	var mu sync.Mutex

@@ -34,15 +34,11 @@ func runBenchLive(ctx context.Context, r *benchReport, exe, root string, o bench
 	if err != nil {
 		return err
 	}
-	c, err := startChild(ctx, exe, root, o.serve...)
+	c, ids, err := startStreaming(ctx, exe, root, o.workspaces, 60*time.Second, o.serve...)
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	ids, err := waitWorkspaces(ctx, c.cl, c.token, o.workspaces, 60*time.Second)
-	if err != nil {
-		return err
-	}
 	cond := fmt.Sprintf("%d idle workspaces, no subscriber", o.workspaces)
 	if o.idle > 0 {
 		time.Sleep(o.settle) // past the first scans and sweeps, which back off
@@ -156,15 +152,11 @@ func runBenchScale(ctx context.Context, r *benchReport, exe, root string, nws, p
 	}
 	sizeCond := fmt.Sprintf("%d workspaces × %d sessions, %d MB of transcripts (written in %v)", nws, perWS, mb, time.Since(gen).Round(time.Second))
 	flushWrites()
-	c, err := startChild(ctx, exe, root)
+	c, ids, err := startStreaming(ctx, exe, root, nws, 120*time.Second)
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	ids, err := waitWorkspaces(ctx, c.cl, c.token, nws, 120*time.Second)
-	if err != nil {
-		return err
-	}
 	r.add("cold start → all streaming", float64(time.Since(c.started))/float64(time.Millisecond), "ms", sizeCond+"; process start until every workspace has events")
 	r.addKB("resident memory at ready", residentKB(c.pid()), sizeCond)
 	time.Sleep(3 * time.Second)
