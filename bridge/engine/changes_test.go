@@ -2,7 +2,6 @@ package engine
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,10 +14,8 @@ import (
 // listing read then shows it.
 func TestChangesTellOfEveryStateChange(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("osaka")
 	sid := "c1111111-1111-4111-8111-111111111111"
-	cwdOf[sid] = dir
-	path := filepath.Join(proj, sid+".jsonl")
+	dir, path := h.session("osaka", sid)
 	h.write(path, prompt(sid, "first"), answer(sid, "m0", "done", "end_turn"))
 	r := h.startWith(func(c *Config) { c.ScanEvery, c.SweepEvery = time.Minute, time.Minute })
 	id := r.waitWorkspace(t, dir)

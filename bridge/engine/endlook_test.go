@@ -22,10 +22,8 @@ func TestTurnEndFindsSubagentsFirst(t *testing.T) {
 	for _, by := range []string{"quiet spell", "Stop hook"} {
 		t.Run(by, func(t *testing.T) {
 			h := newHome(t)
-			dir, proj := h.workspace("endlook")
 			sid := "88888888-0000-4000-8000-000000000008"
-			cwdOf[sid] = dir
-			main := filepath.Join(proj, sid+".jsonl")
+			dir, main := h.session("endlook", sid)
 			h.write(main, prompt(sid, "go"))
 			watch := true
 			r := h.startWith(func(c *Config) {
@@ -43,7 +41,7 @@ func TestTurnEndFindsSubagentsFirst(t *testing.T) {
 			staged := make(chan error, 1)
 			w.enqueue(func() {
 				before := r.eng.folders.Load()
-				err := os.WriteFile(filepath.Join(proj, "agent-c3.jsonl"), []byte(subLine(sid, "from the subagent")+"\n"), 0o644)
+				err := os.WriteFile(filepath.Join(filepath.Dir(main), "agent-c3.jsonl"), []byte(subLine(sid, "from the subagent")+"\n"), 0o644)
 				for deadline := time.Now().Add(5 * time.Second); err == nil && r.eng.folders.Load() == before && time.Now().Before(deadline); {
 					time.Sleep(time.Millisecond)
 				}

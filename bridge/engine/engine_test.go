@@ -45,6 +45,15 @@ func (h *home) workspace(name string) (dir, proj string) {
 	return dir, proj
 }
 
+// session makes workspace name (as workspace does) and returns it with the
+// path of sid's transcript in it; the lines prompt and answer make for
+// sid carry the workspace as their cwd, as Claude Code's do.
+func (h *home) session(name, sid string) (dir, path string) {
+	dir, proj := h.workspace(name)
+	cwdOf[sid] = dir
+	return dir, filepath.Join(proj, sid+".jsonl")
+}
+
 func (h *home) write(path string, lines ...string) {
 	h.t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -34,10 +33,9 @@ func TestHookPIDsPlaceSessions(t *testing.T) {
 		t.Skip("no process table here")
 	}
 	h := newHome(t)
-	dir, proj := h.workspace("pids")
 	const a, b = "aaaaaaaa-1111-4111-8111-0000000000c1", "bbbbbbbb-1111-4111-8111-0000000000c2"
-	cwdOf[a], cwdOf[b] = dir, dir
-	pa, pb := filepath.Join(proj, a+".jsonl"), filepath.Join(proj, b+".jsonl")
+	dir, pa := h.session("pids", a)
+	_, pb := h.session("pids", b)
 	h.write(pa, prompt(a, "A"), answer(a, "ma", "A-answer", "end_turn"))
 	h.write(pb, prompt(b, "B"), answer(b, "mb", "B-answer", "end_turn"))
 	const fromArgs = 4242 // what the scan read from A's process's arguments

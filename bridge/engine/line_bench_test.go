@@ -2,7 +2,6 @@ package engine
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -18,10 +17,8 @@ import (
 // mark phase is what the slowest lines wait behind.
 func BenchmarkLineToEvent(b *testing.B) {
 	h := newHome(b)
-	dir, proj := h.workspace("bench")
 	sid := "11111111-2222-4333-8444-555555555555"
-	cwdOf[sid] = dir
-	path := filepath.Join(proj, sid+".jsonl")
+	dir, path := h.session("bench", sid)
 	h.write(path, prompt(sid, "hello"))
 	r := h.startWith(func(c *Config) { c.ScanEvery, c.SweepEvery = time.Minute, time.Minute })
 	id := waitWorkspaceFor(b, r, dir, 5*time.Second)

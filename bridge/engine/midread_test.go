@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,10 +19,9 @@ import (
 // goroutine: the picture held back while the read lists, stored after.
 func TestAPictureThatLandsMidReadIsListed(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("midread")
 	const old, fresh = "aaaaaaaa-1111-4111-8111-0000000000c1", "aaaaaaaa-1111-4111-8111-0000000000c2"
-	cwdOf[old], cwdOf[fresh] = dir, dir
-	po, pf := filepath.Join(proj, old+".jsonl"), filepath.Join(proj, fresh+".jsonl")
+	dir, po := h.session("midread", old)
+	_, pf := h.session("midread", fresh)
 	h.write(po, prompt(old, "before"), answer(old, "m1", "ok", "end_turn"))
 	ts := &tabScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}}
 	watch := true

@@ -91,10 +91,8 @@ func TestDatabaseWriteIsNoticedWithoutTheTimer(t *testing.T) {
 // lines keep streaming while it waits.
 func TestAHangingScanDoesNotStallStreaming(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("busy")
 	const a = "aaaaaaaa-1111-4111-8111-0000000000d1"
-	cwdOf[a] = dir
-	path := filepath.Join(proj, a+".jsonl")
+	dir, path := h.session("busy", a)
 	h.write(path, prompt(a, "first"))
 	cs := &countingScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}}
 	r := h.startWith(func(c *Config) { c.Scanner = cs; c.ScanEvery = 20 * time.Millisecond; c.ScanTimeout = time.Hour })

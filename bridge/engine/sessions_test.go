@@ -81,10 +81,9 @@ func sessionOf(in Info, id string) (SessionInfo, bool) {
 // priced and counted on its own.
 func TestTwoTabsStreamUnderTheirOwnSessionIDs(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("tabs")
 	const a, b = "aaaaaaaa-1111-4111-8111-000000000001", "bbbbbbbb-2222-4222-8222-000000000002"
-	cwdOf[a], cwdOf[b] = dir, dir
-	pa, pb := filepath.Join(proj, a+".jsonl"), filepath.Join(proj, b+".jsonl")
+	dir, pa := h.session("tabs", a)
+	_, pb := h.session("tabs", b)
 	h.write(pa, prompt(a, "A1"))
 	h.write(pb, prompt(b, "B1"))
 	r := h.start()
@@ -227,10 +226,9 @@ func TestConductorStatusesAndTheMostUrgentSession(t *testing.T) {
 // session ends, the new one starts, and the new file's lines stream.
 func TestTabResumedUnderANewID(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("resume")
 	const old, fresh = "aaaaaaaa-1111-4111-8111-0000000000a1", "aaaaaaaa-1111-4111-8111-0000000000a2"
-	cwdOf[old], cwdOf[fresh] = dir, dir
-	po, pf := filepath.Join(proj, old+".jsonl"), filepath.Join(proj, fresh+".jsonl")
+	dir, po := h.session("resume", old)
+	_, pf := h.session("resume", fresh)
 	h.write(po, prompt(old, "before"), answer(old, "m1", "ok", "end_turn"))
 	r, ts := h.startTabs()
 	ts.set(dir, discover.Session{ID: old, ConductorID: "tab", Agent: "claude", Active: true, Transcript: po})
@@ -274,10 +272,9 @@ func TestTabResumedUnderANewID(t *testing.T) {
 // session's turn only, and a notification marks only it.
 func TestHooksActOnTheirOwnSession(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("hooks")
 	const a, b = "aaaaaaaa-1111-4111-8111-0000000000b1", "bbbbbbbb-1111-4111-8111-0000000000b2"
-	cwdOf[a], cwdOf[b] = dir, dir
-	pa, pb := filepath.Join(proj, a+".jsonl"), filepath.Join(proj, b+".jsonl")
+	dir, pa := h.session("hooks", a)
+	_, pb := h.session("hooks", b)
 	// 2.0-style lines: no final stop reason, so only the hook (or a
 	// quiet spell, set long here) ends a turn.
 	h.write(pa, prompt(a, "A"), answer(a, "ma", "A-answer", ""))
@@ -354,10 +351,8 @@ func TestPermissionPromptInConductorTabIsNotNeedsInput(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHome(t)
-			dir, proj := h.workspace("perm")
 			const a = "aaaaaaaa-2222-4222-8222-0000000000c1"
-			cwdOf[a] = dir
-			pa := filepath.Join(proj, a+".jsonl")
+			dir, pa := h.session("perm", a)
 			h.write(pa, prompt(a, "A"), answer(a, "ma", "A-answer", ""))
 			r, ts := h.startTabs()
 			if tt.conductor {

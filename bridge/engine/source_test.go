@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"path/filepath"
 	"testing"
 
 	"conductorbridge/bridge/discover"
@@ -13,10 +12,8 @@ import (
 // source ("Fix CSS · Cursor").
 func TestListingSaysSourceAndLabel(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("labels")
 	const claudeTab = "cccccccc-1111-4111-8111-000000000001"
-	cwdOf[claudeTab] = dir
-	transcript := filepath.Join(proj, claudeTab+".jsonl")
+	dir, transcript := h.session("labels", claudeTab)
 	h.write(transcript, prompt(claudeTab, "hello"))
 	r, ts := h.startTabs()
 	ts.set(dir,

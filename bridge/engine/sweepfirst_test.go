@@ -61,10 +61,8 @@ func TestSweepFirstLook(t *testing.T) {
 // sweep), and a file event brings it back to its base rate.
 func TestSweepLoopBacksOffAndWakes(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("sleepy")
 	const sid = "eeeeeeee-1111-4111-8111-0000000000e1"
-	cwdOf[sid] = dir
-	p := filepath.Join(proj, sid+".jsonl")
+	dir, p := h.session("sleepy", sid)
 	h.write(p, prompt(sid, "hello"), answer(sid, "m1", "hi", "end_turn"))
 	r := h.startWith(func(c *Config) { c.SweepEvery, c.ScanEvery, c.IdleScanEvery = 5*time.Millisecond, time.Hour, time.Hour })
 	id := r.waitWorkspace(t, dir)

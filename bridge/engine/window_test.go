@@ -67,10 +67,8 @@ func TestNewestFileOnlyWhereNoIDIsKnown(t *testing.T) {
 	}
 	t.Run("plain project", func(t *testing.T) {
 		h := newHome(t)
-		dir, proj := h.workspace("plain")
 		const a = "aaaaaaaa-0000-4000-8000-0000000000a1"
-		cwdOf[a] = dir
-		p := filepath.Join(proj, a+".jsonl")
+		dir, p := h.session("plain", a)
 		h.write(p, prompt(a, "long ago"))
 		old(t, p, hourAgo)
 		r := h.start()
@@ -79,10 +77,9 @@ func TestNewestFileOnlyWhereNoIDIsKnown(t *testing.T) {
 	})
 	t.Run("tabs known by id", func(t *testing.T) {
 		h := newHome(t)
-		dir, proj := h.workspace("tabs")
 		const a, hidden = "aaaaaaaa-0000-4000-8000-0000000000a2", "bbbbbbbb-0000-4000-8000-0000000000b2"
-		cwdOf[a], cwdOf[hidden] = dir, dir
-		pa, ph := filepath.Join(proj, a+".jsonl"), filepath.Join(proj, hidden+".jsonl")
+		dir, pa := h.session("tabs", a)
+		_, ph := h.session("tabs", hidden)
 		h.write(pa, prompt(a, "the tab"))
 		h.write(ph, prompt(hidden, "the hidden tab"))
 		old(t, pa, hourAgo.Add(-time.Hour))
@@ -114,10 +111,8 @@ func TestNewestFileOnlyWhereNoIDIsKnown(t *testing.T) {
 // a restart the session still needs input, until the agent moves on.
 func TestPermissionPromptSurvivesARestart(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("asks")
 	const a = "aaaaaaaa-0000-4000-8000-0000000000a3"
-	cwdOf[a] = dir
-	pa := filepath.Join(proj, a+".jsonl")
+	dir, pa := h.session("asks", a)
 	h.write(pa, prompt(a, "deploy it"),
 		`{"type":"assistant","sessionId":"`+a+`","cwd":"`+dir+`","requestId":"r-t","message":{"id":"mt","model":"claude-sonnet-4-5","stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1},"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make deploy"}}]}}`)
 	asking := func(r *running, id string) bool {
