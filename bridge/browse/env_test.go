@@ -120,13 +120,20 @@ func (e *env) live() bool { return e.f.Live("ws") }
 // so far is done.
 func (e *env) idle() {
 	e.t.Helper()
+	e.waitWatch("the watch to finish looking", func(w *watch) bool { return !w.running })
+}
+
+// waitWatch waits until done says so of the workspace's watch, read
+// under its lock.
+func (e *env) waitWatch(what string, done func(*watch) bool) {
+	e.t.Helper()
 	e.f.mu.Lock()
 	w := e.f.ws["ws"]
 	e.f.mu.Unlock()
-	waitFor(e.t, "the watch to finish looking", func() bool {
+	waitFor(e.t, what, func() bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		return !w.running
+		return done(w)
 	})
 }
 

@@ -12,14 +12,7 @@ import (
 // goroutine has ended, or it follows the server.
 func (e *env) settle() {
 	e.t.Helper()
-	e.f.mu.Lock()
-	w := e.f.ws["ws"]
-	e.f.mu.Unlock()
-	waitFor(e.t, "the look to end", func() bool {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return !w.running || w.live
-	})
+	e.waitWatch("the look to end", func(w *watch) bool { return !w.running || w.live })
 }
 
 // A browse server whose page is stuck (gstack's /health says "unhealthy"

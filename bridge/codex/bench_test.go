@@ -48,6 +48,11 @@ func BenchmarkParse047(b *testing.B) { benchParse(b, realistic(b, "0.47.0", 32<<
 // shell call's output) to its event.
 func BenchmarkLineToEvent(b *testing.B) {
 	line := []byte(`{"timestamp":"2026-12-02T18:43:11.864Z","ordinal":16,"type":"response_item","payload":{"type":"function_call_output","id":"fco_1","call_id":"call_1","output":"Chunk ID: b9f5b2\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\n` + strings.Repeat("line of output\\n", 40) + `"}}`)
+	benchLine(b, line)
+}
+
+// benchLine measures parsing line, again and again, with one parser.
+func benchLine(b *testing.B, line []byte) {
 	p, _ := NewParser(nil)
 	var out []event.Event
 	b.SetBytes(int64(len(line)))
@@ -64,12 +69,5 @@ func BenchmarkHugeOutputLine(b *testing.B) {
 	buf.WriteString(`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"`)
 	buf.WriteString(strings.Repeat("0123456789abcdef", 4<<20/16))
 	buf.WriteString(`"}}`)
-	line := buf.Bytes()
-	p, _ := NewParser(nil)
-	var out []event.Event
-	b.SetBytes(int64(len(line)))
-	b.ReportAllocs()
-	for b.Loop() {
-		out, _ = p.Line(line, out[:0])
-	}
+	benchLine(b, buf.Bytes())
 }
