@@ -112,7 +112,7 @@ func (e *env) refused(l *listener, said string) {
 	if e.live() || l.conns.Load() != 0 {
 		e.t.Errorf("live %v, %d connections", e.live(), l.conns.Load())
 	}
-	if n := e.logs.count(said); n != 1 || strings.Contains(e.logs.String(), "xxxxxxxx") {
+	if n := e.logs.Count(said); n != 1 || strings.Contains(e.logs.String(), "xxxxxxxx") {
 		e.t.Errorf("%q said %d times (or the token is in it):\n%.2000s", said, n, e.logs)
 	}
 	e.agentStreams()
@@ -154,7 +154,7 @@ func TestPortHeldByAnotherProgram(t *testing.T) {
 	tok := token()
 	e.writeState(map[string]any{"pid": os.Getpid(), "port": ln.Addr().(*net.TCPAddr).Port, "token": tok})
 	e.sweep()
-	waitFor(t, "the attempts to end", func() bool { return e.logs.count("not followed after") == 1 })
+	waitFor(t, "the attempts to end", func() bool { return e.logs.Count("not followed after") == 1 })
 	e.idle()
 	e.looksAgain(2)
 	mu.Lock()
@@ -167,7 +167,7 @@ func TestPortHeldByAnotherProgram(t *testing.T) {
 			t.Errorf("the token went to another program: %q", a)
 		}
 	}
-	if n := e.logs.count("not gstack's browse server"); n != 1 {
+	if n := e.logs.Count("not gstack's browse server"); n != 1 {
 		t.Errorf("said %d times:\n%s", n, e.logs)
 	}
 	e.agentStreams()
@@ -258,7 +258,7 @@ func TestStateFileMustBeTheWorkspacesOwn(t *testing.T) {
 			if e.live() || s.Subscribers() != 0 {
 				t.Errorf("followed: live %v, %d streams", e.live(), s.Subscribers())
 			}
-			if n := e.logs.count("browse state file refused"); n != 1 {
+			if n := e.logs.Count("browse state file refused"); n != 1 {
 				t.Errorf("said %d times:\n%s", n, e.logs)
 			}
 			e.agentStreams()
@@ -323,8 +323,8 @@ func TestGarbageFromTheBrowseServer(t *testing.T) {
 		t.Errorf("good entries: %+v", evs)
 	}
 	for _, said := range []string{"over 262144 bytes", "not gstack's; skipped", `unknown type \"warp_drive\"`, `event \"surprise\"`} {
-		waitFor(t, said, func() bool { return e.logs.count(said) > 0 })
-		if n := e.logs.count(said); n != 1 {
+		waitFor(t, said, func() bool { return e.logs.Count(said) > 0 })
+		if n := e.logs.Count(said); n != 1 {
 			t.Errorf("%q said %d times:\n%s", said, n, e.logs)
 		}
 	}
@@ -344,13 +344,13 @@ func TestStalledBrowseServer(t *testing.T) {
 		<-r.Context().Done()
 	})
 	e.sweep()
-	waitFor(t, "the attempts to end", func() bool { return e.logs.count("not followed after") == 1 })
+	waitFor(t, "the attempts to end", func() bool { return e.logs.Count("not followed after") == 1 })
 	e.idle()
 	e.agentStreams()
 	if n := streams.Load(); n != 3 {
 		t.Errorf("%d attempts, want Retries (3)", n)
 	}
-	if n := e.logs.count("browse server stalled"); n != 1 {
+	if n := e.logs.Count("browse server stalled"); n != 1 {
 		t.Errorf("said %d times:\n%s", n, e.logs)
 	}
 	if e.live() {
@@ -387,7 +387,7 @@ func TestFloodingBrowseServer(t *testing.T) {
 	if evs[BurstEntries-1].BrowseID != BurstEntries || g.Action != event.BrowseGap || g.GapFrom != BurstEntries+1 || g.AvailableFrom != n+1 {
 		t.Errorf("last entry %d, gap %+v", evs[BurstEntries-1].BrowseID, g)
 	}
-	if c := e.logs.count("entries a second"); c != 1 {
+	if c := e.logs.Count("entries a second"); c != 1 {
 		t.Errorf("said %d times", c)
 	}
 }

@@ -3,8 +3,6 @@ package browse
 import (
 	"encoding/json"
 	"os"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,28 +12,8 @@ import (
 	"conductorbridge/benchkit/browseserver"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
+	"conductorbridge/testkit/logtest"
 )
-
-// logBuf is a log shared by the goroutines of a test.
-type logBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// count is how many log lines hold s.
-func (l *logBuf) count(s string) int { return strings.Count(l.String(), s) }
 
 // env is a workspace (a folder, its stream journaled in a state dir) and
 // a Finder following it, as the engine would.
@@ -46,13 +24,13 @@ type env struct {
 	hub     *stream.Hub
 	topic   *stream.Topic
 	f       *Finder
-	logs    *logBuf
+	logs    *logtest.Buffer
 	changes atomic.Int64
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{t: t, root: t.TempDir(), state: t.TempDir(), logs: &logBuf{}}
+	e := &env{t: t, root: t.TempDir(), state: t.TempDir(), logs: &logtest.Buffer{}}
 	e.open()
 	return e
 }

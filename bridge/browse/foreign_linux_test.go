@@ -75,7 +75,7 @@ func TestPortHeldByAnotherUser(t *testing.T) {
 	tok := token()
 	e.writeState(map[string]any{"pid": cmd.Process.Pid, "port": port, "token": tok, "startedAt": "run-1"})
 	e.sweep()
-	waitFor(t, "the attempts to end", func() bool { return e.logs.count("not followed after") == 1 })
+	waitFor(t, "the attempts to end", func() bool { return e.logs.Count("not followed after") == 1 })
 	e.idle()
 	cmd.Process.Kill()
 	reqs := <-seen
@@ -90,7 +90,7 @@ func TestPortHeldByAnotherUser(t *testing.T) {
 	if e.live() {
 		t.Error("followed another user's server")
 	}
-	if n := e.logs.count("port is not the user's"); n != 1 {
+	if n := e.logs.Count("port is not the user's"); n != 1 {
 		t.Errorf("said %d times:\n%s", n, e.logs)
 	}
 	e.agentStreams()

@@ -26,7 +26,7 @@ func TestUnhealthyBrowseServerIsTriedAgainOnTheSweep(t *testing.T) {
 	s := e.standIn(browseserver.Options{})
 	s.SetHealthy(false)
 	e.sweep()
-	waitFor(t, "the attempts to end", func() bool { return e.logs.count("not followed after") == 1 })
+	waitFor(t, "the attempts to end", func() bool { return e.logs.Count("not followed after") == 1 })
 	e.idle()
 	if n := s.HealthChecks(); n != 3 {
 		t.Errorf("%d attempts before giving up, want Retries (3)", n)
@@ -55,7 +55,7 @@ func TestUnhealthyBrowseServerIsTriedAgainOnTheSweep(t *testing.T) {
 		"not gstack's browse server": 0,
 		"not followed after":         1,
 	} {
-		if n := e.logs.count(said); n != want {
+		if n := e.logs.Count(said); n != want {
 			t.Errorf("%q said %d times, want %d:\n%s", said, n, want, e.logs)
 		}
 	}

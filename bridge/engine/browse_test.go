@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"conductorbridge/bridge/browse"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
+	"conductorbridge/testkit/logtest"
 )
 
 // A workspace's browse server is found through the engine's own
@@ -158,7 +158,7 @@ func TestUnhealthyBrowseServerFollowedOnceHealthy(t *testing.T) {
 	dir, proj := h.workspace("kyoto")
 	cwdOf["b3"] = dir
 	h.write(filepath.Join(proj, "b3333333-3333-4333-8333-333333333333.jsonl"), prompt("b3", "fill the form"))
-	logs := &lockedLog{}
+	logs := &logtest.Buffer{}
 	finder := &browse.Finder{Log: zerolog.New(logs), RetryAfter: 5 * time.Millisecond, Retries: 3}
 	defer finder.Close()
 	r := h.startWith(func(c *Config) { c.Browse = finder })
@@ -239,22 +239,4 @@ func TestOneBrowseStreamWhateverTheSubscribers(t *testing.T) {
 	if n := s.Subscribers(); n != 1 {
 		t.Errorf("%d streams open to the browse server for %d viewers, want 1", n, viewers)
 	}
-}
-
-// lockedLog is a log the test's goroutines share.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -4,17 +4,16 @@ package dbustest_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"conductorbridge/testkit/dbustest"
+	"conductorbridge/testkit/logtest"
 )
 
 // childEnv selects a child mode when this test binary re-executes itself.
@@ -42,7 +41,7 @@ type child struct {
 	lines  chan string // stdout, line by line; closed at EOF
 	done   chan struct{}
 	err    error // exit status, valid after done is closed
-	stderr syncBuffer
+	stderr logtest.Buffer
 }
 
 func startChild(t *testing.T, bus *dbustest.Bus, mode string) *child {
@@ -110,24 +109,6 @@ func (c *child) wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the os/exec copier goroutine.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func testContext(t *testing.T) context.Context {
