@@ -2,7 +2,6 @@ package discover
 
 import (
 	"conductorbridge/benchkit/conductordb"
-	"context"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -46,17 +45,7 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
  ('s-hidden', 'w-tokyo', 'idle', 'claude', 'Closed', 'c-hidden', 1, 'opus', 0, NULL),
  ('s-codex', 'w-tokyo', 'working', 'codex', 'Codex', 'thread-1', 0, 'gpt-5.5', 0, NULL);`)
 
-	got, err := ReadConductor(context.Background(), h.db, h.conductor, h.claude())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Missing) != 0 {
-		t.Errorf("missing = %q, want none on the real schema", got.Missing)
-	}
-	byID := map[string]Workspace{}
-	for _, w := range got.Workspaces {
-		byID[w.ID] = w
-	}
+	got, byID := h.readWhole()
 	for _, tt := range []struct{ id, dir, display, workflow string }{
 		{"w-tokyo", tokyo, "Fix login", "in-progress"},
 		{"w-osaka", relocated, "Osaka work", "in-review"},

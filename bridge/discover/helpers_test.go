@@ -38,6 +38,25 @@ func newFakeHome(t testing.TB) *fakeHome {
 // claude is Claude Code's driver for this home's projects folder.
 func (h *fakeHome) claude() claude.Agent { return claude.Agent{Projects: h.projects} }
 
+// readWhole reads the home's Conductor database, which must have every
+// column the reader asks for, and returns what it read with its
+// workspaces by id.
+func (h *fakeHome) readWhole() (ConductorRead, map[string]Workspace) {
+	h.t.Helper()
+	got, err := ReadConductor(context.Background(), h.db, h.conductor, h.claude())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if len(got.Missing) != 0 {
+		h.t.Errorf("missing = %q, want none", got.Missing)
+	}
+	byID := map[string]Workspace{}
+	for _, w := range got.Workspaces {
+		byID[w.ID] = w
+	}
+	return got, byID
+}
+
 // repo makes <conductor>/repos/<name>, a repository with a .git folder.
 func (h *fakeHome) repo(name string) string {
 	h.t.Helper()

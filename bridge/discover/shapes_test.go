@@ -1,7 +1,6 @@
 package discover
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -47,17 +46,7 @@ INSERT INTO session_messages_outbox (message_id, session_id, mode, queue_order, 
 			}
 			createDB(t, h.db, shape.Schema, `INSERT INTO repos (id, name) VALUES ('r1', 'webapp');`, workspaces, sessions)
 
-			got, err := ReadConductor(context.Background(), h.db, h.conductor, h.claude())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got.Missing) != 0 {
-				t.Errorf("missing = %q, want none", got.Missing)
-			}
-			byID := map[string]Workspace{}
-			for _, w := range got.Workspaces {
-				byID[w.ID] = w
-			}
+			_, byID := h.readWhole()
 			w, ok := byID["w-tokyo"]
 			if !ok {
 				t.Fatalf("w-tokyo not listed (ids: %v)", keys(byID))
