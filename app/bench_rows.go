@@ -25,19 +25,12 @@ type benchRows struct {
 // commits 50 rows/s to a tab nobody reads, and times each row from its
 // commit to its event on the bridge's stream (one SSE subscriber a tab).
 func runBenchRows(ctx context.Context, r *benchReport, exe, root string, b benchRows) error {
-	dbPath := filepath.Join(root, "Library", "Application Support", "com.conductor.app", "conductor.db")
-	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
-		return err
-	}
 	shape := conductordb.AllShapes()[1]
-	w, err := conductordb.Create(dbPath, shape.Schema)
+	w, err := conductordb.CreateIn(root, shape.Schema)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	if err := w.Exec("INSERT INTO repos (id, name, root_path) VALUES ('r1', 'bench', ?)", filepath.Join(root, "work")); err != nil {
-		return err
-	}
 	tabs := make([]string, b.tabs)
 	for i := range tabs {
 		ws, dir := fmt.Sprintf("w-%04d", i), filepath.Join(root, "work", fmt.Sprintf("cr%04d", i))
@@ -48,7 +41,7 @@ func runBenchRows(ctx context.Context, r *benchReport, exe, root string, b bench
 		if err := w.AddTab(shape, ws, tabs[i], "cursor", fmt.Sprintf("Tab %d", i)); err != nil {
 			return err
 		}
-		if err := w.Exec("UPDATE workspaces SET repository_id = 'r1', workspace_path = ?, branch = ? WHERE id = ?", dir, "bench/"+ws, ws); err != nil {
+		if err := w.PlaceWorkspace(ws, "bench", filepath.Join(root, "work"), dir, "bench/"+ws); err != nil {
 			return err
 		}
 		// Something to stream before the clock starts: the workspace is

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"math"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -43,17 +42,14 @@ func openCodeTab(ctx context.Context, t *testing.T, h *opencodetest.Home, bin st
 	if err != nil {
 		t.Fatal(err)
 	}
-	dbPath := filepath.Join(h.Dir, "Library", "Application Support", "com.conductor.app", "conductor.db")
-	must(t, os.MkdirAll(filepath.Dir(dbPath), 0o755))
-	w, err := conductordb.Create(dbPath, shape.Schema)
+	w, err := conductordb.CreateIn(h.Dir, shape.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
 	must(t, w.AddTab(shape, "w-oc", "s-oc", "acp", "OpenCode tab"))
 	must(t, w.Exec("UPDATE sessions SET claude_session_id = ? WHERE id = 's-oc'", sid))
-	must(t, w.Exec("INSERT INTO repos (id, name, root_path) VALUES ('r1', 'demo', ?)", h.Work))
-	must(t, w.Exec("UPDATE workspaces SET repository_id = 'r1', workspace_path = ?, branch = 'me/oc' WHERE id = 'w-oc'", h.Work))
+	must(t, w.PlaceWorkspace("w-oc", "demo", h.Work, h.Work, "me/oc"))
 	return acp, sid
 }
 

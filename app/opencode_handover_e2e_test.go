@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,17 +35,14 @@ func TestOpenCodeTabHandedOverToItsOwnRecord(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute) // 3 minutes a turn, as the other tests
 	defer cancel()
 
-	dbPath := filepath.Join(h.Dir, "Library", "Application Support", "com.conductor.app", "conductor.db")
-	must(t, os.MkdirAll(filepath.Dir(dbPath), 0o755))
-	w, err := conductordb.Create(dbPath, shape.Schema)
+	w, err := conductordb.CreateIn(h.Dir, shape.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	const tab = "s-oc"
 	must(t, w.AddTab(shape, "w-oc", tab, "acp", "OpenCode tab"))
-	must(t, w.Exec("INSERT INTO repos (id, name, root_path) VALUES ('r1', 'demo', ?)", h.Work))
-	must(t, w.Exec("UPDATE workspaces SET repository_id = 'r1', workspace_path = ?, branch = 'me/oc' WHERE id = 'w-oc'", h.Work))
+	must(t, w.PlaceWorkspace("w-oc", "demo", h.Work, h.Work, "me/oc"))
 
 	// Conductor's rows of a turn, as it writes them for every agent: the
 	// typed prompt, then Claude-style frames, the status around them.

@@ -72,11 +72,7 @@ func testRowTabs(t *testing.T, shape conductordb.Shape) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	dbPath := filepath.Join(home, "Library", "Application Support", "com.conductor.app", "conductor.db")
-	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w, err := conductordb.Create(dbPath, shape.Schema)
+	w, err := conductordb.CreateIn(home, shape.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +87,7 @@ func testRowTabs(t *testing.T, shape conductordb.Shape) {
 			t.Fatal(err)
 		}
 	}
-	must(t, w.Exec("INSERT INTO repos (id, name, root_path) VALUES ('r1', 'demo', ?)", dir))
-	must(t, w.Exec("UPDATE workspaces SET repository_id = 'r1', workspace_path = ?, branch = 'me/rows' WHERE id = 'w-rows'", dir))
+	must(t, w.PlaceWorkspace("w-rows", "demo", dir, dir, "me/rows"))
 
 	// The second writer commits all along, as Conductor's other process does.
 	second, err := w.Second()

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -41,6 +42,17 @@ func Create(path, schema string) (*Writer, error) {
 		}
 	}
 	return w, nil
+}
+
+// CreateIn makes home's Conductor database where Conductor keeps it
+// (Library/Application Support/com.conductor.app/conductor.db; the bridge
+// looks there on every OS), its folder included, from schema.
+func CreateIn(home, schema string) (*Writer, error) {
+	path := filepath.Join(home, "Library", "Application Support", "com.conductor.app", "conductor.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create conductor db: %w", err)
+	}
+	return Create(path, schema)
 }
 
 // OpenWriter opens an existing database for writing: a second writer, as
@@ -93,6 +105,17 @@ func (w *Writer) AddTab(shape Shape, workspace, tab, agentType, title string) er
 	}
 	return w.Exec("INSERT INTO sessions (id, workspace_id, status, agent_type, title, created_at) VALUES (?, ?, 'idle', ?, ?, ?)",
 		tab, workspace, agentType, title, time.Now().UTC().Format("2006-01-02 15:04:05"))
+}
+
+// PlaceWorkspace says, as Conductor's rows do, that workspace (added by
+// AddTab) is checked out at path on branch, from the repository named
+// repo whose root is root: the repository's row (id "r-" and its name),
+// added if new, and the workspace's.
+func (w *Writer) PlaceWorkspace(workspace, repo, root, path, branch string) error {
+	if err := w.Exec("INSERT OR IGNORE INTO repos (id, name, root_path) VALUES (?, ?, ?)", "r-"+repo, repo, root); err != nil {
+		return err
+	}
+	return w.Exec("UPDATE workspaces SET repository_id = ?, workspace_path = ?, branch = ? WHERE id = ?", "r-"+repo, path, branch, workspace)
 }
 
 // Message is one row Writer wrote.
