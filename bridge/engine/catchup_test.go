@@ -46,16 +46,6 @@ func TestSessionBornWhileDownIsPublished(t *testing.T) {
 	}
 }
 
-func countTurns(evs []event.Event, session string) int {
-	n := 0
-	for _, e := range evs {
-		if e.Type == event.TurnComplete && e.SessionID == session {
-			n++
-		}
-	}
-	return n
-}
-
 var stamped = regexp.MustCompile(`"timestamp":"[^"]*"`)
 
 // now restamps a test line with the present moment, as an agent stamps

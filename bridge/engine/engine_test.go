@@ -174,6 +174,17 @@ func has(kind, content string) func([]event.Event) bool {
 	}
 }
 
+// countTurns counts the turn_complete events of session ("": of any).
+func countTurns(evs []event.Event, session string) int {
+	n := 0
+	for _, e := range evs {
+		if e.Type == event.TurnComplete && (session == "" || e.SessionID == session) {
+			n++
+		}
+	}
+	return n
+}
+
 // cwdOf is the workspace directory written into each test line, as
 // Claude Code does; discovery reads it.
 var cwdOf = map[string]string{}
@@ -279,13 +290,7 @@ func TestOldFormatTurnEndsAfterQuiet(t *testing.T) {
 	r := h.start()
 	id := r.waitWorkspace(t, dir)
 	evs := r.collect(t, id, 0, has(event.Status, event.StateIdle))
-	n := 0
-	for _, e := range evs {
-		if e.Type == event.TurnComplete {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := countTurns(evs, ""); n != 1 {
 		t.Errorf("want one turn_complete, got %d: %s", n, summary(evs))
 	}
 }

@@ -118,13 +118,7 @@ func TestATurnEndsWhenItsAgentDies(t *testing.T) {
 				return in.Status == event.StateIdle && si.Status == event.StateIdle
 			})
 			more := r.collect(t, id, 0, has(event.Status, event.StateIdle))
-			n := 0
-			for _, e := range more {
-				if e.Type == event.TurnComplete {
-					n++
-				}
-			}
-			if n != 1 {
+			if n := countTurns(more, ""); n != 1 {
 				t.Errorf("%d turn_completes", n)
 			}
 		})

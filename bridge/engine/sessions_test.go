@@ -107,13 +107,7 @@ func TestTwoTabsStreamUnderTheirOwnSessionIDs(t *testing.T) {
 	h.write(pb, `{"type":"assistant","sessionId":"`+b+`","cwd":"`+dir+`","requestId":"r-mb","timestamp":"2026-01-01T00:00:02Z","message":{"id":"mb","model":"claude-opus-4-6","stop_reason":"end_turn","usage":{"input_tokens":1000,"output_tokens":100},"content":[{"type":"text","text":"B-done"}]}}`)
 	h.write(pa, prompt(a, "A2"))
 	evs = r.collect(t, id, last, func(evs []event.Event) bool {
-		n := 0
-		for _, e := range evs {
-			if e.Type == event.TurnComplete {
-				n++
-			}
-		}
-		return n == 2 && has(event.User, "A2")(evs)
+		return countTurns(evs, "") == 2 && has(event.User, "A2")(evs)
 	})
 	for _, e := range evs {
 		switch {

@@ -118,15 +118,7 @@ func TestSubagentSeenTwiceCountsOnce(t *testing.T) {
 				r.collect(t, id, 0, has(event.Assistant, "The workspace holds greeting.txt."))
 			}
 			h.write(mainPath, main[50:]...)
-			evs := r.collect(t, id, 0, func(evs []event.Event) bool {
-				n := 0
-				for _, e := range evs {
-					if e.Type == event.TurnComplete {
-						n++
-					}
-				}
-				return n == 2
-			})
+			evs := r.collect(t, id, 0, func(evs []event.Event) bool { return countTurns(evs, "") == 2 })
 			var turns []event.Event
 			for _, e := range evs {
 				if e.Type == event.TurnComplete {
