@@ -14,8 +14,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -343,11 +345,7 @@ func (q *Queue) Requeue(workspace string, before time.Time) (int, error) {
 func (q *Queue) Workspaces() []string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := make([]string, 0, len(q.ws))
-	for ws := range q.ws {
-		out = append(out, ws)
-	}
-	return out
+	return slices.Collect(maps.Keys(q.ws))
 }
 
 func (q *Queue) update(workspace, id string, fn func(*Message) error) (Message, error) {

@@ -1,6 +1,10 @@
 package sqlitewake
 
-import "sync"
+import (
+	"maps"
+	"slices"
+	"sync"
+)
 
 // Followed is what a follower of a database follows: keys (sessions,
 // tabs), each with its cursor (where its reading stands), and those
@@ -68,11 +72,7 @@ func (s *Followed[C]) Move(key string, at C) {
 func (s *Followed[C]) Keys() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.cursors))
-	for k := range s.cursors {
-		out = append(out, k)
-	}
-	return out
+	return slices.Collect(maps.Keys(s.cursors))
 }
 
 // TakePending lists the keys followed since it was last called, and
@@ -80,10 +80,7 @@ func (s *Followed[C]) Keys() []string {
 func (s *Followed[C]) TakePending() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.pending))
-	for k := range s.pending {
-		out = append(out, k)
-	}
+	out := slices.Collect(maps.Keys(s.pending))
 	clear(s.pending)
 	return out
 }
