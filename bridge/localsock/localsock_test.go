@@ -30,6 +30,18 @@ func serveHello(ln net.Listener) {
 	}()
 }
 
+// listenHello listens at path (Listen) until the test ends and answers
+// each connection with "hello".
+func listenHello(t *testing.T, path string) {
+	t.Helper()
+	ln, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	serveHello(ln)
+}
+
 func dialHello(t *testing.T, path string) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -172,12 +184,7 @@ func TestClientChecksFolderAndFile(t *testing.T) {
 			}
 			dir := filepath.Join(t.TempDir(), "state")
 			path := filepath.Join(dir, Name)
-			ln, err := Listen(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ln.Close()
-			serveHello(ln)
+			listenHello(t, path)
 			if err := dialHello(t, path); err != nil {
 				t.Fatalf("before: %v", err)
 			}
@@ -228,15 +235,10 @@ func TestTooDeepFallsBackToAShortPath(t *testing.T) {
 	if other, _ := pathIn(root, deep+"2"); other == path {
 		t.Errorf("two state folders share %s", path)
 	}
-	ln, err := Listen(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	listenHello(t, path)
 	if m := mode(t, filepath.Dir(path)); m.Perm() != 0o700 {
 		t.Errorf("per-user folder %v", m.Perm())
 	}
-	defer ln.Close()
-	serveHello(ln)
 	if err := dialHello(t, path); err != nil {
 		t.Fatal(err)
 	}

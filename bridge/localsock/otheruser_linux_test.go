@@ -121,12 +121,7 @@ func TestAnotherUsersConnectionIsHungUp(t *testing.T) {
 	other := usertest.Second(t)
 	dir := filepath.Join(reachable(t, 0o755), "state")
 	path := filepath.Join(dir, Name)
-	ln, err := Listen(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	serveHello(ln)
+	listenHello(t, path)
 	// Open the way in, as a careless chmod would.
 	os.Chmod(dir, 0o755)
 	os.Chmod(path, 0o666)
