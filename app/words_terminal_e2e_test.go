@@ -57,13 +57,15 @@ func screenAfter(t testing.TB, ctx context.Context, term *claudetest.Terminal, t
 	return s
 }
 
-func hookErrorOn(screen string) string {
+// noHookError fails the test where the screen shows one of Claude Code's
+// hook error lines.
+func noHookError(t *testing.T, screen string) {
+	t.Helper()
 	for _, n := range terminalHookErrors {
 		if strings.Contains(screen, n) {
-			return n
+			t.Errorf("the terminal shows %q:\n%s", n, screen)
 		}
 	}
-	return ""
 }
 
 // terminalRun runs b in Claude Code's own UI and returns the screen once
@@ -95,9 +97,7 @@ func TestWordsInClaudeTerminal(t *testing.T) {
 		if !strings.Contains(s, "From the side panel: "+panelWords) {
 			t.Errorf("the terminal does not show the words:\n%s", s)
 		}
-		if n := hookErrorOn(s); n != "" {
-			t.Errorf("the terminal shows %q:\n%s", n, s)
-		}
+		noHookError(t, s)
 	})
 	t.Run("2.1.328 end of turn", func(t *testing.T) {
 		e := newAgentEnv(t)
@@ -108,9 +108,7 @@ func TestWordsInClaudeTerminal(t *testing.T) {
 		if !strings.Contains(s, "From the side panel: "+panelWords) || !strings.Contains(s, "Stop hook says: [Conductor Bridge message "+id+"]") {
 			t.Errorf("the terminal does not show the words as recorded:\n%s", s)
 		}
-		if n := hookErrorOn(s); n != "" {
-			t.Errorf("the terminal shows %q:\n%s", n, s)
-		}
+		noHookError(t, s)
 	})
 	t.Run("2.1.328 idle wake", func(t *testing.T) {
 		e := newAgentEnv(t)
@@ -131,9 +129,7 @@ func TestWordsInClaudeTerminal(t *testing.T) {
 		if !strings.Contains(s, hooks.RewakeSummary) || strings.Contains(s, panelWords) {
 			t.Errorf("the terminal shows a wake-up differently than recorded (update README):\n%s", s)
 		}
-		if n := hookErrorOn(s); n != "" {
-			t.Errorf("the terminal shows %q:\n%s", n, s)
-		}
+		noHookError(t, s)
 	})
 	t.Run("2.0.77 end of turn", func(t *testing.T) {
 		e := newAgentEnv(t)
