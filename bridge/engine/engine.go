@@ -444,6 +444,15 @@ func (e *Engine) changed() {
 func (e *Engine) scan(ctx context.Context) bool {
 	e.scanMu.Lock()
 	defer e.scanMu.Unlock()
+	// A scan asked for before this one begins is this one: it reads
+	// everything after the ask. Without this the projects root's watch,
+	// taken just before the first scan, asked for a second scan right
+	// after it, a burst of a hundred wake-ups at the start of an idle
+	// bridge's first minute.
+	select {
+	case <-e.rescan:
+	default:
+	}
 	e.scanBegan.Store(time.Now().UnixNano())
 	sctx, cancel := context.WithTimeout(ctx, e.cfg.ScanTimeout)
 	list, err := e.cfg.Scanner.Scan(sctx)

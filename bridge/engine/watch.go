@@ -42,8 +42,14 @@ func (e *Engine) route(ev fsnotify.Event) {
 		e.askRescan() // a new project folder may be a new workspace
 		return
 	}
-	if e.rescanOn[filepath.Clean(ev.Name)] || e.rescanOn[dir] {
-		e.askRescan() // Conductor's database or workspaces folder changed
+	if e.rescanOn[dir] {
+		e.askRescan() // Conductor's workspaces folder changed
+		return
+	}
+	if e.rescanOn[filepath.Clean(ev.Name)] {
+		if !noCommit(ev) {
+			e.askRescan() // Conductor's database changed
+		}
 		return
 	}
 	e.mu.RLock()
@@ -77,6 +83,23 @@ func (e *Engine) route(ev fsnotify.Event) {
 			}
 		}
 	}
+}
+
+// noCommit reports whether an event on a watched database file cannot
+// be a commit: a change of mode only, or a file made empty. The bridge's
+// own read-only connection makes both when it opens a database whose -wal
+// is not there (Conductor closed): SQLite creates the -wal empty and sets
+// its mode. A commit writes the -wal (or the database), and that write is
+// its own event.
+func noCommit(ev fsnotify.Event) bool {
+	if ev.Op == fsnotify.Chmod {
+		return true
+	}
+	if ev.Op&^(fsnotify.Create|fsnotify.Chmod) != 0 {
+		return false
+	}
+	fi, err := os.Stat(ev.Name)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == 0
 }
 
 // projectDirAppeared watches a new transcript folder. Its workspace may be
