@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -177,52 +178,38 @@ func runBenchRealHome(ctx context.Context, r *benchReport, exe, root string, b b
 	}
 	home := fmt.Sprintf("real home: %d Conductor workspaces × 2 tabs, %d plain Claude Code projects, %d Codex rollouts (%d records, %d MB), no agent working, no subscriber",
 		b.conductor, b.projects, b.rollouts, h.files, h.bytes>>20)
-	type reading struct {
-		cpu      time.Duration
-		switches int64
-		ok       bool
-	}
-	read := func() reading {
-		cpu, ok1 := cpuTime(c.pid())
-		sw, ok2 := contextSwitches(c.pid())
-		return reading{cpu, sw, ok1 && ok2}
-	}
 	caught := time.Now()
-	report := func(window string, from, to reading, el time.Duration, cond string) {
+	report := func(window string, w idleWindow, cond string) {
 		cond = home + "; " + cond + benchLoad()
-		if !from.ok || !to.ok {
+		if !w.ok {
 			r.unknown("real home idle CPU, "+window, "% of a core", cond)
 			r.unknown("real home idle wake-ups, "+window, "/s", cond)
+			r.unknown("real home idle wake-ups, "+window+"'s busiest second", "switches", cond)
 			return
 		}
-		r.add("real home idle CPU, "+window, 100*float64(to.cpu-from.cpu)/float64(el), "% of a core", cond+"; the process's own user+system time")
-		r.add("real home idle wake-ups, "+window, float64(to.switches-from.switches)/el.Seconds(), "/s", cond+"; all threads' voluntary and involuntary context switches")
+		r.add("real home idle CPU, "+window, 100*float64(w.cpu)/float64(w.el), "% of a core", cond+"; the process's own user+system time")
+		r.add("real home idle wake-ups, "+window, float64(w.switches)/w.el.Seconds(), "/s", cond+"; all threads' voluntary and involuntary context switches")
+		r.add("real home idle wake-ups, "+window+"'s busiest second", float64(slices.Max(w.perSecond)), "switches",
+			cond+"; the seconds of more than 10: "+w.busySeconds(10))
 	}
-	sleep := func(d time.Duration) error {
+	if b.first > 0 {
+		w, err := measureIdle(ctx, c.pid(), b.first)
+		if err != nil {
+			return err
+		}
+		report("first minute", w, fmt.Sprintf("over the %v after it caught up", b.first))
+	}
+	if b.steady > 0 {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(d):
-			return nil
+		case <-time.After(time.Until(caught.Add(b.steadyAt))):
 		}
-	}
-	first := read()
-	if b.first > 0 {
-		if err := sleep(b.first); err != nil {
+		w, err := measureIdle(ctx, c.pid(), b.steady)
+		if err != nil {
 			return err
 		}
-		end := read()
-		report("first minute", first, end, b.first, fmt.Sprintf("over the %v after it caught up", b.first))
-	}
-	if b.steady > 0 {
-		if err := sleep(time.Until(caught.Add(b.steadyAt))); err != nil {
-			return err
-		}
-		from := read()
-		if err := sleep(b.steady); err != nil {
-			return err
-		}
-		report("steady", from, read(), b.steady, fmt.Sprintf("over %v from %v after it caught up", b.steady, b.steadyAt))
+		report("steady", w, fmt.Sprintf("over %v from %v after it caught up", b.steady, b.steadyAt))
 	}
 	r.addKB("resident memory, real home idle", residentKB(c.pid()), home)
 	if b.newSessions > 0 && b.newWindow > 0 {
@@ -235,4 +222,67 @@ func runBenchRealHome(ctx context.Context, r *benchReport, exe, root string, b b
 		}
 	}
 	return nil
+}
+
+// idleWindow is what an idle bridge cost over a window: CPU time, context
+// switches in all and in each second of it.
+type idleWindow struct {
+	el        time.Duration
+	cpu       time.Duration
+	switches  int64
+	perSecond []int64
+	ok        bool
+}
+
+// measureIdle reads process pid's CPU time and its threads' context
+// switches at the start of a window of d and at each second of it, from
+// /proc: reading them does not wake the process. A second's switches show
+// what an average hides: one burst (a scan, a collection) among quiet
+// seconds.
+func measureIdle(ctx context.Context, pid int, d time.Duration) (idleWindow, error) {
+	w := idleWindow{ok: true}
+	cpu0, ok1 := cpuTime(pid)
+	sw0, ok2 := contextSwitches(pid)
+	w.ok = ok1 && ok2
+	start := time.Now()
+	prev := sw0
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for left := d; left > 0; left -= time.Second {
+		wait := tick.C
+		var last <-chan time.Time
+		if left < time.Second {
+			wait, last = nil, time.After(left)
+		}
+		select {
+		case <-ctx.Done():
+			return w, ctx.Err()
+		case <-wait:
+		case <-last:
+		}
+		sw, ok := contextSwitches(pid)
+		w.ok = w.ok && ok
+		w.perSecond = append(w.perSecond, sw-prev)
+		prev = sw
+	}
+	w.el = time.Since(start)
+	cpu1, ok := cpuTime(pid)
+	w.ok = w.ok && ok && len(w.perSecond) > 0
+	w.cpu, w.switches = cpu1-cpu0, prev-sw0
+	return w, nil
+}
+
+// busySeconds lists the seconds of the window with more than over
+// switches, as "3 s: 85, 15 s: 12" (the first second is 1 s), or "none".
+func (w idleWindow) busySeconds(over int64) string {
+	var out []string
+	for i, n := range w.perSecond {
+		if n > over {
+			out = append(out, fmt.Sprintf("%d s: %d", i+1, n))
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
 }
