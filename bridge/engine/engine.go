@@ -192,6 +192,7 @@ type Engine struct {
 	// named (the watch loop's own; see newrecords.go).
 	newRecords map[string]*newRecord
 	scanBegan  atomic.Int64  // when the last scan began (unix ns)
+	scanDue    atomic.Int64  // when the scan timer fires next (unix ns), for tests
 	scanned    chan struct{} // closed after the first scan
 	firstScan  sync.Once
 	initial    sync.WaitGroup // the first scan's workspaces, until each has read its sessions once
@@ -367,37 +368,82 @@ func (s *sweeper) wake(t *time.Timer) bool {
 // still catches that no watch tells of (an agent's process, a directory
 // gone) can wait: a new session, in a known folder, a new one or a root
 // made after the start (roots.go), is a file event that asks for a scan.
+//
+// A start that finds every session at rest is an idle spell already: by
+// the time the cold start has caught up, nothing has asked for a scan and
+// no agent is at work, so the timer moves on as if its 3 s and 12 s scans
+// had found nothing new (idleStart). Those two scans were most of an idle
+// bridge's first minute; an agent starting meanwhile writes, and its file
+// event asks for a scan (the sweep backs off after its first look, a
+// second in).
 func (e *Engine) scanLoop(ctx context.Context) {
 	every := e.cfg.ScanEvery
 	timer := time.NewTimer(every)
 	defer timer.Stop()
 	last := time.Now()
+	arm := func(d time.Duration) {
+		timer.Reset(d)
+		e.scanDue.Store(time.Now().Add(d).UnixNano())
+	}
+	e.scanDue.Store(last.Add(every).UnixNano())
+	caughtUp := e.caughtUp
+	quiet := true // no scan asked for or run since the cold start's
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-caughtUp:
+			caughtUp = nil
+			if quiet && e.atRest() {
+				every = idleStart(e.cfg.ScanEvery, e.cfg.IdleScanEvery)
+				arm(time.Until(last.Add(every)))
+			}
+			continue
 		case <-timer.C:
 		case <-e.rescan:
+			quiet = false
 			// Conductor writes its database many times a turn: asks that
 			// come faster than minScanGap are folded into one scan.
 			timer.Stop()
 			if wait := minScanGap - time.Since(last); wait > 0 {
-				timer.Reset(wait)
+				arm(wait)
 				continue
 			}
 		}
-		last = time.Now()
+		last, quiet = time.Now(), false
 		if e.scan(ctx) {
 			every = e.cfg.ScanEvery
 		} else {
 			every = min(4*every, e.cfg.IdleScanEvery)
 		}
-		timer.Reset(every)
+		arm(every)
 		select {
 		case e.scanDone <- struct{}{}:
 		default:
 		}
 	}
+}
+
+// idleStart is the scan timer's interval after a start that found all at
+// rest: the third step of its back-off (48 s by default), as if the scans
+// at its first two steps had found nothing new.
+func idleStart(scanEvery, idleEvery time.Duration) time.Duration {
+	return min(16*scanEvery, idleEvery)
+}
+
+// atRest reports whether no session of any workspace is at work or
+// waiting for an answer.
+func (e *Engine) atRest() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, w := range e.workspaces {
+		for _, si := range w.snap.Load().sessions {
+			if si.Status == event.StateWorking || si.Status == event.StateNeedsInput {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // journalIdle is how long a workspace's journal stays open unwritten, and

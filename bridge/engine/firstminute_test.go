@@ -154,3 +154,43 @@ func TestOwnOpenOfConductorsDatabaseAsksNoScan(t *testing.T) {
 		t.Error("a commit asked for no scan")
 	}
 }
+
+// A start that finds every session at rest is an idle spell already: once
+// the cold start has caught up with nothing asked for, the scan timer
+// moves on to the third step of its back-off (16 times its base), as if
+// the scans of its first two steps had found nothing new; those two were
+// most of an idle bridge's first minute. A start with an agent at work
+// keeps its base interval. The timers are hours here, so none fires
+// while the test looks.
+func TestAnIdleStartBacksTheScanTimerOff(t *testing.T) {
+	const base = time.Hour
+	for _, tt := range []struct {
+		name    string
+		lines   func(sid string) []string
+		atRest  bool
+		atLeast time.Duration // the scan timer is due at least this long after the cold start's scan
+	}{
+		{"all at rest", func(sid string) []string { return []string{prompt(sid, "hello"), answer(sid, "m1", "hi", "end_turn")} }, true, 15 * base},
+		{"an agent at work", func(sid string) []string { return []string{prompt(sid, "hello")} }, false, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHome(t)
+			dir, proj := h.workspace("start")
+			const sid = "eeeeeeee-1111-4111-8111-0000000000f2"
+			cwdOf[sid] = dir
+			h.write(filepath.Join(proj, sid+".jsonl"), tt.lines(sid)...)
+			r := h.startWith(func(c *Config) { c.ScanEvery, c.IdleScanEvery, c.QuietAfter = base, 100*base, time.Hour })
+			<-r.eng.CaughtUp()
+			if got := r.eng.atRest(); got != tt.atRest {
+				t.Fatalf("atRest = %v, want %v", got, tt.atRest)
+			}
+			cold := time.Unix(0, r.eng.scanBegan.Load())
+			due := func() time.Duration { return time.Unix(0, r.eng.scanDue.Load()).Sub(cold) }
+			if tt.atLeast > 0 {
+				waitFor(t, "the scan timer backed off", func() bool { return due() >= tt.atLeast })
+			} else if due() > 2*base {
+				t.Errorf("with an agent at work the scan timer is due %v after the cold start, want its base %v", due(), base)
+			}
+		})
+	}
+}
