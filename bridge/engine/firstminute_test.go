@@ -12,8 +12,8 @@ import (
 	"github.com/rs/zerolog"
 	_ "modernc.org/sqlite"
 
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/agent/claude"
-	"conductorbridge/bridge/conductortest"
 	"conductorbridge/bridge/discover"
 )
 
@@ -71,7 +71,7 @@ func TestOwnOpenOfConductorsDatabaseAsksNoScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	dbPath := filepath.Join(folder, "conductor.db")
-	w, err := conductortest.Create(dbPath, conductortest.Schema(t))
+	w, err := conductordb.Create(dbPath, conductordb.Schema(t))
 	if err != nil {
 		t.Fatal(err)
 	}
