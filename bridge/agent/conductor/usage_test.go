@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/agent/claude"
 	codexagent "conductorbridge/bridge/agent/codex"
-	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/usage"
 	"conductorbridge/bridge/usage/driver"
 )
