@@ -47,7 +47,9 @@ type Config struct {
 	SweepEvery  time.Duration // stat live files as a backstop to fsnotify (default 1 s)
 	QuietAfter  time.Duration // infer an old-format turn's end after this quiet (default 2 s); a dead agent's turn ends after it too
 	// OrphanAfter ends an open turn whose agent was never known (a record
-	// from elsewhere) after this quiet (default 30 min; orphan.go).
+	// from elsewhere) after this quiet (default 30 min; orphan.go). Where
+	// the Scanner is a ProcessWitness that finds no agent process that can
+	// be the turn's writer, QuietAfter ends it (unowned.go).
 	OrphanAfter time.Duration
 	// StopWait is how long a turn whose end only a quiet spell would infer
 	// waits for its Stop hook's word where the session's hooks call in

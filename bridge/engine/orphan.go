@@ -16,8 +16,12 @@ import (
 // that process is gone — or is no longer an agent: a pid reused by another
 // program never counts as alive — and the record has been quiet for
 // QuietAfter, the parser ends the turn (agent.Parser.Interrupt): a
-// turn_complete marked interrupted with what it spent, then idle. Where no
-// process was ever known (a record from elsewhere), the turn ends after
+// turn_complete marked interrupted with what it spent, then idle. A turn
+// whose agent was never seen alive (dead before the bridge started, or
+// before its session was found) ends so too once a scan that read the
+// whole process table found no agent process that can be its writer
+// (unowned.go). Where no process can be known (a record from elsewhere,
+// a process table the bridge cannot read), the turn ends after
 // OrphanAfter of quiet.
 
 // orphanCandidate reports, from a snapshot alone, whether a session may be
@@ -62,7 +66,8 @@ func (w *workspace) reap() {
 }
 
 // orphans are the sessions whose turn is open and whose agent is gone
-// (quiet for QuietAfter) or was never known (quiet for OrphanAfter), in
+// (quiet for QuietAfter), was never known and no process can be it (quiet
+// for QuietAfter, unowned) or was never known (quiet for OrphanAfter), in
 // the order of sorted. It notes the live agent of each other open turn.
 func (w *workspace) orphans(now time.Time) []*tail {
 	working := w.working()
@@ -76,14 +81,34 @@ func (w *workspace) orphans(now time.Time) []*tail {
 			t.agentPID = pid
 			continue
 		}
-		quiet := now.Sub(t.liveMod)
+		last := w.lastWrite(t)
+		quiet := now.Sub(last)
 		gone := t.agentPID != 0 && !isAgentProcess(w.eng.agents, t.agentPID) && quiet >= w.eng.cfg.QuietAfter
 		orphan := t.agentPID == 0 && quiet >= w.eng.cfg.OrphanAfter
-		if gone || orphan {
+		if gone || orphan || (t.agentPID == 0 && quiet >= w.eng.cfg.QuietAfter && w.unowned(t, last)) {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// lastWrite is when t's record last changed, as far as the engine can
+// tell. A session resumed from the journal with nothing read since has
+// no time of its own yet: its record's, or for a record that is no file
+// (rows), when this run began following it. Never the zero time, which
+// made every open turn resumed so look quiet for ages, ending it at once
+// however alive its agent.
+func (w *workspace) lastWrite(t *tail) time.Time {
+	if t.liveMod.IsZero() {
+		t.statFile()
+	}
+	if !t.liveMod.IsZero() {
+		return t.liveMod
+	}
+	if !w.followedAt.IsZero() {
+		return w.followedAt
+	}
+	return w.eng.started
 }
 
 // noteAgents notes the live agent of each open turn as soon as the
