@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/discover"
@@ -21,6 +23,9 @@ type agentScanner struct {
 	agents []agent.Agent
 	procs  func() ([]proc.Process, error) // a proc.Table's List in production: a walk reads only new processes
 	cwd    func(pid int) (string, error)  // proc.Cwd in production
+
+	mu    sync.Mutex
+	table writers // the last scan's agent processes, for Unowned (unowned.go)
 }
 
 // newAgentScanner wraps s, which must not look for processes itself.
@@ -39,7 +44,9 @@ func (a *agentScanner) Scan(ctx context.Context) ([]discover.Workspace, error) {
 // several processes claim one session or directory (a wrapper and the
 // binary it started), the lowest pid wins, so the answer is stable.
 func (a *agentScanner) assign(ws []discover.Workspace) {
+	at := time.Now()
 	ps, err := a.procs()
+	a.note(at, ps, err)
 	if err != nil || len(ws) == 0 {
 		return
 	}

@@ -188,6 +188,16 @@ type ProcessArgs interface {
 	SessionArg(argv []string) string
 }
 
+// Serving is a Process whose process may run sessions of any directory,
+// told over its own protocol rather than its command line (Codex's
+// app-server): while one runs, the process table cannot rule it out as
+// the writer of any session of its agent.
+type Serving interface {
+	Process
+	// Serves reports whether argv runs such a server.
+	Serves(argv []string) bool
+}
+
 // DirectoryHeld is an agent whose process naming no session holds every
 // session of its directory that has no process of its own: which one it
 // writes cannot be told, so none is resumed under it (Codex 0.47 would

@@ -28,6 +28,7 @@ var (
 	_ agent.Process       = Agent{}
 	_ agent.ProcessArgs   = Agent{}
 	_ agent.DirectoryHeld = Agent{}
+	_ agent.Serving       = Agent{}
 	_ agent.RecordNamed   = Agent{}
 )
 
