@@ -45,6 +45,9 @@ func runCLI(t testing.TB, args ...string) (string, error) {
 func TestCLIWorkspacesAndTail(t *testing.T) {
 	home := t.TempDir()
 	dir, transcript := plainProject(t, home, "shop")
+	// Its agent at work in the project: a turn no live agent can be
+	// writing would end, interrupted, once a scan had looked.
+	startAgent(t, dir)
 	p := startBridgeProc(t, home, 0)
 	ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir && w.LastEventID > 0 })
 	addr := strings.TrimPrefix(p.base, "http://")

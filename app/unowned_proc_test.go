@@ -1,0 +1,93 @@
+//go:build linux || darwin
+
+package main
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/discover"
+	"conductorbridge/bridge/proc"
+)
+
+// On the real process table: a live process named claude in a session's
+// folder, though it names another session (a tab after /clear), keeps
+// the session owned; once it is killed and reaped the session is
+// unowned; a pid that now runs another program owns nothing.
+func TestUnownedFromTheProcessTable(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := mkdirs(t, root, "demo")
+	const session, another = "0f0f0f0f-1111-4222-8333-444444444444", "1f1f1f1f-1111-4222-8333-444444444444"
+	scan := func(context.Context) ([]discover.Workspace, error) { return nil, nil }
+	a := &agentScanner{scan: scan, agents: agents(config{}), procs: proc.List, cwd: proc.Cwd}
+	unowned := func() bool {
+		t.Helper()
+		if _, err := a.Scan(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		at, free := a.Unowned(dir, session, "claude")
+		if at.IsZero() {
+			t.Fatal("the process table was not read")
+		}
+		return free
+	}
+
+	// A shell renamed claude, naming another session; a line on its stdin
+	// makes the same pid run a program that is no agent.
+	cmd := exec.Command("bash", "-c", `exec -a claude bash -c 'read x; exec -a not-an-agent sleep 600' --resume `+another)
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Skip("no bash:", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitArgv0(t, cmd.Process.Pid, "claude")
+	if unowned() {
+		t.Error("unowned with a claude in its folder")
+	}
+	stdin.Write([]byte("go\n"))
+	waitArgv0(t, cmd.Process.Pid, "not-an-agent")
+	if !unowned() {
+		t.Error("owned by a pid that runs another program")
+	}
+
+	again := exec.Command("bash", "-c", `exec -a claude sleep 600`)
+	again.Dir = dir
+	if err := again.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { again.Process.Kill(); again.Wait() })
+	waitArgv0(t, again.Process.Pid, "claude")
+	if unowned() {
+		t.Error("unowned with a claude in its folder")
+	}
+	again.Process.Kill()
+	again.Wait()
+	if !unowned() {
+		t.Error("owned once its agent was killed")
+	}
+}
+
+// waitArgv0 waits until the table shows pid's first argument as name.
+func waitArgv0(t *testing.T, pid int, name string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if a, err := proc.Args(pid); err == nil && len(a) > 0 && a[0] == name {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d never ran as %s", pid, name)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
