@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/proc"
 	"conductorbridge/testkit/agenttest"
 	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/fakemodel"
@@ -129,4 +131,121 @@ func sessionIdle(w apiWorkspace, session string) bool {
 		}
 	}
 	return false
+}
+
+// TestRealClaudeTurnStaysOpenWhileAnAgentRunsInItsFolder: two real Claude
+// Code sessions killed with SIGKILL mid-tool while no bridge runs (two
+// turns at work, so neither is taken for the workspace's one agent's),
+// and another real Claude Code started in the same folder, waiting for
+// its first message (no record yet: the bridge cannot place it to any
+// session). The bridge starts: it cannot tell that the live agent writes
+// neither dead turn, so both stay open, working, until that agent exits
+// too; then each ends, interrupted, with its own tokens.
+func TestRealClaudeTurnStaysOpenWhileAnAgentRunsInItsFolder(t *testing.T) {
+	e := newAgentEnv(t)
+	gates := []*agenttest.Gate{agenttest.NewGate(t.TempDir()), agenttest.NewGate(t.TempDir())}
+	usages := []fakemodel.Usage{{InputTokens: 1234, OutputTokens: 56}, {InputTokens: 2345, OutputTokens: 67}}
+	var turns []fakemodel.Turn
+	for i, g := range gates {
+		t.Cleanup(func() { g.Open() })
+		turns = append(turns, fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Running it."), fakemodel.Bash(g.Command())}, Usage: usages[i]})
+	}
+	fm := fakemodel.NewTest(t, turns...)
+	var sessions []string
+	for _, g := range gates {
+		ctx, dead := e.session(fm, claudetest.Options{})
+		if err := dead.Send("run the gated command"); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Started(ctx); err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, dead.SessionID())
+		if err := syscall.Kill(dead.Pid(), syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-dead.Done():
+		case <-ctx.Done():
+			t.Fatal("the killed agent was never reaped")
+		}
+	}
+	_, live := e.session(fm, claudetest.Options{})
+	waitArgv0Agent(t, live.Pid())
+
+	e.start(0)
+	for _, s := range sessions {
+		waitLogged(t, e.p, `"session":"`+s+`"`, "a live agent process may be its writer")
+	}
+	ws := e.workspace()
+	c := openStream(t, e.p, ws.ID, 0)
+	w := e.workspaceByID(ws.ID)
+	for _, s := range sessions {
+		if !sessionWorking(w, s) {
+			t.Fatalf("session %s ended with an agent in its folder: %+v", s, w)
+		}
+	}
+
+	endSession(live)
+	<-live.Done()
+	evs := c.until(t, stoppedTurnBudget, func(evs []event.Event) bool {
+		idle := 0
+		for _, s := range sessions {
+			if lastStatusOf(evs, s) == event.StateIdle {
+				idle++
+			}
+		}
+		return idle == len(sessions)
+	})
+	for i, s := range sessions {
+		n := 0
+		var tc event.Event
+		for _, ev := range evs {
+			if ev.Type == event.TurnComplete && ev.SessionID == s {
+				tc = ev
+				n++
+			}
+		}
+		if n != 1 || !tc.Interrupted || tc.Usage.InputTokens != int64(usages[i].InputTokens) || tc.Usage.OutputTokens != int64(usages[i].OutputTokens) || !tc.CostKnown {
+			t.Errorf("session %s: %d turn_completes, the last %+v; want one, interrupted, with %+v", s, n, tc, usages[i])
+			continue
+		}
+		usageAgrees(t, e.home, s, tc)
+	}
+}
+
+// lastStatusOf is session's last status in evs, "" if none.
+func lastStatusOf(evs []event.Event, session string) string {
+	st := ""
+	for _, ev := range evs {
+		if ev.Type == event.Status && ev.SessionID == session {
+			st = ev.State
+		}
+	}
+	return st
+}
+
+// sessionWorking reports whether w lists session, working.
+func sessionWorking(w apiWorkspace, session string) bool {
+	for _, s := range w.Sessions {
+		if s.SessionID == session {
+			return s.Status == event.StateWorking
+		}
+	}
+	return false
+}
+
+// waitArgv0Agent waits until the process table shows pid as Claude Code.
+func waitArgv0Agent(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if p, _, err := proc.Parent(pid); err == nil && (claude.Agent{}).IsProcess(p.Comm, p.Args) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d never showed as Claude Code", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -44,11 +44,12 @@ type tail struct {
 	liveSize       int64
 	malformed      int
 	oversized      int
-	lastID         int64   // the last event id this session published
-	hinted         bool    // adopted from a hook call, not found by a listing
-	agentPID       int     // the live agent last seen running the open turn (orphan.go)
-	handoff        handoff // a handover to the session's own record it waits for (handover.go)
-	handed         bool    // handed over to another tail: nothing more is read from it
+	lastID         int64     // the last event id this session published
+	hinted         bool      // adopted from a hook call, not found by a listing
+	agentPID       int       // the live agent last seen running the open turn (orphan.go)
+	ownedAt        time.Time // the last write as of which a live agent process may be writing the open turn (unowned.go)
+	handoff        handoff   // a handover to the session's own record it waits for (handover.go)
+	handed         bool      // handed over to another tail: nothing more is read from it
 
 	journaled journaled // what the journal's last line holds of it (see delta)
 	rewound   bool      // read again from its start since: the bytes no longer explain its state

@@ -46,5 +46,10 @@ func (w *workspace) unowned(t *tail, last time.Time) bool {
 		w.eng.askRescan()
 		return false
 	}
+	if !free && !t.ownedAt.Equal(last) {
+		t.ownedAt = last // said once per write
+		w.eng.log.Debug().Str("workspace", w.id).Str("session", t.id).
+			Msg("an open turn whose agent was never seen: a live agent process may be its writer, so it stays open")
+	}
 	return free
 }
