@@ -23,6 +23,7 @@ type agentScanner struct {
 	agents []agent.Agent
 	procs  func() ([]proc.Process, error) // a proc.Table's List in production: a walk reads only new processes
 	cwd    func(pid int) (string, error)  // proc.Cwd in production
+	zombie func(pid int) bool             // proc.Zombie in production; nil: none is
 
 	mu    sync.Mutex
 	table writers // the last scan's agent processes, for Unowned (unowned.go)
@@ -31,7 +32,7 @@ type agentScanner struct {
 // newAgentScanner wraps s, which must not look for processes itself.
 func newAgentScanner(s *discover.Scanner, agents []agent.Agent) *agentScanner {
 	s.Processes = nil
-	return &agentScanner{scan: s.Scan, agents: agents, procs: proc.NewTable().List, cwd: proc.Cwd}
+	return &agentScanner{scan: s.Scan, agents: agents, procs: proc.NewTable().List, cwd: proc.Cwd, zombie: proc.Zombie}
 }
 
 func (a *agentScanner) Scan(ctx context.Context) ([]discover.Workspace, error) {

@@ -25,7 +25,8 @@ var _ engine.ProcessWitness = (*agentScanner)(nil)
 // the engine ends the turn after the short quiet it gives a dead agent
 // (engine.ProcessWitness), not the long one of a record from elsewhere.
 //
-// Doubt keeps a turn open: a process whose directory cannot be read, one
+// Doubt keeps a turn open: a process whose directory cannot be read (but
+// for one that has exited and waits to be reaped: a zombie), one
 // naming another session in the session's directory (after /clear, or a
 // fork, a process writes a session its arguments do not name), a scan
 // that could not read the table.
@@ -55,7 +56,9 @@ func (a *agentScanner) note(at time.Time, ps []proc.Process, err error) {
 			if ag == nil {
 				continue
 			}
-			w.procs = append(w.procs, a.writer(ag, p))
+			if wr, ok := a.writer(ag, p); ok {
+				w.procs = append(w.procs, wr)
+			}
 		}
 	}
 	a.mu.Lock()
@@ -63,7 +66,10 @@ func (a *agentScanner) note(at time.Time, ps []proc.Process, err error) {
 	a.mu.Unlock()
 }
 
-func (a *agentScanner) writer(ag agent.Agent, p proc.Process) writer {
+// writer is what p, a process of ag, may write; false for one that has
+// exited and only waits to be reaped (a zombie: its pid and name still
+// show, its folder does not), which writes nothing.
+func (a *agentScanner) writer(ag agent.Agent, p proc.Process) (writer, bool) {
 	wr := writer{agent: ag.Name()}
 	if args, ok := ag.(agent.ProcessArgs); ok {
 		wr.session = args.SessionArg(p.Args)
@@ -73,6 +79,8 @@ func (a *agentScanner) writer(ag agent.Agent, p proc.Process) writer {
 	}
 	if cwd, err := a.cwd(p.PID); err == nil && filepath.IsAbs(cwd) {
 		wr.cwd = resolved(cwd)
+	} else if a.zombie != nil && a.zombie(p.PID) {
+		return wr, false
 	}
 	for _, arg := range p.Args {
 		if _, v, ok := strings.Cut(arg, "="); ok {
@@ -89,7 +97,7 @@ func (a *agentScanner) writer(ag agent.Agent, p proc.Process) writer {
 		}
 		wr.paths = append(wr.paths, filepath.Clean(arg), resolved(arg))
 	}
-	return wr
+	return wr, true
 }
 
 // maxPathArg is the longest argument taken for a path: longer ones are

@@ -15,9 +15,10 @@ import (
 // fakeProc is a process of a fake table: its name, arguments and working
 // directory ("" when it cannot be read).
 type fakeProc struct {
-	comm string
-	args []string
-	cwd  string
+	comm   string
+	args   []string
+	cwd    string
+	zombie bool // exited, not reaped yet
 }
 
 // Unowned says no agent process can be a session's writer only when the
@@ -41,10 +42,10 @@ func TestUnownedFromAFakeProcessTable(t *testing.T) {
 	}
 	const session, another = "0d0d0d0d-1111-4222-8333-444444444444", "0e0e0e0e-1111-4222-8333-444444444444"
 	claude := func(cwd string, args ...string) fakeProc {
-		return fakeProc{"claude", append([]string{"claude"}, args...), cwd}
+		return fakeProc{comm: "claude", args: append([]string{"claude"}, args...), cwd: cwd}
 	}
 	codex := func(cwd string, args ...string) fakeProc {
-		return fakeProc{"codex", append([]string{"codex"}, args...), cwd}
+		return fakeProc{comm: "codex", args: append([]string{"codex"}, args...), cwd: cwd}
 	}
 	for _, tt := range []struct {
 		name  string
@@ -56,7 +57,7 @@ func TestUnownedFromAFakeProcessTable(t *testing.T) {
 		{"no agent process", nil, "", "", true},
 		{"one elsewhere naming another session", []fakeProc{claude(other, "--resume", another)}, "", "", true},
 		{"one elsewhere naming none", []fakeProc{claude(other, "-p", "fix the build")}, "", "", true},
-		{"a pid reused by another program", []fakeProc{{"sleep", []string{"sleep", "600"}, dir}}, "", "", true},
+		{"a pid reused by another program", []fakeProc{{comm: "sleep", args: []string{"sleep", "600"}, cwd: dir}}, "", "", true},
 		{"another agent's process in the folder", []fakeProc{codex(dir, "exec", "go on")}, "", "", true},
 		{"one naming the session", []fakeProc{claude(other, "--resume", session)}, "", "", false},
 		{"one in the folder naming none", []fakeProc{claude(dir)}, "", "", false},
@@ -66,20 +67,22 @@ func TestUnownedFromAFakeProcessTable(t *testing.T) {
 		{"one naming the folder as --cd=", []fakeProc{codex(other, "--cd="+dir)}, "", "codex", false},
 		{"one naming the folder through a symlink", []fakeProc{codex(root, "-C", link)}, "", "codex", false},
 		{"one whose folder cannot be read", []fakeProc{claude("")}, "", "", false},
+		{"one exited, not reaped yet", []fakeProc{{comm: "claude", zombie: true}}, "", "", true},
 		{"a Codex app server elsewhere", []fakeProc{codex(other, "app-server")}, "", "codex", false},
 		{"a Codex app server, a Claude session", []fakeProc{codex(other, "app-server")}, "", "", true},
 		{"an agent the table cannot show", nil, "", "opencode", false},
 		{"a folder not on this machine", nil, filepath.Join(root, "elsewhere"), "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cwds := map[int]string{}
+			cwds, zombies := map[int]string{}, map[int]bool{}
 			var ps []proc.Process
 			for i, p := range tt.procs {
 				pid := 100 + i
 				ps = append(ps, proc.Process{PID: pid, Comm: p.comm, Args: p.args})
-				cwds[pid] = p.cwd
+				cwds[pid], zombies[pid] = p.cwd, p.zombie
 			}
 			a := fakeTableScanner(func() ([]proc.Process, error) { return ps, nil }, cwds)
+			a.zombie = func(pid int) bool { return zombies[pid] }
 			before := time.Now()
 			if _, err := a.Scan(context.Background()); err != nil {
 				t.Fatal(err)

@@ -128,3 +128,19 @@ func Parent(pid int) (Process, int, error) {
 	p.Args, _ = Args(pid)
 	return p, ppid, nil
 }
+
+// Zombie reports whether pid has exited and waits only for its parent to
+// reap it: it runs nothing and writes nothing, though its pid answers
+// signals and its name still shows.
+func Zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	end := bytes.LastIndexByte(b, ')')
+	if end < 0 {
+		return false
+	}
+	fields := strings.Fields(string(b[end+1:]))
+	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
+}

@@ -21,3 +21,6 @@ func Cwd(pid int) (string, error) { return "", errUnsupported }
 
 // Parent has no process table to read here.
 func Parent(pid int) (Process, int, error) { return Process{}, 0, errUnsupported }
+
+// Zombie cannot tell here.
+func Zombie(pid int) bool { return false }
