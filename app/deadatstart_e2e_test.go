@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"conductorbridge/bridge/proc"
 	"conductorbridge/testkit/agenttest"
 	"conductorbridge/testkit/claudetest"
+	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
 )
 
@@ -247,5 +251,82 @@ func waitArgv0Agent(t *testing.T, pid int) {
 			t.Fatalf("pid %d never showed as Claude Code", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestRealCodexKilledWhileTheBridgeWasDown kills a real Codex run (its
+// launcher and the agent, with SIGKILL) while its shell call runs and no
+// bridge runs (killed with SIGKILL itself), in a turn begun while the
+// bridge was down or one it had already streamed. After the start the
+// stream shows the turn's end: one turn_complete marked interrupted with
+// the tokens the model handed out, the workspace idle, `usage` counting
+// the same. Failed before: the bridge had never seen the agent alive, so
+// the turn stayed working for 30 minutes.
+func TestRealCodexKilledWhileTheBridgeWasDown(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		seen bool // the bridge streamed the turn's tool call before it went down
+	}{
+		{"a turn begun while down", false},
+		{"a turn open in the journal", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			co, g := gatedCodexTurn(t)
+			t.Cleanup(func() { g.Open() })
+			co.Prompt = "run the long check"
+			home, dir := co.Home, co.Dir
+			env := []string{codextest.KeyEnv + "=test-key", "PATH=" + filepath.Dir(co.Bin) + string(os.PathListSeparator) + os.Getenv("PATH")}
+			port, err := freePort()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := startBridgeWith(t, home, port, env, "--headless")
+			if !tt.seen {
+				p.kill(syscall.SIGKILL)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd, err := codextest.Command(ctx, co)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+			if err := g.Started(ctx); err != nil {
+				t.Fatalf("the shell call never ran: %v\n%s", err, stderr.String())
+			}
+			var last int64
+			if tt.seen {
+				ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir && w.Status == event.StateWorking })
+				evs := openStream(t, p, ws.ID, 0).until(t, time.Minute, func(evs []event.Event) bool {
+					n := len(evs)
+					return n > 0 && evs[n-1].Type == event.ToolUse && evs[n-1].Agent == "codex"
+				})
+				last = evs[len(evs)-1].ID
+				p.kill(syscall.SIGKILL)
+			}
+			if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			<-done
+
+			p = startBridgeWith(t, home, port, env, "--headless")
+			ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir && len(w.Sessions) == 1 })
+			thread := ws.Sessions[0].SessionID
+			tc := stoppedTurnEnds(t, openStream(t, p, ws.ID, last), thread)
+			if tc.Usage.InputTokens != 1234 || tc.Usage.OutputTokens != 56 {
+				t.Errorf("turn_complete %+v, want 1234 tokens in and 56 out", tc)
+			}
+			p.waitFor(func(w apiWorkspace) bool {
+				return w.ID == ws.ID && w.Status == event.StateIdle && sessionIdle(w, thread)
+			})
+			usageAgrees(t, home, thread, tc)
+		})
 	}
 }
