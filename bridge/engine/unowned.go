@@ -28,7 +28,9 @@ const ownerSlack = 2 * time.Second
 
 // unowned reports whether, by a scan begun after t's last write (last),
 // no live agent process can be writing t. Where no scan has looked since
-// that write it asks for one, and says no for now.
+// that write it asks for one, and says no for now; while a live process
+// may be the writer it asks for a fresh look every QuietAfter (the scan
+// timer backs off to minutes while nothing changes).
 func (w *workspace) unowned(t *tail, last time.Time) bool {
 	pw, ok := w.eng.cfg.Scanner.(ProcessWitness)
 	a := w.eng.agents.named(t.agent)
@@ -46,10 +48,17 @@ func (w *workspace) unowned(t *tail, last time.Time) bool {
 		w.eng.askRescan()
 		return false
 	}
-	if !free && !t.ownedAt.Equal(last) {
-		t.ownedAt = last // said once per write
-		w.eng.log.Debug().Str("workspace", w.id).Str("session", t.id).
-			Msg("an open turn whose agent was never seen: a live agent process may be its writer, so it stays open")
+	if !free {
+		if time.Since(at) >= w.eng.cfg.QuietAfter {
+			// The process that may be its writer may exit: a fresh table
+			// then ends the turn as promptly as a known agent's exit.
+			w.eng.askRescan()
+		}
+		if !t.ownedAt.Equal(last) {
+			t.ownedAt = last // said once per write
+			w.eng.log.Debug().Str("workspace", w.id).Str("session", t.id).
+				Msg("an open turn whose agent was never seen: a live agent process may be its writer, so it stays open")
+		}
 	}
 	return free
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,13 +17,15 @@ import (
 
 // tableScanner is a scan with a process table of its own, as the app's
 // agentScanner reads the real one: the directories a live agent process
-// runs in, or no table at all when it cannot be read.
+// runs in, or no table at all when it cannot be read. Like the real one,
+// it answers from what its last scan read.
 type tableScanner struct {
 	inner Scanner
 
 	mu       sync.Mutex
 	readable bool
-	running  map[string]bool // directories with a live agent process
+	running  map[string]bool // directories with a live agent process now
+	read     map[string]bool // running, as the last scan read it
 	at       time.Time       // when the last scan began
 
 	asks  atomic.Int64 // Unowned calls answered from a readable table
@@ -50,6 +53,7 @@ func (s *tableScanner) Scan(ctx context.Context) ([]discover.Workspace, error) {
 	ws, err := s.inner.Scan(ctx)
 	s.mu.Lock()
 	s.at = at
+	s.read = maps.Clone(s.running)
 	s.mu.Unlock()
 	s.scans.Add(1)
 	return ws, err
@@ -62,7 +66,7 @@ func (s *tableScanner) Unowned(dir, id, agent string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	s.asks.Add(1)
-	return s.at, !s.running[dir]
+	return s.at, !s.read[dir]
 }
 
 // openTurnWrittenBefore writes session s of a new workspace with a turn
@@ -132,6 +136,38 @@ func TestATurnWhoseAgentDiedBeforeTheStartEnds(t *testing.T) {
 			waitFor(t, "the workspace idle", func() bool { in, _ := r.eng.Workspace(id); return in.Status == event.StateIdle })
 		})
 	}
+}
+
+// A turn held open because a live agent process in its folder may be its
+// writer ends once that process exits, though no scan timer would look
+// again for an hour: the held turn asks for a fresh table. Failed
+// before: the turn stayed open until the scan timer's next turn (backed
+// off to minutes while nothing changes).
+func TestATurnHeldByALiveAgentEndsOnceItExits(t *testing.T) {
+	const s = "aaaaaaaa-8888-4888-8888-0000000000b1"
+	h := newHome(t)
+	dir, _ := openTurnWrittenBefore(t, h, "held", s)
+	ts := newTableScanner(h.projects, true, dir)
+	r := h.startWith(func(c *Config) {
+		c.Scanner = ts
+		c.ScanEvery = time.Hour
+		c.OrphanAfter = time.Hour
+	})
+	id := r.waitWorkspace(t, dir)
+	// Past the start's own scans (the first, and the one its folders'
+	// watches ask for), each looking at a table with the agent in it.
+	waitFor(t, "a second scan", func() bool { return ts.scans.Load() >= 2 })
+	asks := ts.asks.Load()
+	waitFor(t, "looks for the turn's agent", func() bool { return ts.asks.Load() >= asks+2 })
+	evs := r.collect(t, id, 0, has(event.Status, event.StateWorking))
+	if has(event.TurnComplete, "")(evs) {
+		t.Fatalf("the turn ended with an agent in its folder: %s", summary(evs))
+	}
+	ts.set() // the agent in its folder exits
+	evs = r.collect(t, id, 0, func(evs []event.Event) bool {
+		return has(event.TurnComplete, "")(evs) && lastStatus(evs, s) == event.StateIdle
+	})
+	oneInterruptedTurn(t, evs, s)
 }
 
 // A turn open in the journal stays open across a restart while its agent
