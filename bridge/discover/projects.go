@@ -9,9 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
-
-	"conductorbridge/bridge/transcript"
 )
 
 // maxCwdFiles bounds how many transcripts of one project folder are read to
@@ -117,36 +114,4 @@ func transcripts(projectDir string) ([]transcriptFile, error) {
 		return cmp.Compare(a.path, b.path)
 	})
 	return out, nil
-}
-
-// LiveSession returns the transcript of the session running in cwd, and its
-// modification time: the newest-modified top-level *.jsonl of projectDir
-// (agent-*.jsonl excluded, see transcripts) whose recorded cwd is cwd.
-// DESIGN.md: a new file means a new session. Since folder names are lossy,
-// newer files of another directory are passed over, newest first, stopping
-// at the first match; a file that records no cwd yet (just created) counts
-// as a match. An empty cwd matches any file. When there is none, the error
-// wraps fs.ErrNotExist.
-func LiveSession(projectDir, cwd string) (string, time.Time, error) {
-	files, err := transcripts(projectDir)
-	if err != nil {
-		return "", time.Time{}, fmt.Errorf("find live session: %w", err)
-	}
-	want := ""
-	if cwd != "" {
-		want = resolvePath(cwd)
-	}
-	for _, f := range files {
-		if cwd == "" {
-			return f.path, f.info.ModTime(), nil
-		}
-		got, err := transcript.ReadCwd(f.path)
-		if err != nil {
-			continue // removed since listed
-		}
-		if got == "" || got == cwd || resolvePath(got) == want {
-			return f.path, f.info.ModTime(), nil
-		}
-	}
-	return "", time.Time{}, fmt.Errorf("find live session for %s in %s: %w", cwd, projectDir, fs.ErrNotExist)
 }

@@ -1,8 +1,6 @@
 package discover
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -149,58 +147,6 @@ func TestProjectCwdsCache(t *testing.T) {
 	c.sweep()
 	if len(c.files) != 0 || len(c.dirs) != 0 {
 		t.Errorf("cache keeps %d files, %d folders after they went", len(c.files), len(c.dirs))
-	}
-}
-
-func TestLiveSession(t *testing.T) {
-	h := newFakeHome(t)
-	now := time.Now().Truncate(time.Second)
-	a, b := mkdir(t, filepath.Join(h.root, "a.b")), mkdir(t, filepath.Join(h.root, "a-b"))
-	project := filepath.Join(h.projects, claude.EncodeProjectDir(a)) // shared by a and b
-
-	aOld := h.transcript(claude.EncodeProjectDir(a), "a-old.jsonl", now.Add(-3*time.Hour), record("user", a))
-	aNew := h.transcript(claude.EncodeProjectDir(a), "a-new.jsonl", now.Add(-2*time.Hour), record("user", a))
-	bNew := h.transcript(claude.EncodeProjectDir(a), "b-new.jsonl", now.Add(-time.Hour), record("user", b))
-	// Subagent transcripts, newest of all, are not sessions: 2.1 puts them
-	// in a subfolder, 2.0 next to the sessions.
-	h.transcript(claude.EncodeProjectDir(a), filepath.Join("b-new", "subagents", "x.jsonl"), now, record("user", a))
-	h.transcript(claude.EncodeProjectDir(a), "agent-a15c892.jsonl", now, record("user", a))
-
-	check := func(cwd, want string, wantMod time.Time) {
-		t.Helper()
-		got, mod, err := LiveSession(project, cwd)
-		if err != nil || got != want || !mod.Equal(wantMod) {
-			t.Errorf("LiveSession(%s) = %s, %v, %v; want %s, %v", cwd, got, mod, err, want, wantMod)
-		}
-	}
-	check(a, aNew, now.Add(-2*time.Hour))
-	check(b, bNew, now.Add(-time.Hour))
-	check("", bNew, now.Add(-time.Hour))
-	_ = aOld
-
-	// A session just started: no cwd yet, newest: it is a's live one too.
-	fresh := h.transcript(claude.EncodeProjectDir(a), "fresh.jsonl", now)
-	check(a, fresh, now)
-	check(b, fresh, now)
-
-	// Through a symlink.
-	if err := os.Symlink(a, filepath.Join(h.root, "link")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(fresh); err != nil {
-		t.Fatal(err)
-	}
-	check(filepath.Join(h.root, "link"), aNew, now.Add(-2*time.Hour))
-
-	// None.
-	for _, tc := range []struct{ project, cwd string }{
-		{project, filepath.Join(h.root, "other")},
-		{filepath.Join(h.projects, "-nope"), a},
-		{mkdir(t, filepath.Join(h.projects, "-empty")), a},
-	} {
-		if _, _, err := LiveSession(tc.project, tc.cwd); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("LiveSession(%s, %s) error = %v, want fs.ErrNotExist", tc.project, tc.cwd, err)
-		}
 	}
 }
 
