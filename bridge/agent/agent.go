@@ -154,9 +154,13 @@ type SubParser interface {
 
 // PerDirectory is an agent that keeps its records in one folder per
 // working directory under one root (Claude Code's projects folder): the
-// engine watches the root for new folders.
+// engine watches the root for new folders. Folder names are lossy, so a
+// folder's records say which directory each serves.
 type PerDirectory interface {
 	RecordsRoot() string
+	// RecordCwd is the working directory the record names, "" when it
+	// names none (yet).
+	RecordCwd(record string) (string, error)
 }
 
 // Dated is an agent that writes every session's record under one root in

@@ -14,14 +14,6 @@ import (
 // coreDirs are the packages that know agents only through this seam.
 var coreDirs = []string{"bridge/engine", "bridge/discover", "bridge/inject", "bridge/usage", "tray"}
 
-// stillImporting are the agents' packages a core package reaches today,
-// while its agent-specific parts move into the drivers (issue 27): the
-// list may only shrink. The engine reaches none.
-var stillImporting = map[string][]string{
-	// Claude Code's project folders: a transcript's cwd (ReadCwd).
-	"bridge/discover": {"bridge/transcript"},
-}
-
 // goImports returns the module's own packages that the non-test Go files
 // of dir import (every build tag's), relative to the module.
 func goImports(t *testing.T, root, module, dir string) []string {
@@ -105,17 +97,15 @@ func agentsReached(t *testing.T, root, module string, core []string) map[string]
 	return out
 }
 
-// TestCoreImportsNoAgent: the engine builds on this package's interfaces
-// alone. Neither it nor a package it imports imports an agent's driver
-// or parser (Claude Code's subagent files, for one, are the driver's to
-// read: Nested); the rest of the core only what it still has to.
+// TestCoreImportsNoAgent: the core builds on its interfaces alone. No
+// core package, nor a package it imports, imports an agent's driver or
+// parser (Claude Code's subagent files, for one, are the driver's to
+// read: Nested; its transcripts' cwd too: PerDirectory's RecordCwd).
 func TestCoreImportsNoAgent(t *testing.T) {
 	root := filepath.Join("..", "..")
 	for c, reached := range agentsReached(t, root, "conductorbridge", coreDirs) {
 		for _, p := range reached {
-			if !slices.Contains(stillImporting[c], p) {
-				t.Errorf("%s imports %s, an agent's package: it must go through bridge/agent's interfaces", c, p)
-			}
+			t.Errorf("%s imports %s, an agent's package: it must go through bridge/agent's interfaces", c, p)
 		}
 	}
 }

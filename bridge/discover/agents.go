@@ -48,6 +48,12 @@ type Projects interface {
 	// ProjectFolder is the name the agent gives the folder of the
 	// directory dir (absolute, symlink-resolved) today.
 	ProjectFolder(dir string) string
+	// RecordCwd is the working directory the record names: the first
+	// "cwd" in its first CwdLimit bytes, "" when they name none.
+	RecordCwd(record string) (string, error)
+	// CwdLimit is how far into a record RecordCwd looks: a record this
+	// long that names no cwd never will.
+	CwdLimit() int64
 }
 
 // Aliased is an Agent that Conductor's rows also name otherwise

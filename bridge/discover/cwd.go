@@ -5,8 +5,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"conductorbridge/bridge/transcript"
 )
 
 // transcriptCache remembers what earlier scans read from transcripts, so a
@@ -78,8 +76,8 @@ func (c *transcriptCache) sweep() {
 }
 
 // projectCwds returns the distinct cwds recorded in the newest transcripts
-// of projectDir, newest first.
-func (c *transcriptCache) projectCwds(projectDir string) ([]string, error) {
+// of projectDir, a folder of a's, newest first.
+func (c *transcriptCache) projectCwds(a Projects, projectDir string) ([]string, error) {
 	fi, err := os.Stat(projectDir)
 	if err != nil {
 		return nil, err
@@ -112,7 +110,7 @@ func (c *transcriptCache) projectCwds(projectDir string) ([]string, error) {
 	complete := true
 	for _, f := range files {
 		paths = append(paths, f.path)
-		cwd, settled := c.fileCwd(f)
+		cwd, settled := c.fileCwd(a, f)
 		if !settled {
 			complete = false // may record a cwd later without the folder changing
 		}
@@ -135,22 +133,22 @@ func (c *transcriptCache) projectCwds(projectDir string) ([]string, error) {
 	return cwds, nil
 }
 
-// fileCwd returns the cwd of a transcript, read once and remembered. It is
-// settled when it can no longer change: found, or not in a first 64 KiB
-// already written.
-func (c *transcriptCache) fileCwd(f transcriptFile) (cwd string, settled bool) {
-	size, mod := f.info.Size(), f.info.ModTime()
+// fileCwd returns the cwd of a transcript of a's, read once and
+// remembered. It is settled when it can no longer change: found, or not in
+// the part a reads for it (a.CwdLimit) already written.
+func (c *transcriptCache) fileCwd(a Projects, f transcriptFile) (cwd string, settled bool) {
+	size, mod, limit := f.info.Size(), f.info.ModTime(), a.CwdLimit()
 	if c != nil {
 		c.mu.Lock()
 		e := c.files[f.path]
-		if e != nil && (e.settled() && size >= e.size || size == e.size && mod.Equal(e.mod)) {
+		if e != nil && (e.settled(limit) && size >= e.size || size == e.size && mod.Equal(e.mod)) {
 			e.gen = c.gen
 			c.mu.Unlock()
-			return e.cwd, e.settled()
+			return e.cwd, e.settled(limit)
 		}
 		c.mu.Unlock()
 	}
-	cwd, err := transcript.ReadCwd(f.path)
+	cwd, err := a.RecordCwd(f.path)
 	if err != nil {
 		return "", false // gone since listed, or unreadable for now
 	}
@@ -161,9 +159,11 @@ func (c *transcriptCache) fileCwd(f transcriptFile) (cwd string, settled bool) {
 		c.files[f.path] = e
 		c.mu.Unlock()
 	}
-	return cwd, e.settled()
+	return cwd, e.settled(limit)
 }
 
-func (e *cachedFile) settled() bool {
-	return e.cwd != "" || e.size >= transcript.CwdScanLimit
+// settled reports whether the cwd is found, or the file already holds the
+// limit bytes its reader looks through.
+func (e *cachedFile) settled(limit int64) bool {
+	return e.cwd != "" || e.size >= limit
 }

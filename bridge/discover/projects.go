@@ -46,7 +46,7 @@ func (c *transcriptCache) scanProjects(a Projects) ([]Workspace, error) {
 		if !e.IsDir() && !(e.Type()&fs.ModeSymlink != 0 && isDir(projectDir)) {
 			continue
 		}
-		cwds, err := c.projectCwds(projectDir)
+		cwds, err := c.projectCwds(a, projectDir)
 		if err != nil {
 			continue // gone or unreadable since ReadDir: try again next scan
 		}

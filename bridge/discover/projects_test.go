@@ -105,7 +105,7 @@ func TestProjectCwdsCache(t *testing.T) {
 		t.Helper()
 		c.begin()
 		defer c.sweep()
-		cwds, err := c.projectCwds(project)
+		cwds, err := c.projectCwds(h.claude(), project)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +171,7 @@ func TestFileCwdSettled(t *testing.T) {
 		}
 		for _, c := range []*transcriptCache{nil, newTranscriptCache()} {
 			for range 2 {
-				cwd, settled := c.fileCwd(transcriptFile{path: path, info: fi})
+				cwd, settled := c.fileCwd(claude.Agent{}, transcriptFile{path: path, info: fi})
 				if cwd != tt.wantCwd || settled != tt.wantSettled {
 					t.Errorf("%s: fileCwd = %q, %v; want %q, %v", tt.name, cwd, settled, tt.wantCwd, tt.wantSettled)
 				}

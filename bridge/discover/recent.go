@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
-
-	"conductorbridge/bridge/transcript"
 )
 
 // Transcript is one Claude Code session transcript of a directory.
@@ -17,13 +15,14 @@ type Transcript struct {
 }
 
 // RecentTranscripts lists the session transcripts in projectDir that record
-// cwd as their directory (or no cwd yet: just created) and were modified at
-// or after since, newest first. Folder names are lossy, so a file of
-// another directory that shares the folder is passed over. With
+// cwd as their directory, as recordCwd (its agent's) reads them, or no cwd
+// yet (just created), and were modified at or after since, newest first.
+// Folder names are lossy, so a file of another directory that shares the
+// folder is passed over. With
 // keepNewest the newest matching file is always included, however old, so
 // a workspace whose sessions are known by no id still shows its last one;
 // with none at all the list is empty.
-func RecentTranscripts(projectDir, cwd string, since time.Time, keepNewest bool) ([]Transcript, error) {
+func RecentTranscripts(recordCwd func(record string) (string, error), projectDir, cwd string, since time.Time, keepNewest bool) ([]Transcript, error) {
 	files, err := transcripts(projectDir)
 	if err != nil {
 		return nil, fmt.Errorf("list transcripts of %s: %w", projectDir, err)
@@ -38,7 +37,7 @@ func RecentTranscripts(projectDir, cwd string, since time.Time, keepNewest bool)
 			break // newest first: the rest are older still
 		}
 		if cwd != "" {
-			got, err := transcript.ReadCwd(f.path)
+			got, err := recordCwd(f.path)
 			if err != nil || (got != "" && got != cwd && resolvePath(got) != want) {
 				continue
 			}

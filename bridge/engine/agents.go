@@ -105,6 +105,17 @@ func (as agents) projects() (root, source string) {
 	return "", ""
 }
 
+// perDirectory is the first agent keeping one folder per working
+// directory, whose folder a workspace's ProjectDir is; nil if none does.
+func (as agents) perDirectory() agent.PerDirectory {
+	for _, a := range as {
+		if p, ok := a.(agent.PerDirectory); ok {
+			return p
+		}
+	}
+	return nil
+}
+
 // dated is the root and depth of the first agent writing its records in
 // dated folders ("" if none).
 func (as agents) dated() (string, int) {

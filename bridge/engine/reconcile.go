@@ -66,12 +66,12 @@ func (w *workspace) reconcile(evs []event.Event) []event.Event {
 		tab := w.tabOf[id]
 		return tab != "" && tabOf[tab] != id
 	}
-	if w.ws.ProjectDir != "" {
+	if dirs := w.eng.agents.perDirectory(); dirs != nil && w.ws.ProjectDir != "" {
 		// The newest file stands for the workspace's session only where
 		// no session is known by its id (a plain project, an old
 		// Conductor): a known tab's own transcript is its record, and an
 		// older file beside it (a hidden tab's, a closed one's) is not.
-		list, err := discover.RecentTranscripts(w.ws.ProjectDir, w.ws.Directory, time.Now().Add(-w.eng.cfg.ActiveWindow), len(known) == 0)
+		list, err := discover.RecentTranscripts(dirs.RecordCwd, w.ws.ProjectDir, w.ws.Directory, time.Now().Add(-w.eng.cfg.ActiveWindow), len(known) == 0)
 		if err != nil && !isNotExist(err) {
 			w.warnOnce("list", "list sessions", err)
 		}

@@ -30,8 +30,8 @@ var (
 )
 
 // Placeable reports whether the transcript records its cwd yet.
-func (Agent) Placeable(record string) bool {
-	cwd, err := transcript.ReadCwd(record)
+func (a Agent) Placeable(record string) bool {
+	cwd, err := a.RecordCwd(record)
 	return err == nil && cwd != ""
 }
 

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"conductorbridge/bridge/transcript"
 )
 
 // maxEncodedLen is where Claude Code 2.1.x cuts a long project folder name
@@ -55,6 +57,14 @@ func isAlnum(c byte) bool {
 // ProjectFolder is the name Claude Code gives the transcript folder of
 // dir today (discover.Projects).
 func (Agent) ProjectFolder(dir string) string { return EncodeProjectDir(dir) }
+
+// RecordCwd is the working directory a transcript records
+// (discover.Projects, agent.PerDirectory): its first cwd, "" when its
+// first CwdLimit bytes have none.
+func (Agent) RecordCwd(record string) (string, error) { return transcript.ReadCwd(record) }
+
+// CwdLimit is how much of a transcript RecordCwd reads.
+func (Agent) CwdLimit() int64 { return transcript.CwdScanLimit }
 
 // TabRecord is a Conductor Claude tab's transcript by a session id of the
 // tab (discover.TabRecords): <projects>/<EncodeProjectDir(dir)>/<id>.jsonl
