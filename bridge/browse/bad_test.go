@@ -339,7 +339,12 @@ func TestGarbageFromTheBrowseServer(t *testing.T) {
 // again a few times, says so once, and waits for the state file to change.
 func TestStalledBrowseServer(t *testing.T) {
 	e := newEnv(t)
-	e.f.StallAfter = 50 * time.Millisecond
+	// The stall window covers the whole connection, /health's answer too:
+	// at 50 ms a loaded machine (two suites at once, load 20) answered
+	// /health late, so an attempt failed before its stream was asked for
+	// (2 stream attempts, "stalled" said twice). 500 ms is far beyond any
+	// loopback answer, and still ends each stalled stream soon.
+	e.f.StallAfter = 500 * time.Millisecond
 	streams := e.serveStream(func(w http.ResponseWriter, r *http.Request, flush func()) {
 		<-r.Context().Done()
 	})
