@@ -38,6 +38,10 @@ type Home struct {
 func NewHome(t testing.TB, baseURL string) *Home {
 	t.Helper()
 	h := &Home{Dir: t.TempDir()}
+	// A message the bridge delivered starts `opencode run --session` in a
+	// group of its own, which outlives the bridge; with the fake model
+	// gone it would retry for hours.
+	agenttest.KillLeftoversOf(t, h.Dir)
 	h.Work = agenttest.Workspace(h.Dir)
 	if err := h.Prepare(baseURL); err != nil {
 		t.Fatal(err)
