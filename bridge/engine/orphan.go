@@ -85,7 +85,14 @@ func (w *workspace) orphans(now time.Time) []*tail {
 		quiet := now.Sub(last)
 		gone := t.agentPID != 0 && !isAgentProcess(w.eng.agents, t.agentPID) && quiet >= w.eng.cfg.QuietAfter
 		orphan := t.agentPID == 0 && quiet >= w.eng.cfg.OrphanAfter
-		if gone || orphan || (t.agentPID == 0 && quiet >= w.eng.cfg.QuietAfter && w.unowned(t, last)) {
+		// A turn whose last line may be its end (Unsure: a version that
+		// writes no stop reason) is not ended early for want of a writer:
+		// its quiet spell, or its Stop hook's backstop, ends it as a whole
+		// turn, as a run the bridge saw throughout would have (a 2.0 turn
+		// resumed and finished while the bridge was down is no interrupted
+		// one).
+		early := t.agentPID == 0 && quiet >= w.eng.cfg.QuietAfter && !t.parser.Unsure() && w.unowned(t, last)
+		if gone || orphan || early {
 			out = append(out, t)
 		}
 	}
