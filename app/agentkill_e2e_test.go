@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -129,17 +130,7 @@ func TestRealCodexKilledMidTool(t *testing.T) {
 	p := startBridgeWith(t, home, 0, env, "--headless")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd, err := codextest.Command(ctx, co)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd, stderr, done := startCodexRun(t, ctx, co)
 	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-done })
 	if err := g.Started(ctx); err != nil {
 		t.Fatalf("the shell call never ran: %v\n%s", err, stderr.String())
@@ -258,6 +249,25 @@ func TestRealCodexInterruptedTurnIsMarked(t *testing.T) {
 // gatedCodexTurn is a home where real Codex (the current release) runs one
 // turn against the fake model: it reports 1234 tokens in and 56 out and
 // calls a shell command that waits at g until the test is done with it.
+// startCodexRun starts the codex run co describes, its output on stderr,
+// and waits for it in the background: done says how it ended. The caller
+// says in its cleanup how the run is to end.
+func startCodexRun(t *testing.T, ctx context.Context, co codextest.Options) (*exec.Cmd, *strings.Builder, chan error) {
+	t.Helper()
+	cmd, err := codextest.Command(ctx, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return cmd, stderr, done
+}
+
 func gatedCodexTurn(t *testing.T) (codextest.Options, *agenttest.Gate) {
 	t.Helper()
 	home := t.TempDir()

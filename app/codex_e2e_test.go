@@ -218,17 +218,7 @@ func TestCodexBusySessionTakesMessageAtItsStopHook(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd, err := codextest.Command(ctx, co)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	_, stderr, done := startCodexRun(t, ctx, co)
 	t.Cleanup(func() { release(); <-done })
 
 	ws := p.waitFor(func(w apiWorkspace) bool { return w.Directory == dir && w.Status == event.StateWorking })
