@@ -78,6 +78,12 @@ func TestRealClaudeKilledWhileTheBridgeWasDown(t *testing.T) {
 				t.Fatal(err)
 			}
 			session := s.SessionID()
+			// Claude Code writes its lines a moment after it acts: the
+			// tool call is on record before the kill, or the turn on disk
+			// is a bare prompt that spent nothing (CI saw it so).
+			if err := g.Recorded(ctx, claudeRecord(e.home, session)); err != nil {
+				t.Fatal(err)
+			}
 			if tt.seen {
 				evs := c.until(t, time.Minute, func(evs []event.Event) bool {
 					n := len(evs)
@@ -126,6 +132,11 @@ func TestRealClaudeKilledWhileTheBridgeWasDown(t *testing.T) {
 	}
 }
 
+// claudeRecord is the glob of session's transcript under home.
+func claudeRecord(home, session string) string {
+	return filepath.Join(home, ".claude", "projects", "*", session+".jsonl")
+}
+
 // sessionIdle reports whether w lists session, idle.
 func sessionIdle(w apiWorkspace, session string) bool {
 	for _, s := range w.Sessions {
@@ -161,6 +172,9 @@ func TestRealClaudeTurnStaysOpenWhileAnAgentRunsInItsFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := g.Started(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Recorded(ctx, claudeRecord(e.home, dead.SessionID())); err != nil {
 			t.Fatal(err)
 		}
 		sessions = append(sessions, dead.SessionID())
@@ -289,6 +303,9 @@ func TestRealCodexKilledWhileTheBridgeWasDown(t *testing.T) {
 			t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 			if err := g.Started(ctx); err != nil {
 				t.Fatalf("the shell call never ran: %v\n%s", err, stderr.String())
+			}
+			if err := g.Recorded(ctx, filepath.Join(co.CodexHome(), "sessions", "*", "*", "*", "rollout-*.jsonl")); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
 			}
 			var last int64
 			if tt.seen {

@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,8 +11,11 @@ import (
 
 // Gate holds a shell command an agent runs, mid-turn, until the test
 // opens it: Command is what the model asks the agent to run, Started
-// waits until the agent runs it, Open lets it through. While it waits,
-// what is on disk was written during the turn.
+// waits until the agent runs it, Recorded until the agent's record on
+// disk holds the call, Open lets it through. An agent may run a tool
+// before its record says so: Claude Code queues its transcript lines and
+// writes them a moment later, so a test that kills the agent once the
+// command started, and wants the call on record, waits for Recorded.
 type Gate struct {
 	dir, started, open string
 }
@@ -47,3 +51,25 @@ func (g *Gate) Started(ctx context.Context) error {
 
 // Open lets the command through.
 func (g *Gate) Open() error { return os.WriteFile(g.open, nil, 0o644) }
+
+// Recorded waits until a file matching glob (an agent's record: a
+// transcript, a rollout) holds this gate's command, or ctx ends.
+func (g *Gate) Recorded(ctx context.Context, glob string) error {
+	marker := []byte(g.started)
+	for {
+		files, err := filepath.Glob(glob)
+		if err != nil {
+			return fmt.Errorf("record %s: %w", glob, err)
+		}
+		for _, f := range files {
+			if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, marker) {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no record matching %s ever held the gated command: %w", glob, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -49,5 +50,35 @@ func TestGate(t *testing.T) {
 				t.Fatalf("the command still waits after the gate was %s", end)
 			}
 		})
+	}
+}
+
+// Recorded waits for a record holding the gated command: not for a record
+// without it, nor for one naming another gate; it returns once the line
+// is written, and gives up when its context ends.
+func TestGateRecorded(t *testing.T) {
+	dir := t.TempDir()
+	g, other := NewGate(t.TempDir()), NewGate(t.TempDir())
+	record := filepath.Join(dir, "session.jsonl")
+	if err := os.WriteFile(record, []byte(`{"type":"user"}`+"\n"+`{"command":"`+other.Command()+`"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := g.Recorded(short, filepath.Join(dir, "*.jsonl")); err == nil {
+		t.Fatal("Recorded returned for a record without the gated command")
+	}
+	f, err := os.OpenFile(record, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(`{"command":"` + g.Command() + `"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel2 := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel2()
+	if err := g.Recorded(ctx, filepath.Join(dir, "*.jsonl")); err != nil {
+		t.Fatal(err)
 	}
 }
