@@ -35,6 +35,7 @@ func TestVnodePathInfoLayoutMatchesXNU(t *testing.T) {
 		"MAXPATHLEN":                           maxPathLen,
 		"sizeof(proc_vnodepathinfo)":           procVnodePathInfoSize,
 		"proc_vnodepathinfo.pvi_cdir.vip_path": vnodeInfoSize,
+		"SZOMB":                                sZomb,
 	})
 }
 

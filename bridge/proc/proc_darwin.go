@@ -102,9 +102,6 @@ func Parent(pid int) (Process, int, error) {
 	return p, int(kp.Eproc.Ppid), nil
 }
 
-// sZomb is the kernel's p_stat of a process that has exited (SZOMB).
-const sZomb = 5
-
 // Zombie reports whether pid has exited and waits only for its parent to
 // reap it: it runs nothing and writes nothing, though its pid answers
 // signals and its name still shows.

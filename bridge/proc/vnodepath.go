@@ -12,6 +12,11 @@ import (
 // 152-byte vnode_info followed by a MAXPATHLEN path. Here, not in the
 // darwin file, so that every platform's tests check them against the C
 // compiler's layout of xnu's declarations (testdata/darwin_proc.c).
+// sZomb is the kernel's p_stat of a process that has exited and awaits
+// its parent (SZOMB, <sys/proc.h>): Zombie's test on macOS. Here, not in
+// the darwin file, for the same check against testdata/darwin_proc.c.
+const sZomb = 5
+
 const (
 	procInfoCallPIDInfo   = 2 // PROC_INFO_CALL_PIDINFO
 	procPIDVnodePathInfo  = 9 // PROC_PIDVNODEPATHINFO

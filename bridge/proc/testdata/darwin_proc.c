@@ -244,6 +244,11 @@ struct proc_vnodepathinfo {
 
 #define PROC_PIDVNODEPATHINFO 9
 #define PROC_INFO_CALL_PIDINFO 0x2
+/* bsd/sys/proc.h, "Status values" of extern_proc.p_stat: a process that
+ * has exited and awaits collection by its parent. bsd/kern/kern_exit.c
+ * sets it once the process is dead; bsd/kern/kern_sysctl.c
+ * (fill_user64_externproc) copies p_stat into kern.proc.pid as it is. */
+#define SZOMB 5
 #define SYS_proc_info 336
 
 static void layout(void)
@@ -266,6 +271,7 @@ static void layout(void)
 	CONST(PROC_PIDVNODEPATHINFO);
 	CONST(PROC_INFO_CALL_PIDINFO);
 	CONST(SYS_proc_info);
+	CONST(SZOMB);
 	printf("sizeof(argc) %zu\n", sizeof(int));
 }
 
