@@ -33,32 +33,7 @@ func encodeState(s *State, size int) (json.RawMessage, error) {
 // that would fail (NaN, an infinity, a year past 9999).
 func appendState(b []byte, s *State) (_ []byte, ok bool) {
 	o := object{b: b}
-	o.optStr("session_id", s.SessionID)
-	if len(s.Tools) > 0 {
-		o.key("tools")
-		sortedMap(&o, s.Tools, o.str)
-	}
-	if s.Turn != nil {
-		o.key("turn")
-		o.turn(s.Turn)
-	}
-	if len(s.Recent) > 0 {
-		o.key("recent")
-		o.array(len(s.Recent), func(i int) { o.counted(&s.Recent[i]) })
-	}
-	if s.Carry != nil {
-		o.key("carry")
-		o.totals(s.Carry)
-	}
-	o.optStr("last_text", s.LastText)
-	o.optStr("version", s.Version)
-	o.optStr("ended", s.Ended)
-	o.optTrue("hooked", s.Hooked)
-	o.optInt("goes_on", int64(s.GoesOn))
-	if !s.EndedAt.IsZero() {
-		o.key("ended_at")
-		o.time(s.EndedAt)
-	}
+	o.state(s)
 	return o.end()
 }
 
@@ -77,10 +52,17 @@ type object struct {
 // JSON holds is in it, the walk being the encoder's own.
 func stateBytes(b []byte, s *State) []byte {
 	o := object{b: b, raw: true}
+	o.state(s)
+	b, _ = o.end()
+	return b
+}
+
+// state writes s's members, as encoding/json orders them.
+func (o *object) state(s *State) {
 	o.optStr("session_id", s.SessionID)
 	if len(s.Tools) > 0 {
 		o.key("tools")
-		sortedMap(&o, s.Tools, o.str)
+		sortedMap(o, s.Tools, o.str)
 	}
 	if s.Turn != nil {
 		o.key("turn")
@@ -103,8 +85,6 @@ func stateBytes(b []byte, s *State) []byte {
 		o.key("ended_at")
 		o.time(s.EndedAt)
 	}
-	b, _ = o.end()
-	return b
 }
 
 func (o *object) key(k string) {

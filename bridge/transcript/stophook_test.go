@@ -64,10 +64,7 @@ func TestStopHookContinuationIsOneTurn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var p Parser
-			if tt.hooked {
-				p.HookedStops()
-			}
+			p := hookedParser(tt.hooked)
 			var evs []event.Event
 			for _, l := range lines {
 				var err error
@@ -195,10 +192,7 @@ func TestHooked20TurnIsNotSplitByAPause(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var p Parser
-			if tt.hooked {
-				p.HookedStops()
-			}
+			p := hookedParser(tt.hooked)
 			var evs []event.Event
 			prompts := 0
 			for _, l := range lines {
@@ -309,4 +303,13 @@ func readLines(t *testing.T, path string) [][]byte {
 		}
 	}
 	return out
+}
+
+// hookedParser is a Parser told that the hooks call in when hooked.
+func hookedParser(hooked bool) *Parser {
+	var p Parser
+	if hooked {
+		p.HookedStops()
+	}
+	return &p
 }
