@@ -297,14 +297,13 @@ func TestOldFormatTurnEndsAfterQuiet(t *testing.T) {
 
 func TestColdStartReadsOnlyTheTail(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("big")
-	cwdOf["s5"] = dir
-	path := filepath.Join(proj, "55555555-5555-4555-8555-555555555555.jsonl")
-	h.write(path, prompt("s5", "ancient history"))
+	const sid = "55555555-5555-4555-8555-555555555555"
+	dir, path := h.session("big", sid)
+	h.write(path, prompt(sid, "ancient history"))
 	for i := 0; i < 200; i++ { // far more than TailBytes (4 KiB)
-		h.write(path, answer("s5", fmt.Sprintf("m%d", i), strings.Repeat("x", 100), "end_turn"))
+		h.write(path, answer(sid, fmt.Sprintf("m%d", i), strings.Repeat("x", 100), "end_turn"))
 	}
-	h.write(path, prompt("s5", "recent"))
+	h.write(path, prompt(sid, "recent"))
 	r := h.start()
 	id := r.waitWorkspace(t, dir)
 	evs := r.collect(t, id, 0, has(event.User, "recent"))
@@ -321,17 +320,16 @@ func TestColdStartReadsOnlyTheTail(t *testing.T) {
 // exactly the events it missed, numbered on from where it stopped.
 func TestRestartResumesExactly(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("restart")
-	cwdOf["s6"] = dir
-	path := filepath.Join(proj, "66666666-6666-4666-8666-666666666666.jsonl")
-	h.write(path, prompt("s6", "one"), answer("s6", "m1", "a1", "end_turn"))
+	const sid = "66666666-6666-4666-8666-666666666666"
+	dir, path := h.session("restart", sid)
+	h.write(path, prompt(sid, "one"), answer(sid, "m1", "a1", "end_turn"))
 	r := h.start()
 	id := r.waitWorkspace(t, dir)
 	before := r.collect(t, id, 0, has(event.TurnComplete, ""))
 	seen := before[len(before)-1].ID
 	r.stop()
 
-	h.write(path, prompt("s6", "two"), answer("s6", "m2", "a2", "end_turn"))
+	h.write(path, prompt(sid, "two"), answer(sid, "m2", "a2", "end_turn"))
 	r2 := h.start()
 	if id2 := r2.waitWorkspace(t, dir); id2 != id {
 		t.Fatalf("workspace id changed across restart: %s → %s", id, id2)
@@ -357,23 +355,21 @@ func TestRestartResumesExactly(t *testing.T) {
 
 func TestTruncatedTranscriptIsReadAgain(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("trunc")
-	cwdOf["s7"] = dir
-	path := filepath.Join(proj, "77777777-7777-4777-8777-777777777777.jsonl")
-	h.write(path, prompt("s7", "before"), answer("s7", "m1", "x", "end_turn"))
+	const sid = "77777777-7777-4777-8777-777777777777"
+	dir, path := h.session("trunc", sid)
+	h.write(path, prompt(sid, "before"), answer(sid, "m1", "x", "end_turn"))
 	r := h.start()
 	id := r.waitWorkspace(t, dir)
 	evs := r.collect(t, id, 0, has(event.TurnComplete, ""))
-	os.WriteFile(path, []byte(prompt("s7", "rewritten")+"\n"), 0o644)
+	os.WriteFile(path, []byte(prompt(sid, "rewritten")+"\n"), 0o644)
 	r.collect(t, id, evs[len(evs)-1].ID, has(event.User, "rewritten"))
 }
 
 func TestMalformedLinesAreSkippedAndCounted(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("bad")
-	cwdOf["s8"] = dir
-	path := filepath.Join(proj, "88888888-8888-4888-8888-888888888888.jsonl")
-	h.write(path, prompt("s8", "ok"), "{not json", `{"type":"user","message":`, prompt("s8", "still ok"))
+	const sid = "88888888-8888-4888-8888-888888888888"
+	dir, path := h.session("bad", sid)
+	h.write(path, prompt(sid, "ok"), "{not json", `{"type":"user","message":`, prompt(sid, "still ok"))
 	r := h.start()
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.User, "still ok"))
