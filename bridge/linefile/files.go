@@ -1,12 +1,12 @@
 package linefile
 
 import (
-	"container/list"
 	"io/fs"
 	"os"
 	"sync"
 	"time"
 
+	"conductorbridge/bridge/lru"
 	"conductorbridge/bridge/regular"
 )
 
@@ -19,12 +19,8 @@ import (
 // and ReleaseIdle closes those not read for a while: descriptors follow
 // the agents at work, not the sessions there are. Safe for concurrent use.
 type Files struct {
-	max int
-
-	mu   sync.Mutex
-	lru  *list.List // of *heldFile, most recently read first
-	open map[*heldFile]*list.Element
-	now  func() time.Time // time.Now; tests set it
+	lru *lru.List[*heldFile] // most recently read first
+	now func() time.Time     // time.Now; tests set it
 }
 
 // DefaultOpenFiles is how many records a Files keeps open unless the
@@ -33,7 +29,7 @@ const DefaultOpenFiles = 128
 
 // NewFiles keeps at most max records open.
 func NewFiles(max int) *Files {
-	return &Files{max: max, lru: list.New(), open: make(map[*heldFile]*list.Element), now: time.Now}
+	return &Files{lru: lru.New[*heldFile](max), now: time.Now}
 }
 
 // OpenFilesFor is the budget for a process allowed limit descriptors: an
@@ -49,56 +45,24 @@ type heldFile struct {
 	mu   sync.Mutex
 	f    *os.File // nil: closed
 	info fs.FileInfo
-	at   time.Time // last read, under Files.mu
 }
 
 // use marks h as just read and returns the file to close to stay within
 // the budget, if any. The caller closes it without holding h.mu: two held
 // files' locks are never held together.
 func (b *Files) use(h *heldFile) *heldFile {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	h.at = b.now()
-	if el, ok := b.open[h]; ok {
-		b.lru.MoveToFront(el)
-		return nil
+	if victim, ok := b.lru.Use(h, b.now()); ok {
+		return victim
 	}
-	b.open[h] = b.lru.PushFront(h)
-	if b.lru.Len() <= b.max {
-		return nil
-	}
-	el := b.lru.Back()
-	b.lru.Remove(el)
-	victim := el.Value.(*heldFile)
-	delete(b.open, victim)
-	return victim
+	return nil
 }
 
 // forget takes h out of the budget (its file is closed).
-func (b *Files) forget(h *heldFile) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if el, ok := b.open[h]; ok {
-		b.lru.Remove(el)
-		delete(b.open, h)
-	}
-}
+func (b *Files) forget(h *heldFile) { b.lru.Forget(h) }
 
 // ReleaseIdle closes the records not read for d and reports how many.
 func (b *Files) ReleaseIdle(d time.Duration) int {
-	b.mu.Lock()
-	before := b.now().Add(-d)
-	var idle []*heldFile
-	for el := b.lru.Back(); el != nil; el = b.lru.Back() {
-		h := el.Value.(*heldFile)
-		if !h.at.Before(before) {
-			break // most recently read first: the rest are newer
-		}
-		b.lru.Remove(el)
-		delete(b.open, h)
-		idle = append(idle, h)
-	}
-	b.mu.Unlock()
+	idle := b.lru.Idle(b.now().Add(-d))
 	for _, h := range idle {
 		h.release()
 	}
@@ -106,11 +70,7 @@ func (b *Files) ReleaseIdle(d time.Duration) int {
 }
 
 // Open is how many records the budget holds open.
-func (b *Files) Open() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.lru.Len()
-}
+func (b *Files) Open() int { return b.lru.Len() }
 
 // release closes h's file until its next read.
 func (h *heldFile) release() {

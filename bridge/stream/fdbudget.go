@@ -1,13 +1,13 @@
 package stream
 
 import (
-	"container/list"
 	"fmt"
 	"io"
 	"os"
 	"sync"
 	"time"
 
+	"conductorbridge/bridge/lru"
 	"conductorbridge/bridge/regular"
 )
 
@@ -33,12 +33,8 @@ func OpenJournalsFor(limit uint64) int {
 // file; the least recently written one past the bound has its file
 // closed, and reopens it on its next write.
 type fdBudget struct {
-	max int
-
-	mu   sync.Mutex
-	lru  *list.List // of *budgetEntry, most recently written first
-	open map[*Journal]*list.Element
-	now  func() time.Time // time.Now; tests set it
+	lru *lru.List[*Journal] // most recently written first
+	now func() time.Time    // time.Now; tests set it
 
 	lines sync.Pool // *[]byte: journal line buffers, shared by the hub's journals
 }
@@ -63,74 +59,30 @@ func (b *fdBudget) putLine(p *[]byte, line []byte) {
 	}
 }
 
-// budgetEntry is an open journal and when it was last written.
-type budgetEntry struct {
-	j  *Journal
-	at time.Time
-}
-
 func newFDBudget(max int) *fdBudget {
-	return &fdBudget{max: max, lru: list.New(), open: make(map[*Journal]*list.Element), now: time.Now}
+	return &fdBudget{lru: lru.New[*Journal](max), now: time.Now}
 }
 
 // use marks j as just written and returns the journal whose file must be
 // closed to stay within the budget, if any. The caller closes it without
 // holding j's own file lock: two journals' locks are never held together.
 func (b *fdBudget) use(j *Journal) *Journal {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	now := b.now()
-	if el, ok := b.open[j]; ok {
-		el.Value.(*budgetEntry).at = now
-		b.lru.MoveToFront(el)
-		return nil
+	if victim, ok := b.lru.Use(j, b.now()); ok {
+		return victim
 	}
-	b.open[j] = b.lru.PushFront(&budgetEntry{j: j, at: now})
-	if b.lru.Len() <= b.max {
-		return nil
-	}
-	el := b.lru.Back()
-	b.lru.Remove(el)
-	victim := el.Value.(*budgetEntry).j
-	delete(b.open, victim)
-	return victim
+	return nil
 }
 
 // idle takes out of the budget every journal last written before before,
 // for the caller to release: descriptors follow the workspaces being
 // written to now, not every one written since the start.
-func (b *fdBudget) idle(before time.Time) []*Journal {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []*Journal
-	for el := b.lru.Back(); el != nil; el = b.lru.Back() {
-		e := el.Value.(*budgetEntry)
-		if !e.at.Before(before) {
-			break // most recently written first: the rest are newer
-		}
-		b.lru.Remove(el)
-		delete(b.open, e.j)
-		out = append(out, e.j)
-	}
-	return out
-}
+func (b *fdBudget) idle(before time.Time) []*Journal { return b.lru.Idle(before) }
 
 // forget drops j (closed for good, or its file released).
-func (b *fdBudget) forget(j *Journal) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if el, ok := b.open[j]; ok {
-		b.lru.Remove(el)
-		delete(b.open, j)
-	}
-}
+func (b *fdBudget) forget(j *Journal) { b.lru.Forget(j) }
 
 // openFiles is how many journal files the budget holds open.
-func (b *fdBudget) openFiles() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.lru.Len()
-}
+func (b *fdBudget) openFiles() int { return b.lru.Len() }
 
 // release closes j's file until its next write.
 func (j *Journal) release() {

@@ -65,7 +65,7 @@ func lastWritten(dir string) time.Time {
 // (see OpenJournalsFor); call it before the first topic.
 func (h *Hub) SetOpenJournals(n int) {
 	if n > 0 {
-		h.fds.max = n
+		h.fds.lru.Max = n
 	}
 }
 
