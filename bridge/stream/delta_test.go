@@ -164,12 +164,9 @@ func TestLazyCursorIsEncodedOnlyWhenWrittenWhole(t *testing.T) {
 	path := filepath.Join(dir, "w.jsonl")
 	h := NewHub(dir, 100)
 	tp, _ := h.Topic("w")
-	made := map[int]int{}
-	lazy := func(i int) func() json.RawMessage {
-		return func() json.RawMessage { made[i]++; return bigCursor(i) }
-	}
+	made := lazyCursors{}
 	for i := 1; i <= 3; i++ {
-		if _, err := tp.PublishLazy(texts(1, "a"), lazy(i), delta(i)); err != nil {
+		if _, err := tp.PublishLazy(texts(1, "a"), made.cursor(i), delta(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -184,7 +181,7 @@ func TestLazyCursorIsEncodedOnlyWhenWrittenWhole(t *testing.T) {
 
 	d := failingJournal(t, tp)
 	d.full = true
-	if _, err := tp.PublishLazy(texts(1, "lost"), lazy(4), delta(4)); err == nil {
+	if _, err := tp.PublishLazy(texts(1, "lost"), made.cursor(4), delta(4)); err == nil {
 		t.Fatal("a write to a full disk succeeded")
 	}
 	if made[4] != 1 { // while it is still the batch's: the next line carries it
@@ -214,16 +211,13 @@ func TestForgottenCursorWaitsForItsCompaction(t *testing.T) {
 	path := filepath.Join(dir, "w.jsonl")
 	h := NewHub(dir, 100)
 	tp, _ := h.Topic("w")
-	made := map[int]int{}
-	lazy := func(i int) func() json.RawMessage {
-		return func() json.RawMessage { made[i]++; return bigCursor(i) }
-	}
-	if _, err := tp.PublishLazy(texts(1, "a"), lazy(1), delta(1)); err != nil { // whole: the file has none yet
+	made := lazyCursors{}
+	if _, err := tp.PublishLazy(texts(1, "a"), made.cursor(1), delta(1)); err != nil { // whole: the file has none yet
 		t.Fatal(err)
 	}
 	i := 2
 	for ; tp.journal.size < 10<<10; i++ {
-		if _, err := tp.PublishLazy(texts(1, strings.Repeat("b", 200)), lazy(i), delta(i)); err != nil {
+		if _, err := tp.PublishLazy(texts(1, strings.Repeat("b", 200)), made.cursor(i), delta(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -235,7 +229,7 @@ func TestForgottenCursorWaitsForItsCompaction(t *testing.T) {
 	if k := lineKinds(t, path); k[0] != 'c' || strings.Count(k, "c") != 1 || made[last] != 0 {
 		t.Fatalf("after a side's batch past the bound: lines %q, the last cursor made %d times; want the file as it was, nothing made", k, made[last])
 	}
-	if _, err := tp.PublishLazy(texts(1, "c"), lazy(i), delta(i)); err != nil {
+	if _, err := tp.PublishLazy(texts(1, "c"), made.cursor(i), delta(i)); err != nil {
 		t.Fatal(err)
 	}
 	if k := lineKinds(t, path); k != "c" || made[i] != 1 {
@@ -246,4 +240,12 @@ func TestForgottenCursorWaitsForItsCompaction(t *testing.T) {
 	if r := tp2.Resume(); string(r.Cursor) != string(bigCursor(i)) || len(r.Deltas) != 0 || string(tp2.Side("browse")) != `{"at":1}` {
 		t.Errorf("resumed at %.12s… with %d deltas, side %s; want batch %d's cursor, none, the side's", r.Cursor, len(r.Deltas), tp2.Side("browse"), i)
 	}
+}
+
+// lazyCursors makes each batch's cursor on demand (bigCursor(i) for
+// batch i) and counts, by batch, how often it was made.
+type lazyCursors map[int]int
+
+func (made lazyCursors) cursor(i int) func() json.RawMessage {
+	return func() json.RawMessage { made[i]++; return bigCursor(i) }
 }
