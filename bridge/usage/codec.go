@@ -298,20 +298,11 @@ func (d *decoder) uint() uint64 {
 	return n
 }
 
+// int reads what encoder.int wrote: a uvarint holding the number
+// zigzagged, as binary.Varint reads it.
 func (d *decoder) int() int64 {
-	if len(d.b) > 0 && d.b[0] < 0x80 {
-		u := uint64(d.b[0])
-		d.b = d.b[1:]
-		return int64(u>>1) ^ -int64(u&1) // as binary.Varint undoes the zigzag
-	}
-	n, k := binary.Varint(d.b)
-	if k <= 0 {
-		d.fail()
-		d.b = nil
-		return 0
-	}
-	d.b = d.b[k:]
-	return n
+	u := d.uint()
+	return int64(u>>1) ^ -int64(u&1) // as binary.Varint undoes the zigzag
 }
 
 // count reads a length, no more than the bytes left could hold.

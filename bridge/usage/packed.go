@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -55,36 +53,22 @@ func pack(results []cached, order []int, n, workers int) (*packed, error) {
 		k += len(results[i].turns) + results[i].n
 	}
 	agents := make([][]string, len(order)) // each group's agents (its refs)
-	var next atomic.Int64
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for {
-				j := int(next.Add(1)) - 1
-				if j >= len(order) {
-					return
-				}
-				c := &results[order[j]]
-				g := &p.groups[j]
-				dst := turns[at[j] : at[j]+len(c.turns)+c.n]
-				var err error
-				if c.raw != nil {
-					g.raw = c.raw
-					err = g.scan(dst, int32(j))
-					agents[j] = g.strs
-				} else {
-					g.read = c.turns
-					agents[j], err = scanRead(c.turns, dst, int32(j))
-				}
-				if err != nil && errs[w] == nil {
-					errs[w] = err
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := eachGroup(len(order), workers, func(j int) error {
+		c := &results[order[j]]
+		g := &p.groups[j]
+		dst := turns[at[j] : at[j]+len(c.turns)+c.n]
+		if c.raw != nil {
+			g.raw = c.raw
+			err := g.scan(dst, int32(j))
+			agents[j] = g.strs
+			return err
+		}
+		g.read = c.turns
+		var err error
+		agents[j], err = scanRead(c.turns, dst, int32(j))
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	// The agents named (few): each turn's as its place among them.
@@ -240,13 +224,20 @@ func (p *packed) each(f func(t *Turn)) {
 	}
 }
 
-// blocks cuts the turns into blocks as Blocks does.
-func (p *packed) blocks() []Block {
+// byAgentStart is the turns' places, by agent and then by start: the
+// order blocks are cut in.
+func (p *packed) byAgentStart() []place {
 	order := make([]place, len(p.turns))
 	for i := range p.turns {
 		order[i] = place{at: p.turns[i].start, i: int32(i), tag: p.turns[i].agent}
 	}
 	sortByTagAt(order, len(p.agents))
+	return order
+}
+
+// blocks cuts the turns into blocks as Blocks does.
+func (p *packed) blocks() []Block {
+	order := p.byAgentStart()
 	var b blocker
 	var t Turn
 	for _, pl := range order {

@@ -15,11 +15,7 @@ func (p *packed) blocksAt(now time.Time) ([]Block, bool) {
 	if !p.startsNear(now) {
 		return []Block{}, true
 	}
-	order := make([]place, len(p.turns))
-	for i := range p.turns {
-		order[i] = place{at: p.turns[i].start, i: int32(i), tag: p.turns[i].agent}
-	}
-	sortByTagAt(order, len(p.agents))
+	order := p.byAgentStart()
 	var b blocker
 	var t Turn
 	tag := int32(-1)

@@ -177,29 +177,19 @@ func byEnd(results []cached, order []int, n, workers int) ([]Turn, []place, erro
 		at[i] = k
 		k += len(results[i].turns) + results[i].n
 	}
-	var next atomic.Int64
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for {
-				j := int(next.Add(1)) - 1
-				if j >= len(order) {
-					return
-				}
-				c := &results[order[j]]
-				dst := turns[at[order[j]]:]
-				if c.raw != nil {
-					if err := decodeTurns(c.raw, dst[:c.n]); err != nil && errs[w] == nil {
-						errs[w] = fmt.Errorf("usage cache: %w", err)
-					}
-				}
-				copy(dst, c.turns)
+	err := eachGroup(len(order), workers, func(j int) error {
+		c := &results[order[j]]
+		dst := turns[at[order[j]]:]
+		var err error
+		if c.raw != nil {
+			if err = decodeTurns(c.raw, dst[:c.n]); err != nil {
+				err = fmt.Errorf("usage cache: %w", err)
 			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+		}
+		copy(dst, c.turns)
+		return err
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	// Each turn's end as one number, and where it came.
