@@ -38,22 +38,16 @@ func (e *Event) appendWire(b []byte) ([]byte, bool) {
 	}
 	switch e.Type {
 	case Assistant, Thinking, User:
-		b = append(b, `,"content":`...)
-		b = appendJSONString(b, e.Content)
-		b = appendBool(b, "truncated", e.Truncated)
+		b = appendText(b, "content", e.Content, "truncated", e.Truncated)
 		b = appendField(b, "message_id", e.MessageID)
 	case ToolUse:
 		b = appendField(b, "name", e.Name)
 		b = appendField(b, "tool_use_id", e.ToolUseID)
-		b = append(b, `,"input":`...)
-		b = appendJSONString(b, e.Input)
-		b = appendBool(b, "truncated_input", e.TruncIn)
+		b = appendText(b, "input", e.Input, "truncated_input", e.TruncIn)
 	case ToolResult:
 		b = appendField(b, "name", e.Name)
 		b = appendField(b, "tool_use_id", e.ToolUseID)
-		b = append(b, `,"output":`...)
-		b = appendJSONString(b, e.Output)
-		b = appendBool(b, "truncated_output", e.TruncOut)
+		b = appendText(b, "output", e.Output, "truncated_output", e.TruncOut)
 		b = appendBool(b, "is_error", e.IsError)
 	case Status:
 		b = appendField(b, "state", e.State)
@@ -95,18 +89,29 @@ func appendField(b []byte, name, v string) []byte {
 	if v == "" {
 		return b
 	}
-	b = append(b, ',', '"')
-	b = append(b, name...)
-	b = append(b, '"', ':')
+	b = appendKey(b, name)
 	return appendJSONString(b, v)
+}
+
+// appendText appends ,"name":"s", empty included, and ,"cutName":cut:
+// a text and whether it was cut short.
+func appendText(b []byte, name, s, cutName string, cut bool) []byte {
+	b = appendKey(b, name)
+	b = appendJSONString(b, s)
+	return appendBool(b, cutName, cut)
 }
 
 // appendBool appends ,"name":v, false included (a pointer on the wire).
 func appendBool(b []byte, name string, v bool) []byte {
+	b = appendKey(b, name)
+	return strconv.AppendBool(b, v)
+}
+
+// appendKey appends ,"name": (names here are plain ASCII).
+func appendKey(b []byte, name string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, name...)
-	b = append(b, '"', ':')
-	return strconv.AppendBool(b, v)
+	return append(b, '"', ':')
 }
 
 // appendJSONString quotes s as encoding/json's Marshal does, HTML's <, >
