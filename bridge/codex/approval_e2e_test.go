@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,13 +35,7 @@ func TestLegacyApprovalLeavesNoTrace(t *testing.T) {
 	if _, err := InstallHooks(o.CodexHome(), HookSpec{Notify: spec.Notify}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	app, err := codextest.StartAppServer(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
+	ctx, app := startAppServer(t, o)
 	thread, err := app.StartLegacyThread(ctx, dir, "on-request", "read-only")
 	if err != nil {
 		t.Fatal(err)

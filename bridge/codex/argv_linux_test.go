@@ -2,13 +2,11 @@ package codex
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
@@ -31,13 +29,7 @@ func TestResumeKeepsTheMessageOutOfArgv(t *testing.T) {
 					<-release
 					return []fakemodel.Block{fakemodel.Text("got it")}
 				}))
-			home := t.TempDir()
-			o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "hello", Model: codextest.ModelFor(version)}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			if _, err := codextest.Run(ctx, o); err != nil {
-				t.Fatal(err)
-			}
+			ctx, o := firstTurn(t, version, bin, srv)
 			id := codextest.ThreadID(codextest.Rollouts(t, o.CodexHome())[0])
 			msg := "staging password is hunter2 " + strconv.Itoa(os.Getpid()) + " -- ; $(rm -rf /)\nsecond line"
 			r, err := Resume(ctx, ResumeOptions{Bin: bin, CodexHome: o.CodexHome(), ThreadID: id, Message: msg,

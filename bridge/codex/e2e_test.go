@@ -35,6 +35,34 @@ func hookScripts(t *testing.T, dir string) (spec HookSpec, inbox, notifyLog stri
 	return HookSpec{Stop: "'" + stop + "'", Notify: []string{notify, "--from-codex"}}, inbox, notifyLog
 }
 
+// firstTurn runs the real codex of version (bin) once, on "hello" to
+// srv in a fresh home: a session there to resume. It returns the options
+// it ran with and a context that ends with the test, two minutes at most.
+func firstTurn(t *testing.T, version, bin string, srv *fakemodel.Server) (context.Context, codextest.Options) {
+	t.Helper()
+	o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: t.TempDir(), Prompt: "hello", Model: codextest.ModelFor(version)}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	if _, err := codextest.Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, o
+}
+
+// startAppServer starts the real codex's app server with o, stopped
+// with the test, and returns it with a context of 60 s for talking to it.
+func startAppServer(t *testing.T, o codextest.Options) (context.Context, *codextest.AppServer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	app, err := codextest.StartAppServer(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	return ctx, app
+}
+
 // TestStopHookDeliversToBusySession proves the busy-session route on the
 // real 0.169: with the bridge's hooks installed by InstallHooks (trusted by
 // hash, no bypass flag), a message waiting when Codex is about to end its
@@ -120,13 +148,7 @@ func TestResumeDeliversToIdleSession(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			bin := codextest.Find(t, version)
 			srv := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("first answer")), fakemodel.Reply(fakemodel.Text("got it")))
-			home := t.TempDir()
-			o := codextest.Options{Bin: bin, BaseURL: srv.URL(), Home: home, Prompt: "hello", Model: codextest.ModelFor(version)}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			if _, err := codextest.Run(ctx, o); err != nil {
-				t.Fatal(err)
-			}
+			ctx, o := firstTurn(t, version, bin, srv)
 			files := codextest.Rollouts(t, o.CodexHome())
 			id := codextest.ThreadID(files[0])
 			msg := event.InjectedMarker + "m2] -run the tests too"

@@ -1,12 +1,10 @@
 package codex
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/fakemodel"
@@ -37,13 +35,7 @@ func TestRealCodexTrustsTheBridgesHooks(t *testing.T) {
 	if _, err := InstallHooks(o.CodexHome(), spec); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	app, err := codextest.StartAppServer(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
+	ctx, app := startAppServer(t, o)
 	res, err := app.Call(ctx, "hooks/list", map[string]any{"cwds": []string{dir}})
 	if err != nil {
 		t.Fatal(err)
