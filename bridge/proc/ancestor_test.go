@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -38,13 +37,7 @@ func runAgent() int {
 // TestAncestorFindsTheAgentAboveAShell: a hook run through a shell finds
 // its agent two generations up, by the agent's arguments.
 func TestAncestorFindsTheAgentAboveAShell(t *testing.T) {
-	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
-		t.Skip("no process table here")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := testBinary(t)
 	cmd := exec.Command(exe, agentArg)
 	cmd.Env = append(os.Environ(), agentEnv+"=1")
 	out, err := cmd.Output()

@@ -36,13 +36,7 @@ func TestMain(m *testing.M) {
 // arguments are those of a resumed Claude Code session, in a known
 // directory, and finds it in the live process table by them.
 func TestListFindsAChildByItsArguments(t *testing.T) {
-	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
-		t.Skip("no process table here")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := testBinary(t)
 	dir, err := filepath.EvalSymlinks(t.TempDir()) // macOS: /var is /private/var
 	if err != nil {
 		t.Fatal(err)
@@ -189,4 +183,18 @@ func TestCodexThreadArg(t *testing.T) {
 			t.Errorf("CodexThreadArg(%q) = %q, want %q", tt.args, got, tt.want)
 		}
 	}
+}
+
+// testBinary skips where there is no process table to read, and returns
+// the path of the test binary, which the tests run as a stand-in agent.
+func testBinary(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("no process table here")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
 }
