@@ -46,12 +46,7 @@ var errInexact = errors.New("a time beyond nanoseconds")
 func pack(results []cached, order []int, n, workers int) (*packed, error) {
 	p := &packed{groups: make([]packedGroup, len(order)), zones: map[int64]*time.Location{}}
 	turns := make([]packedTurn, n)
-	at := make([]int, len(order)) // where each group's turns go
-	k := 0
-	for j, i := range order {
-		at[j] = k
-		k += len(results[i].turns) + results[i].n
-	}
+	at := offsets(results, order)
 	agents := make([][]string, len(order)) // each group's agents (its refs)
 	err := eachGroup(len(order), workers, func(j int) error {
 		c := &results[order[j]]

@@ -165,21 +165,28 @@ feed:
 	return h, nil
 }
 
+// offsets is where each group's turns go in the groups' turns joined in
+// order: at[j] for the group order[j].
+func offsets(results []cached, order []int) []int {
+	at := make([]int, len(order))
+	k := 0
+	for j, i := range order {
+		at[j] = k
+		k += len(results[i].turns) + results[i].n
+	}
+	return at
+}
+
 // byEnd joins the groups' turns (in order) sorted by their end, those
 // that end at once in the order they came. The turns are large: they are
 // put (and the cache's decoded) once, in the order they came; their
 // places are sorted, and then each is moved once.
 func byEnd(results []cached, order []int, n, workers int) ([]Turn, []place, error) {
 	turns := make([]Turn, n)
-	at := make([]int, len(results)) // where each group's turns go
-	k := 0
-	for _, i := range order {
-		at[i] = k
-		k += len(results[i].turns) + results[i].n
-	}
+	at := offsets(results, order)
 	err := eachGroup(len(order), workers, func(j int) error {
 		c := &results[order[j]]
-		dst := turns[at[order[j]]:]
+		dst := turns[at[j]:]
 		var err error
 		if c.raw != nil {
 			if err = decodeTurns(c.raw, dst[:c.n]); err != nil {
