@@ -16,44 +16,28 @@ import (
 func appendWorkspace(b []byte, j *workspaceJSON) ([]byte, bool) {
 	h := &j.workspaceHead
 	ok := true
-	b = append(b, `{"id":`...)
-	b = str(b, h.ID)
-	b = append(b, `,"name":`...)
-	b = str(b, h.Name)
-	b = append(b, `,"branch":`...)
-	b = str(b, h.Branch)
-	b = append(b, `,"directory":`...)
-	b = str(b, h.Directory)
-	b = append(b, `,"pid":`...)
-	b = strconv.AppendInt(b, int64(h.PID), 10)
-	b = append(b, `,"active":`...)
-	b = strconv.AppendBool(b, h.Active)
-	b = append(b, `,"repo":`...)
-	b = str(b, h.Repo)
-	b = append(b, `,"status":`...)
-	b = str(b, h.Status)
+	b = keyStr(b, `{"id":`, h.ID)
+	b = keyStr(b, `,"name":`, h.Name)
+	b = keyStr(b, `,"branch":`, h.Branch)
+	b = keyStr(b, `,"directory":`, h.Directory)
+	b = keyInt(b, `,"pid":`, int64(h.PID))
+	b = keyBool(b, `,"active":`, h.Active)
+	b = keyStr(b, `,"repo":`, h.Repo)
+	b = keyStr(b, `,"status":`, h.Status)
 	b, ok = timeField(b, `,"status_since":`, h.StatusSince, ok)
-	b = append(b, `,"session_id":`...)
-	b = str(b, h.SessionID)
+	b = keyStr(b, `,"session_id":`, h.SessionID)
 	b = strField(b, `,"transcript":`, h.Transcript)
-	b = append(b, `,"source":`...)
-	b = str(b, h.Source)
+	b = keyStr(b, `,"source":`, h.Source)
 	b = strField(b, `,"conductor_status":`, h.ConductorStatus)
-	b = append(b, `,"last_event_id":`...)
-	b = strconv.AppendInt(b, h.LastEventID, 10)
-	b = append(b, `,"stream":`...)
-	b = str(b, h.Stream)
-	b = append(b, `,"skipped_lines":`...)
-	b = strconv.AppendInt(b, int64(h.SkippedLines), 10)
-	b = append(b, `,"paired":`...)
-	b = strconv.AppendBool(b, h.Paired)
+	b = keyInt(b, `,"last_event_id":`, h.LastEventID)
+	b = keyStr(b, `,"stream":`, h.Stream)
+	b = keyInt(b, `,"skipped_lines":`, int64(h.SkippedLines))
+	b = keyBool(b, `,"paired":`, h.Paired)
 	b, ok = timeField(b, `,"paired_at":`, h.PairedAt, ok)
 	b, ok = timeField(b, `,"last_hook_at":`, h.LastHookAt, ok)
 	b = strField(b, `,"last_hook_event":`, h.LastHookEvent)
-	b = append(b, `,"browser":`...)
-	b = strconv.AppendBool(b, h.Browser)
-	b = append(b, `,"display_name":`...)
-	b = str(b, h.DisplayName)
+	b = keyBool(b, `,"browser":`, h.Browser)
+	b = keyStr(b, `,"display_name":`, h.DisplayName)
 	b = strField(b, `,"workflow":`, h.Workflow)
 	b = strField(b, `,"reason":`, h.Reason)
 	b = append(b, `,"sessions":`...)
@@ -73,40 +57,40 @@ func appendWorkspace(b []byte, j *workspaceJSON) ([]byte, bool) {
 }
 
 func appendSession(b []byte, s *sessionJSON, ok bool) ([]byte, bool) {
-	b = append(b, `{"session_id":`...)
-	b = str(b, s.SessionID)
+	b = keyStr(b, `{"session_id":`, s.SessionID)
 	b = strField(b, `,"conductor_session_id":`, s.ConductorSessionID)
-	b = append(b, `,"agent":`...)
-	b = str(b, s.Agent)
-	b = append(b, `,"agent_label":`...)
-	b = str(b, s.AgentLabel)
-	b = append(b, `,"source":`...)
-	b = str(b, s.Source)
-	b = append(b, `,"title":`...)
-	b = str(b, s.Title)
-	b = append(b, `,"status":`...)
-	b = str(b, s.Status)
+	b = keyStr(b, `,"agent":`, s.Agent)
+	b = keyStr(b, `,"agent_label":`, s.AgentLabel)
+	b = keyStr(b, `,"source":`, s.Source)
+	b = keyStr(b, `,"title":`, s.Title)
+	b = keyStr(b, `,"status":`, s.Status)
 	b = strField(b, `,"reason":`, s.Reason)
 	b, ok = timeField(b, `,"status_since":`, s.StatusSince, ok)
-	b = append(b, `,"active":`...)
-	b = strconv.AppendBool(b, s.Active)
-	b = append(b, `,"unread":`...)
-	b = strconv.AppendInt(b, int64(s.Unread), 10)
-	b = append(b, `,"pid":`...)
-	b = strconv.AppendInt(b, int64(s.PID), 10)
+	b = keyBool(b, `,"active":`, s.Active)
+	b = keyInt(b, `,"unread":`, int64(s.Unread))
+	b = keyInt(b, `,"pid":`, int64(s.PID))
 	b = strField(b, `,"model":`, s.Model)
 	b = strField(b, `,"version":`, s.Version)
-	b = append(b, `,"streamed":`...)
-	b = strconv.AppendBool(b, s.Streamed)
+	b = keyBool(b, `,"streamed":`, s.Streamed)
 	b = strField(b, `,"messages_blocked":`, s.MessagesBlocked)
-	b = append(b, `,"last_event_id":`...)
-	b = strconv.AppendInt(b, s.LastEventID, 10)
+	b = keyInt(b, `,"last_event_id":`, s.LastEventID)
 	b, ok = timeField(b, `,"last_activity":`, s.LastActivity, ok)
 	return append(b, '}'), ok
 }
 
 // str quotes as the list's encoder does: HTML characters left alone.
 func str(b []byte, s string) []byte { return jsonbytes.String(b, s, false) }
+
+// keyStr, keyInt and keyBool append key and v, whatever v is.
+func keyStr(b []byte, key, v string) []byte { return str(append(b, key...), v) }
+
+func keyInt(b []byte, key string, v int64) []byte {
+	return strconv.AppendInt(append(b, key...), v, 10)
+}
+
+func keyBool(b []byte, key string, v bool) []byte {
+	return strconv.AppendBool(append(b, key...), v)
+}
 
 // strField appends an omitempty string field.
 func strField(b []byte, key, v string) []byte {
