@@ -44,14 +44,7 @@ const floodPrefix = "FLOOD-REPORT "
 // TestAnotherUserCannotFillTheCap: it opens its connections, reports, and
 // holds whatever is left open until its stdin closes.
 func TestFloodProcess(t *testing.T) {
-	in := os.Getenv("CB_FLOOD")
-	if in == "" {
-		t.Skip("run by TestAnotherUserCannotFillTheCap")
-	}
-	var p floodPlan
-	if err := json.Unmarshal([]byte(in), &p); err != nil {
-		t.Fatal(err)
-	}
+	p := childInput[floodPlan](t, "CB_FLOOD", "TestAnotherUserCannotFillTheCap")
 	var held []net.Conn
 	var rep floodReport
 	ask := func(kind, request string) {

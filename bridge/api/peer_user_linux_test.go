@@ -146,16 +146,25 @@ func attack(c attackCreds) []attackResult {
 	return out
 }
 
-// TestAttackerProcess is the attacker when run by TestAnotherUserGetsOnlyHealth.
-func TestAttackerProcess(t *testing.T) {
-	in := os.Getenv("CB_ATTACK")
+// childInput is what the test parent, running this test binary as
+// another user, put in the environment variable env as JSON; without it
+// (the test run as itself, not by parent) the test is skipped.
+func childInput[T any](t *testing.T, env, parent string) T {
+	t.Helper()
+	in := os.Getenv(env)
 	if in == "" {
-		t.Skip("run by TestAnotherUserGetsOnlyHealth")
+		t.Skip("run by " + parent)
 	}
-	var c attackCreds
-	if err := json.Unmarshal([]byte(in), &c); err != nil {
+	var v T
+	if err := json.Unmarshal([]byte(in), &v); err != nil {
 		t.Fatal(err)
 	}
+	return v
+}
+
+// TestAttackerProcess is the attacker when run by TestAnotherUserGetsOnlyHealth.
+func TestAttackerProcess(t *testing.T) {
+	c := childInput[attackCreds](t, "CB_ATTACK", "TestAnotherUserGetsOnlyHealth")
 	for _, r := range attack(c) {
 		b, _ := json.Marshal(r)
 		fmt.Println(attackPrefix + string(b))
