@@ -23,9 +23,7 @@ func TestSessionBornWhileDownIsPublished(t *testing.T) {
 	cwdOf[a], cwdOf[b] = dir, dir
 	h.write(filepath.Join(proj, a+".jsonl"), prompt(a, "one"), answer(a, "m1", "a1", "end_turn"))
 	r := h.start()
-	id := r.waitWorkspace(t, dir)
-	before := r.collect(t, id, 0, has(event.TurnComplete, ""))
-	seen := before[len(before)-1].ID
+	id, seen := r.firstTurn(t, dir)
 	r.stop()
 
 	// Longer than the cold start's tail (4 KiB here), stamped now as the
@@ -68,9 +66,7 @@ func TestSessionResumedWhileDownStreamsFromWhereItStood(t *testing.T) {
 	os.Chtimes(old, day, day)
 	h.write(filepath.Join(proj, a+".jsonl"), now(prompt(a, "one")), now(answer(a, "m1", "a1", "end_turn")))
 	r := h.start()
-	id := r.waitWorkspace(t, dir)
-	before := r.collect(t, id, 0, has(event.TurnComplete, ""))
-	seen := before[len(before)-1].ID
+	id, seen := r.firstTurn(t, dir)
 	r.stop()
 
 	// Two turns, longer than the cold start's tail (4 KiB here): read as

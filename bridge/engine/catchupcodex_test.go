@@ -71,9 +71,7 @@ func TestCodexRolloutWhileDownIsPublished(t *testing.T) {
 				c.Agents = testAgents(h.projects, codexHome)
 			}
 			r := h.startWith(tune)
-			id := r.waitWorkspace(t, dir)
-			before := r.collect(t, id, 0, has(event.TurnComplete, ""))
-			seen := before[len(before)-1].ID
+			id, seen := r.firstTurn(t, dir)
 			r.stop()
 
 			for i := range lines {

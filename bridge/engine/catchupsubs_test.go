@@ -57,9 +57,7 @@ func TestOldSubagentsOfAResumedSessionStayHistory(t *testing.T) {
 				}
 				h.write(filepath.Join(proj, a+".jsonl"), now(prompt(a, "one")), now(answer(a, "m1", "a1", "end_turn")))
 				r := h.start()
-				id := r.waitWorkspace(t, dir)
-				before := r.collect(t, id, 0, has(event.TurnComplete, ""))
-				seen := before[len(before)-1].ID
+				id, seen := r.firstTurn(t, dir)
 				if !whileUp {
 					r.stop()
 				}

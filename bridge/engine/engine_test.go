@@ -122,6 +122,15 @@ func (r *running) waitWorkspace(t *testing.T, dir string) string {
 
 // collect subscribes after `after` and gathers events until pred is
 // satisfied by the collected list, or fails after a timeout.
+// firstTurn waits for workspace dir and for its first turn_complete, and
+// returns the workspace's id and the last event id by then.
+func (r *running) firstTurn(t *testing.T, dir string) (id string, last int64) {
+	t.Helper()
+	id = r.waitWorkspace(t, dir)
+	evs := r.collect(t, id, 0, has(event.TurnComplete, ""))
+	return id, evs[len(evs)-1].ID
+}
+
 func (r *running) collect(t *testing.T, id string, after int64, pred func([]event.Event) bool) []event.Event {
 	t.Helper()
 	topic, ok := r.eng.Topic(id)
@@ -324,9 +333,7 @@ func TestRestartResumesExactly(t *testing.T) {
 	dir, path := h.session("restart", sid)
 	h.write(path, prompt(sid, "one"), answer(sid, "m1", "a1", "end_turn"))
 	r := h.start()
-	id := r.waitWorkspace(t, dir)
-	before := r.collect(t, id, 0, has(event.TurnComplete, ""))
-	seen := before[len(before)-1].ID
+	id, seen := r.firstTurn(t, dir)
 	r.stop()
 
 	h.write(path, prompt(sid, "two"), answer(sid, "m2", "a2", "end_turn"))

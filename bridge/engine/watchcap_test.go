@@ -19,9 +19,7 @@ func TestStreamsByPollingWhenWatchesRunOut(t *testing.T) {
 	s1 := filepath.Join(proj, "33333333-3333-4333-8333-333333333333.jsonl")
 	h.write(s1, prompt("cap1", "before"), answer("cap1", "m1", "one", "end_turn"))
 	r := h.startWith(func(c *Config) { c.MaxWatches = 1 })
-	id := r.waitWorkspace(t, dir)
-	evs := r.collect(t, id, 0, has(event.TurnComplete, ""))
-	last := evs[len(evs)-1].ID
+	id, last := r.firstTurn(t, dir)
 
 	r.eng.mu.RLock()
 	watched, polled := r.eng.watched[proj], r.eng.polled[proj]
@@ -32,7 +30,7 @@ func TestStreamsByPollingWhenWatchesRunOut(t *testing.T) {
 	for i, text := range []string{"after one", "after two"} {
 		time.Sleep(time.Duration(i) * 300 * time.Millisecond) // let the sweep idle between writes
 		h.write(s1, prompt("cap1", text))
-		evs = r.collect(t, id, last, has(event.User, text))
+		evs := r.collect(t, id, last, has(event.User, text))
 		last = evs[len(evs)-1].ID
 	}
 }
