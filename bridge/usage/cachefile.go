@@ -98,29 +98,26 @@ func (c *Cache) load() {
 }
 
 // snapOf is where e's read stopped (nil: not known).
-func (c *Cache) snapOf(e *entry) *resume {
-	raw := c.part(e, &e.snap)
-	if raw == nil {
-		return nil
-	}
-	r, err := decodeSnap(raw)
-	if err != nil {
-		return nil
-	}
-	return r
-}
+func (c *Cache) snapOf(e *entry) *resume { return decodePart(c, e, &e.snap, decodeSnap) }
 
 // pricingsOf is what made each of e's turns cost (nil: not known).
 func (c *Cache) pricingsOf(e *entry) []pricing {
-	raw := c.part(e, &e.priced)
+	return decodePart(c, e, &e.priced, decodePricing)
+}
+
+// decodePart is e's part p decoded; the zero value (nil) where it is not
+// known or does not decode.
+func decodePart[T any](c *Cache, e *entry, p *part, decode func([]byte) (T, error)) T {
+	var none T
+	raw := c.part(e, p)
 	if raw == nil {
-		return nil
+		return none
 	}
-	ps, err := decodePricing(raw)
+	v, err := decode(raw)
 	if err != nil {
-		return nil
+		return none
 	}
-	return ps
+	return v
 }
 
 // part is the block p of e, read from the cache file when it is there
