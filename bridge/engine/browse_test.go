@@ -88,9 +88,9 @@ func TestBrowseServerFoundByTheSweep(t *testing.T) {
 	for _, watchDirs := range []bool{true, false} {
 		t.Run(fmt.Sprintf("folders watched %v", watchDirs), func(t *testing.T) {
 			h := newHome(t)
-			dir, proj := h.workspace("osaka")
-			cwdOf["b2"] = dir
-			h.write(filepath.Join(proj, "b2222222-2222-4222-8222-222222222222.jsonl"), prompt("b2", "hi"))
+			const sid = "b2222222-2222-4222-8222-222222222222"
+			dir, path := h.session("osaka", sid)
+			h.write(path, prompt(sid, "hi"))
 			finder := &browse.Finder{Log: zerolog.Nop()}
 			defer finder.Close()
 			r := h.startWith(func(c *Config) {
@@ -155,9 +155,9 @@ func startBrowser(t *testing.T, r *running, dir, id string) *browseserver.Server
 // with its state file untouched, the engine's own sweep has it followed.
 func TestUnhealthyBrowseServerFollowedOnceHealthy(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("kyoto")
-	cwdOf["b3"] = dir
-	h.write(filepath.Join(proj, "b3333333-3333-4333-8333-333333333333.jsonl"), prompt("b3", "fill the form"))
+	const sid = "b3333333-3333-4333-8333-333333333333"
+	dir, path := h.session("kyoto", sid)
+	h.write(path, prompt(sid, "fill the form"))
 	logs := &logtest.Buffer{}
 	finder := &browse.Finder{Log: zerolog.New(logs), RetryAfter: 5 * time.Millisecond, Retries: 3}
 	defer finder.Close()
@@ -188,9 +188,9 @@ func TestUnhealthyBrowseServerFollowedOnceHealthy(t *testing.T) {
 // one stream open, the bridge's.
 func TestOneBrowseStreamWhateverTheSubscribers(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("nara")
-	cwdOf["b4"] = dir
-	h.write(filepath.Join(proj, "b4444444-4444-4444-8444-444444444444.jsonl"), prompt("b4", "look it up"))
+	const sid = "b4444444-4444-4444-8444-444444444444"
+	dir, path := h.session("nara", sid)
+	h.write(path, prompt(sid, "look it up"))
 	finder := &browse.Finder{Log: zerolog.Nop()}
 	defer finder.Close()
 	r := h.startWith(func(c *Config) { c.Browse = finder })

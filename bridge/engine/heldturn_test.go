@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -68,10 +67,8 @@ func TestAHooked20TurnWaitsForItsStopHook(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHome(t)
-			dir, proj := h.workspace("held")
-			sid := "cccccccc-7777-4777-8777-0000000000c1"
-			cwdOf[sid] = dir
-			path := filepath.Join(proj, sid+".jsonl")
+			const sid = "cccccccc-7777-4777-8777-0000000000c1"
+			dir, path := h.session("held", sid)
 			h.write(path, prompt(sid, "write the big file"))
 			r := h.startWith(func(c *Config) { c.QuietAfter = time.Hour }) // the test says when a spell is over
 			id := r.waitWorkspace(t, dir)
@@ -131,10 +128,8 @@ func TestAHeldTurnStillEnds(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHome(t)
-			dir, proj := h.workspace("heldend")
-			sid := "cccccccc-8888-4888-8888-0000000000c2"
-			cwdOf[sid] = dir
-			path := filepath.Join(proj, sid+".jsonl")
+			const sid = "cccccccc-8888-4888-8888-0000000000c2"
+			dir, path := h.session("heldend", sid)
 			agent, _ := startProcess(t, "claude")
 			ps := &pidScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}, dir: dir}
 			ps.pid.Store(int64(agent.Process.Pid))

@@ -3,7 +3,6 @@
 package engine
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -34,9 +33,7 @@ func TestAnAgentKilledRightAfterItsLastLineEndsItsTurn(t *testing.T) {
 			const s = "aaaaaaaa-7777-4777-8777-0000000000a1"
 			quiet := 2 * time.Second
 			h := newHome(t)
-			dir, proj := h.workspace("early")
-			cwdOf[s] = dir
-			path := filepath.Join(proj, s+".jsonl")
+			dir, path := h.session("early", s)
 			agent, _ := startProcess(t, "claude")
 			pid := agent.Process.Pid
 			ps := &pidScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}, dir: dir}
