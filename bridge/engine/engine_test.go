@@ -366,10 +366,9 @@ func TestTruncatedTranscriptIsReadAgain(t *testing.T) {
 	dir, path := h.session("trunc", sid)
 	h.write(path, prompt(sid, "before"), answer(sid, "m1", "x", "end_turn"))
 	r := h.start()
-	id := r.waitWorkspace(t, dir)
-	evs := r.collect(t, id, 0, has(event.TurnComplete, ""))
+	id, last := r.firstTurn(t, dir)
 	os.WriteFile(path, []byte(prompt(sid, "rewritten")+"\n"), 0o644)
-	r.collect(t, id, evs[len(evs)-1].ID, has(event.User, "rewritten"))
+	r.collect(t, id, last, has(event.User, "rewritten"))
 }
 
 func TestMalformedLinesAreSkippedAndCounted(t *testing.T) {
