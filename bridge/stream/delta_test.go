@@ -56,9 +56,7 @@ func deltaOffsets(r Resume) []string {
 // events); with deltas the file stays within 2× of the events' own bytes,
 // and a reload hands back the last whole cursor and the deltas after it.
 func TestDeltasKeepTheJournalNearTheEventsBytes(t *testing.T) {
-	dir := t.TempDir()
-	h := NewHub(dir, 2000)
-	tp, _ := h.Topic("w")
+	dir, h, tp := hubTopic(t, 2000)
 	tp.journal.MaxBytes = 64 << 20 // no compaction: every line is measured
 	var events int64
 	const n = 1000
@@ -101,10 +99,8 @@ func TestDeltasKeepTheJournalNearTheEventsBytes(t *testing.T) {
 // would be relative to nothing on disk); a torn delta is dropped with its
 // events; a cursor published whole supersedes the loaded deltas.
 func TestDeltaJournalEdges(t *testing.T) {
-	dir := t.TempDir()
+	dir, h, tp := hubTopic(t, 100)
 	path := filepath.Join(dir, "w.jsonl")
-	h := NewHub(dir, 100)
-	tp, _ := h.Topic("w")
 	for i := 1; i <= 3; i++ {
 		tp.PublishDelta(texts(1, "a"), bigCursor(i), delta(i))
 	}
@@ -160,10 +156,8 @@ func TestDeltaJournalEdges(t *testing.T) {
 // batch made after a failed write still puts that batch's cursor on disk,
 // not a later one.
 func TestLazyCursorIsEncodedOnlyWhenWrittenWhole(t *testing.T) {
-	dir := t.TempDir()
+	dir, h, tp := hubTopic(t, 100)
 	path := filepath.Join(dir, "w.jsonl")
-	h := NewHub(dir, 100)
-	tp, _ := h.Topic("w")
 	made := lazyCursors{}
 	for i := 1; i <= 3; i++ {
 		if _, err := tp.PublishLazy(texts(1, "a"), made.cursor(i), delta(i)); err != nil {
@@ -207,10 +201,8 @@ func TestLazyCursorIsEncodedOnlyWhenWrittenWhole(t *testing.T) {
 // cursor of its own (a side's) leaves the file as it is, and the next
 // batch with a cursor compacts it. A reload resumes at that cursor.
 func TestForgottenCursorWaitsForItsCompaction(t *testing.T) {
-	dir := t.TempDir()
+	dir, h, tp := hubTopic(t, 100)
 	path := filepath.Join(dir, "w.jsonl")
-	h := NewHub(dir, 100)
-	tp, _ := h.Topic("w")
 	made := lazyCursors{}
 	if _, err := tp.PublishLazy(texts(1, "a"), made.cursor(1), delta(1)); err != nil { // whole: the file has none yet
 		t.Fatal(err)

@@ -77,10 +77,8 @@ func increasing(t *testing.T, items []Item) {
 }
 
 func TestFailedAppendIsCutOffAndItsIDsStaySpent(t *testing.T) {
-	dir := t.TempDir()
+	dir, h, tp := hubTopic(t, 100)
 	path := filepath.Join(dir, "w.jsonl")
-	h := NewHub(dir, 100)
-	tp, _ := h.Topic("w")
 	if _, err := tp.Publish(texts(3, "a"), json.RawMessage(`{"off":1}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -163,10 +161,8 @@ func TestFailedAppendIsCutOffAndItsIDsStaySpent(t *testing.T) {
 }
 
 func TestPartialLineThatCannotBeCutIsCutBeforeTheNextAppend(t *testing.T) {
-	dir := t.TempDir()
+	dir, h, tp := hubTopic(t, 100)
 	path := filepath.Join(dir, "w.jsonl")
-	h := NewHub(dir, 100)
-	tp, _ := h.Topic("w")
 	tp.Publish(texts(1, "a"), json.RawMessage(`{"off":1}`))
 
 	d := failingJournal(t, tp)
@@ -198,9 +194,7 @@ func TestPartialLineThatCannotBeCutIsCutBeforeTheNextAppend(t *testing.T) {
 }
 
 func TestCompactionAfterFailedAppendKeepsWatermark(t *testing.T) {
-	dir := t.TempDir()
-	h := NewHub(dir, 3)
-	tp, _ := h.Topic("w")
+	dir, h, tp := hubTopic(t, 3)
 	tp.Publish(texts(2, "a"), nil)
 	d := failingJournal(t, tp)
 	d.full = true

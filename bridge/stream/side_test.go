@@ -15,9 +15,7 @@ import (
 // with its own events and read back after a restart, without touching the
 // main producer's cursor or its deltas; each key keeps its newest value.
 func TestSideCursorSurvivesRestartBesideTheMainCursor(t *testing.T) {
-	dir := t.TempDir()
-	h := NewHub(dir, 100)
-	tp, _ := h.Topic("w")
+	dir, h, tp := hubTopic(t, 100)
 	if _, err := tp.PublishDelta(texts(2, "agent"), json.RawMessage(`{"off":1}`), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -63,10 +61,8 @@ func TestSideCursorSurvivesRestartBesideTheMainCursor(t *testing.T) {
 // rewind together, so the browser's entries of that line are asked for
 // again and numbered once.
 func TestTornLineRewindsTheSideCursorWithItsEvents(t *testing.T) {
-	dir := t.TempDir()
+	dir, h, tp := hubTopic(t, 100)
 	path := filepath.Join(dir, "w.jsonl")
-	h := NewHub(dir, 100)
-	tp, _ := h.Topic("w")
 	tp.PublishSide(browseEvents(1), "browse", json.RawMessage(`{"id":1}`))
 	tp.PublishSide(browseEvents(1), "browse", json.RawMessage(`{"id":2}`))
 	h.Close()
@@ -84,9 +80,7 @@ func TestTornLineRewindsTheSideCursorWithItsEvents(t *testing.T) {
 
 // Compaction rewrites the file from history: every side cursor is kept.
 func TestCompactionKeepsEverySideCursor(t *testing.T) {
-	dir := t.TempDir()
-	h := NewHub(dir, 10)
-	tp, _ := h.Topic("w")
+	dir, h, tp := hubTopic(t, 10)
 	tp.journal.MaxBytes = 4 << 10
 	tp.PublishSide(browseEvents(1), "browse", json.RawMessage(`{"id":1}`))
 	tp.PublishSide(nil, "other", json.RawMessage(`{"n":7}`))
@@ -110,9 +104,7 @@ func TestCompactionKeepsEverySideCursor(t *testing.T) {
 // A side cursor whose line failed to reach the disk is written with the
 // next line that does, whoever's line that is.
 func TestSideCursorOfAFailedAppendGoesWithTheNextLine(t *testing.T) {
-	dir := t.TempDir()
-	h := NewHub(dir, 100)
-	tp, _ := h.Topic("w")
+	dir, h, tp := hubTopic(t, 100)
 	tp.PublishSide(browseEvents(1), "browse", json.RawMessage(`{"id":1}`))
 	d := failingJournal(t, tp)
 	d.full = true

@@ -10,6 +10,19 @@ import (
 	"conductorbridge/bridge/event"
 )
 
+// hubTopic is topic "w" of a new hub keeping history items, its journal
+// in a directory of the test's: the directory, the hub and the topic.
+func hubTopic(t *testing.T, history int) (string, *Hub, *Topic) {
+	t.Helper()
+	dir := t.TempDir()
+	h := NewHub(dir, history)
+	tp, err := h.Topic("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, h, tp
+}
+
 func texts(n int, prefix string) []event.Event {
 	evs := make([]event.Event, n)
 	for i := range evs {
@@ -156,9 +169,7 @@ func TestJournalSurvivesRestartAndTornTail(t *testing.T) {
 }
 
 func TestJournalCompactionKeepsIDsAndCursor(t *testing.T) {
-	dir := t.TempDir()
-	h := NewHub(dir, 10)
-	tp, _ := h.Topic("w")
+	dir, h, tp := hubTopic(t, 10)
 	tp.journal.MaxBytes = 2000
 	for i := 0; i < 100; i++ {
 		tp.Publish(texts(1, "some text to fill the journal"), json.RawMessage(`{"n":`+itoa(i)+`}`))
