@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,41 +64,42 @@ func TestRolloutIsWrittenLive(t *testing.T) {
 }
 
 func sawPrompt(evs []event.Event, text string) bool {
-	for _, e := range evs {
-		if e.Type == event.User && !e.System && e.Content == text {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(evs, func(e event.Event) bool {
+		return e.Type == event.User && !e.System && e.Content == text
+	})
 }
 
 func sawCall(evs []event.Event, cmd string) bool {
-	for _, e := range evs {
-		if e.Type == event.ToolUse && e.Name == ToolShell && e.Input == cmd {
-			return true
-		}
+	return slices.ContainsFunc(evs, func(e event.Event) bool {
+		return e.Type == event.ToolUse && e.Name == ToolShell && e.Input == cmd
+	})
+}
+
+// rolloutSoFar is what the session's rollout holds so far (false: there
+// is none yet).
+func rolloutSoFar(t *testing.T, codexHome string) ([]byte, bool) {
+	t.Helper()
+	files := codextest.Rollouts(t, codexHome)
+	if len(files) == 0 {
+		return nil, false
 	}
-	return false
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, true
 }
 
 // parserOver parses the complete lines of the session's rollout so far.
 func parserOver(t *testing.T, codexHome string) *Parser {
 	t.Helper()
 	p, _ := NewParser(nil)
-	files := codextest.Rollouts(t, codexHome)
-	if len(files) == 0 {
+	data, _ := rolloutSoFar(t, codexHome)
+	i := strings.LastIndexByte(string(data), '\n')
+	if i < 0 {
 		return p
 	}
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if i := strings.LastIndexByte(string(data), '\n'); i >= 0 {
-		data = data[:i]
-	} else {
-		return p
-	}
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range strings.Split(string(data[:i]), "\n") {
 		if _, err := p.Line([]byte(line), nil); err != nil {
 			t.Fatalf("rollout line rejected: %v", err)
 		}
@@ -107,13 +109,9 @@ func parserOver(t *testing.T, codexHome string) *Parser {
 
 func readSoFar(t *testing.T, codexHome string) []event.Event {
 	t.Helper()
-	files := codextest.Rollouts(t, codexHome)
-	if len(files) == 0 {
+	data, ok := rolloutSoFar(t, codexHome)
+	if !ok {
 		return nil
-	}
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
 	}
 	p, _ := NewParser(nil)
 	var evs []event.Event
