@@ -28,7 +28,8 @@ func writeSynthHistory(tb testing.TB, projects string, mb int) int64 {
 	return size
 }
 
-func writeSynthFile(tb testing.TB, path, sid, cwd string, seed uint64, want int64) int64 {
+// createFile creates the file path, and its folder if need be.
+func createFile(tb testing.TB, path string) *os.File {
 	tb.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		tb.Fatal(err)
@@ -37,6 +38,12 @@ func writeSynthFile(tb testing.TB, path, sid, cwd string, seed uint64, want int6
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return f
+}
+
+func writeSynthFile(tb testing.TB, path, sid, cwd string, seed uint64, want int64) int64 {
+	tb.Helper()
+	f := createFile(tb, path)
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	s := synth.New(w, sid, cwd, seed)

@@ -59,14 +59,8 @@ func sameReports(t *testing.T, step string, want, got *History) {
 		t.Logf("%s: no turns", step)
 	}
 	for _, q := range cacheQueries(t, want) {
-		a, err := Summarize(want, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := Summarize(got, q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := summarize(t, want, q)
+		b := summarize(t, got, q)
 		ja, _ := json.Marshal(a)
 		jb, _ := json.Marshal(b)
 		if !bytes.Equal(ja, jb) {

@@ -99,10 +99,7 @@ func TestWhereCcusageDisagrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := Summarize(h, Query{Loc: time.UTC})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := summarize(t, h, Query{Loc: time.UTC})
 			u := rep.Total.Usage
 			if u.InputTokens != tt.bridgeIn || u.OutputTokens != tt.bridgeOut || u.CacheCreationTokens != tt.bridgeCacheWrt ||
 				math.Abs(rep.Total.CostUSD-tt.bridgeUSD) > 1e-9 {

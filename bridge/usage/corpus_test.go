@@ -137,10 +137,7 @@ func TestUsageEqualsStreamedTurns(t *testing.T) {
 	}
 	for _, by := range Views {
 		t.Run(by, func(t *testing.T) {
-			rep, err := Summarize(h, Query{By: by, Loc: time.UTC})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := summarize(t, h, Query{By: by, Loc: time.UTC})
 			var rows Row
 			for _, r := range rep.Rows {
 				rows.merge(r)
@@ -165,10 +162,7 @@ func TestUsageCountsSubagentFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Summarize(h, Query{By: "session", Loc: time.UTC})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := summarize(t, h, Query{By: "session", Loc: time.UTC})
 	// The session files alone (their .events lists) say: 1.0.128 in
 	// 2100+200, 2.0.77 in 1900+200, 2.1.328 in 1900+200. 1.0.128's
 	// subagent is inline and already in them (subagent_in=200); 2.0.77's

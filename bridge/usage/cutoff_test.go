@@ -59,10 +59,7 @@ func TestCutOffTurnsCountAsTheStreamsEndThem(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := Summarize(h, Query{By: "day"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := summarize(t, h, Query{By: "day"})
 			got := rep.Total
 			if got.Turns != want.Turns || got.Usage != want.Usage || math.Abs(got.CostUSD-want.CostUSD) > 1e-9 {
 				t.Errorf("%s cut after line %d: usage %d turns %+v $%.6f; the streams %d turns %+v $%.6f",

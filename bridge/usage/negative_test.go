@@ -36,10 +36,7 @@ func TestNegativeCountsNeverPushTotalsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	q, _ := ParseQuery("day", "", "", "UTC")
-	rep, err := Summarize(h, q)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := summarize(t, h, q)
 	u := rep.Total.Usage
 	if rep.Total.Turns != 2 || u.InputTokens != 1000 || u.OutputTokens != 100 || u.CacheReadTokens != 0 || rep.Total.CostUSD < 0.0015 {
 		t.Errorf("totals: %d turns, %+v, $%v; want 2 turns, 1000 in, 100 out, $0.0015", rep.Total.Turns, u, rep.Total.CostUSD)

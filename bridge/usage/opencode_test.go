@@ -82,10 +82,7 @@ func TestOpenCodeTurnsCount(t *testing.T) {
 		got.Model != run.want.Model || got.Session != run.session || got.Workspace != run.dir || got.Agent != (&opencode.Driver{}).Name() {
 		t.Errorf("turn %+v,\nwant usage %+v cost %v model %s in %s, session %s", got, want.Usage, want.Cost, run.want.Model, run.dir, run.session)
 	}
-	rep, err := Summarize(h, Query{By: "session"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := summarize(t, h, Query{By: "session"})
 	if rep.Total.Turns != 1 || math.Abs(rep.Total.CostUSD-want.Cost) > 1e-12 {
 		t.Errorf("report total %+v, want one turn of $%v", rep.Total, want.Cost)
 	}

@@ -54,14 +54,8 @@ func TestOpenBlocksOfACompactHistory(t *testing.T) {
 	} {
 		for _, by := range []string{"day", "session", "block"} {
 			q := Query{By: by, Loc: time.UTC, Now: at(tt.now)}
-			want, err := Summarize(plain, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := Summarize(compact, q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := summarize(t, plain, q)
+			got := summarize(t, compact, q)
 			jw, _ := json.Marshal(want)
 			jg, _ := json.Marshal(got)
 			if !bytes.Equal(jw, jg) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -34,13 +33,7 @@ func writeRandomHistory(t *testing.T, projects string, sessions, lines int, seed
 
 func writeRandomFile(t *testing.T, path, sid string, sub bool, r *rand.Rand, now time.Time, n int) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := createFile(t, path)
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	var tools []string // tool ids called, some answered later

@@ -61,10 +61,7 @@ func TestDayBuckets(t *testing.T) {
 			if tt.until != "" {
 				q.Until, _ = ParseDate(tt.until, tt.loc)
 			}
-			rep, err := Summarize(&History{Turns: turns}, q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := summarize(t, &History{Turns: turns}, q)
 			var got []row
 			var in int64
 			usd := 0.0
@@ -135,18 +132,12 @@ func TestBlocks(t *testing.T) {
 		{"2026-12-02T12:00:00Z", 2 * 3600, 2}, // claude's first block and codex's, both open
 		{"2026-12-03T04:00:00Z", 0, 0},        // the last one just ended
 	} {
-		rep, err := Summarize(&History{Turns: turns}, Query{Now: at(tt.now), Loc: time.UTC})
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep := summarize(t, &History{Turns: turns}, Query{Now: at(tt.now), Loc: time.UTC})
 		if len(rep.Blocks) != tt.count || (tt.count > 0 && (rep.Blocks[0].LeftSeconds != tt.left || !rep.Blocks[0].Active)) {
 			t.Errorf("at %s: current blocks %+v, want %d with %d s left", tt.now, rep.Blocks, tt.count, tt.left)
 		}
 	}
-	rep, err := Summarize(&History{Turns: turns}, Query{By: "block", Loc: time.UTC, Since: at("2026-12-02T00:00:00Z")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := summarize(t, &History{Turns: turns}, Query{By: "block", Loc: time.UTC, Since: at("2026-12-02T00:00:00Z")})
 	if len(rep.Rows) != 4 || rep.Total.Turns != len(turns) || math.Abs(rep.Total.CostUSD-4.25) > 1e-9 || rep.Total.CostKnown {
 		t.Errorf("block rows %+v total %+v: want 4 rows, %d turns, ≈$4.25", rep.Rows, rep.Total, len(turns))
 	}
@@ -179,10 +170,7 @@ func TestDayPartsByWorkspace(t *testing.T) {
 		in("/b", turn("2026-12-02T09:00:00Z", 8, 8)),
 		in("/b", turn("2026-12-02T10:00:00Z", 16, 16)),
 	}}
-	rep, err := Summarize(h, Query{By: "day", Loc: time.UTC})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := summarize(t, h, Query{By: "day", Loc: time.UTC})
 	want := map[string][]Part{
 		"2026-12-01": {{Workspace: "/a", CostUSD: 5, TotalTokens: 5}, {Workspace: "/b", CostUSD: 2, TotalTokens: 2}},
 		"2026-12-02": {{Workspace: "/a", CostUSD: 32, TotalTokens: 32}, {Workspace: "/b", CostUSD: 24, TotalTokens: 24}},
@@ -195,4 +183,14 @@ func TestDayPartsByWorkspace(t *testing.T) {
 			t.Errorf("%s: parts %+v, want %+v", r.Key, r.Workspaces, want[r.Key])
 		}
 	}
+}
+
+// summarize is Summarize(h, q), which must not fail.
+func summarize(t *testing.T, h *History, q Query) *Report {
+	t.Helper()
+	rep, err := Summarize(h, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
