@@ -155,3 +155,17 @@ func listAs[T any](list []agent.Agent) []T {
 	}
 	return out
 }
+
+// agentFolder reports whether source, a workspace's, names an agent that
+// keeps its records in one folder per directory (agent.PerDirectory): the
+// workspace is a folder the agent once ran in (for Claude Code any folder,
+// the home folder included), not one the bridge writes hooks into
+// unasked.
+func agentFolder(list []agent.Agent, source string) bool {
+	for _, a := range list {
+		if _, ok := a.(agent.PerDirectory); ok && a.Name() == source {
+			return true
+		}
+	}
+	return false
+}

@@ -101,7 +101,7 @@ func TestAgentPIDsFromTheProcessTable(t *testing.T) {
 			{ID: "d", Directory: dirD},
 		}, nil
 	}
-	a := &agentScanner{scan: scan, agents: agents(config{}), procs: proc.List, cwd: proc.Cwd}
+	a := &agentScanner{scan: scan, agents: agentList(), procs: proc.List, cwd: proc.Cwd}
 	ws, err := a.Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestCodexPIDsFromTheProcessTable(t *testing.T) {
 			{ID: "b", Directory: dirB, Sessions: []discover.Session{{ID: idle, Agent: "codex"}, {ID: "claude-tab", Agent: "claude"}}},
 		}, nil
 	}
-	a := &agentScanner{scan: scan, agents: agents(config{}), procs: proc.List, cwd: proc.Cwd}
+	a := &agentScanner{scan: scan, agents: agentList(), procs: proc.List, cwd: proc.Cwd}
 	ws, err := a.Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)

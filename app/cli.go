@@ -100,7 +100,7 @@ func dash(s string) string {
 func scanDirect(ctx context.Context, c config) ([]apiWorkspace, error) {
 	reg := discover.NewRegistry(filepath.Join(c.StateDir, "registered.json"))
 	_ = reg.Load() // a broken registry file only hides registrations here
-	drivers := agents(c)
+	drivers := c.agents
 	s := &discover.Scanner{ConductorDB: c.ConductorDB, ConductorRoot: c.ConductorRoot,
 		Agents: listAs[discover.Agent](drivers), Registry: reg}
 	defer s.Close()

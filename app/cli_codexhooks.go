@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/inject"
@@ -62,7 +61,7 @@ func codexHookSpec(spec hooks.Spec) codex.HookSpec {
 	return codex.HookSpec{
 		Stop:       spec.Command(inject.HookStop),
 		Permission: spec.Command(inject.HookPermissionRequest),
-		Notify:     []string{spec.Binary, "hook", codexagent.NotifyEvent, "--state-dir", spec.StateDir},
+		Notify:     []string{spec.Binary, "hook", codex.NotifyEvent, "--state-dir", spec.StateDir},
 	}
 }
 

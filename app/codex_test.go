@@ -4,11 +4,12 @@ import (
 	"os"
 	"testing"
 
+	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/codex"
 )
 
-// hookedOnce follows config.toml: no file, the bridge's hooks installed,
-// then removed; each answer matches a fresh read of the file.
+// codexagent.HookedOnce follows config.toml: no file, the bridge's hooks
+// installed, then removed; each answer matches a fresh read of the file.
 func TestHookedFollowsCodexConfig(t *testing.T) {
 	home := t.TempDir()
 	var c config
@@ -17,7 +18,7 @@ func TestHookedFollowsCodexConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.CodexHome = home
-	hooked := hookedOnce(home)
+	hooked := codexagent.HookedOnce(home)
 	if hooked() {
 		t.Fatal("hooked with no config.toml")
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"conductorbridge/bridge/agent/opencode"
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/paths"
 )
@@ -23,14 +23,15 @@ const DefaultAddr = "127.0.0.1:34568"
 // bridge listens. Each default derives from $HOME; a flag overrides each.
 type config struct {
 	paths.Roots
-	// OpenCodeDB is OpenCode's database (opencode.DefaultDB).
-	OpenCodeDB string
-	Addr       string
-	LogLevel   string
-	Origins    originList // serve only: extension origins allowed in
+	Addr     string
+	LogLevel string
+	Origins  originList // serve only: extension origins allowed in
 	// NotifyWindow (serve only) is how long after a notification the next
 	// ones fold into one summary (tray.Config.Coalesce).
 	NotifyWindow time.Duration
+	// agents are the agents whose records the bridge reads (agentList),
+	// each set up by its flags (register) and the roots (resolve).
+	agents []agent.Agent
 }
 
 // originList is a repeatable flag of extension origins.
@@ -49,21 +50,28 @@ func (o *originList) Set(v string) error {
 	return nil
 }
 
-// register adds the shared flags to fs; call resolve after fs.Parse.
+// register adds the shared flags to fs, each agent's own among them
+// (agent.Configured); call resolve after fs.Parse.
 func (c *config) register(fs *flag.FlagSet) {
+	if c.agents == nil {
+		c.agents = agentList()
+	}
+	for _, a := range listAs[agent.Configured](c.agents) {
+		a.Flags(fs)
+	}
 	fs.StringVar(&c.Addr, "addr", DefaultAddr, "where serve listens for browsers (loopback only); the other commands reach the bridge by its socket in the state folder, and ask this port only to name a bridge of another folder")
 	fs.StringVar(&c.Home, "home", "", "home directory (default $HOME)")
 	fs.StringVar(&c.ClaudeProjects, "claude-projects", "", "Claude Code transcripts (default ~/.claude/projects or $CLAUDE_CONFIG_DIR/projects)")
 	fs.StringVar(&c.CodexHome, "codex-home", "", "Codex's home: rollouts and config.toml (default $CODEX_HOME or ~/.codex)")
 	fs.StringVar(&c.ConductorDB, "conductor-db", "", "Conductor's database")
-	fs.StringVar(&c.OpenCodeDB, "opencode-db", "", "OpenCode's database (default $XDG_DATA_HOME/opencode/opencode.db or ~/.local/share/opencode/opencode.db)")
 	fs.StringVar(&c.ConductorRoot, "conductor-root", "", "Conductor's folder (default ~/conductor)")
 	fs.StringVar(&c.StateDir, "state-dir", "", "the bridge's own state, where the CLI finds it (default $"+stateDirEnv+", else per --home)")
 	fs.StringVar(&c.LogDir, "log-dir", "", "log directory")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 }
 
-// resolve fills every path left empty from the home directory.
+// resolve fills every path left empty from the home directory, and sets up
+// the agents from the flags and those paths.
 func (c *config) resolve() error {
 	home := c.Home
 	if home == "" {
@@ -93,10 +101,15 @@ func (c *config) resolve() error {
 	set(&c.ClaudeSettings, def.ClaudeSettings)
 	set(&c.CodexHome, def.CodexHome)
 	set(&c.ConductorDB, def.ConductorDB)
-	set(&c.OpenCodeDB, opencode.DefaultDB(home, os.Getenv))
 	set(&c.ConductorRoot, def.ConductorRoot)
 	set(&c.StateDir, def.StateDir)
 	set(&c.LogDir, def.LogDir)
+	if c.agents == nil {
+		c.agents = agentList()
+	}
+	for _, a := range listAs[agent.Configured](c.agents) {
+		a.Resolve(c.Roots, os.Getenv)
+	}
 	return checkLoopback(c.Addr)
 }
 

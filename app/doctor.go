@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"time"
 
-	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/inject"
@@ -171,7 +170,7 @@ func (d *doctorRun) port(ctx context.Context) finding {
 // conductor: the database, and which of its features this version lacks.
 func (d *doctorRun) conductor(ctx context.Context) (f finding) {
 	f = finding{ID: "conductor", Title: "Conductor"}
-	read, err := discover.ReadConductor(ctx, d.c.ConductorDB, d.c.ConductorRoot, listAs[discover.Agent](agents(d.c))...)
+	read, err := discover.ReadConductor(ctx, d.c.ConductorDB, d.c.ConductorRoot, listAs[discover.Agent](d.c.agents)...)
 	ws, missing := read.Workspaces, read.Missing
 	defer func() { d.notLocal(&f, read) }()
 	switch {
@@ -279,7 +278,7 @@ func (d *doctorRun) hooks(list []apiWorkspace) []finding {
 	for _, w := range list {
 		file := settingsFile(w.Directory)
 		on, bin, err := hooks.Status(file)
-		isAdopted := w.Source != claude.Type
+		isAdopted := !agentFolder(d.c.agents, w.Source)
 		if isAdopted {
 			adopted++
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -18,9 +17,7 @@ import (
 	"time"
 
 	"conductorbridge/bridge/agent"
-	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/auth"
-	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/inject"
 	"conductorbridge/bridge/localsock"
 	"conductorbridge/bridge/proc"
@@ -48,7 +45,7 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if len(args) == 0 || fs.Parse(args[1:]) != nil || c.resolve() != nil {
 		return 0
 	}
-	event, drivers := args[0], agents(c)
+	event, drivers := args[0], c.agents
 	notify := inject.Notify(listAs[inject.HookAgent](drivers), event)
 	if !notify && !slices.Contains(inject.Events(nil), event) {
 		return 0
@@ -86,8 +83,8 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	var in []byte
 	var err error
-	if event == codexagent.NotifyEvent {
-		in, err = codexNotifyInput(fs.Args())
+	if r := notifyReaderOf(drivers, event); r != nil {
+		in, err = r.NotifyInput(fs.Args())
 	} else {
 		in, err = io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
 	}
@@ -136,21 +133,24 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return ans.Exit
 }
 
-// codexNotifyInput turns Codex's notify argument (its last argument, a
-// JSON object) into a hook input: the thread is the session. Only a turn's
-// end is relayed.
-func codexNotifyInput(args []string) ([]byte, error) {
-	if len(args) == 0 {
-		return nil, errors.New("codex notify: no argument")
+// notifyReader is an agent whose notify program (inject.Notifier: Codex's
+// notify) is told what happened in its arguments, not on stdin:
+// NotifyInput turns them into the hook's input (inject.HookInput's JSON),
+// or an error for a call not to relay.
+type notifyReader interface {
+	inject.Notifier
+	NotifyInput(args []string) ([]byte, error)
+}
+
+// notifyReaderOf is the agent of drivers whose notify program calls the
+// hook as event, nil if none.
+func notifyReaderOf(drivers []agent.Agent, event string) notifyReader {
+	for _, r := range listAs[notifyReader](drivers) {
+		if r.NotifyHook() == event {
+			return r
+		}
 	}
-	n, err := codex.ParseNotify(args[len(args)-1])
-	if err != nil {
-		return nil, err
-	}
-	if n.Type != codex.NotifyTurnComplete {
-		return nil, fmt.Errorf("codex notify: %s is not a turn's end", n.Type)
-	}
-	return json.Marshal(inject.HookInput{SessionID: n.ThreadID, Cwd: n.Cwd, HookEventName: codexagent.NotifyEvent})
+	return nil
 }
 
 // waitRewake long-polls the bridge for a message to wake the agent with.

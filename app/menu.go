@@ -10,7 +10,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/hooks"
 	"conductorbridge/tray"
@@ -67,14 +66,14 @@ func offerHooks(ctx context.Context, c config, b *bridge, cfg *tray.Config, log 
 		return
 	}
 	var once sync.Once
-	follow := func() { once.Do(func() { go installHooksAsFound(ctx, b.engine, spec, log) }) }
+	follow := func() { once.Do(func() { go installHooksAsFound(ctx, b.engine, c.agents, spec, log) }) }
 	if cfg.Settings.HooksOffer == "accepted" {
 		follow()
 	}
 	cfg.Actions.MissingHooks = func(list []engine.Info) []string {
 		var dirs []string
 		for _, w := range list {
-			if w.Source == claude.Type {
+			if agentFolder(c.agents, w.Source) {
 				continue // every folder claude ever ran in: not ours to change
 			}
 			if on, _, err := hooks.Status(settingsFile(w.Directory)); err == nil && !on {

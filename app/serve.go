@@ -22,10 +22,6 @@ import (
 
 	"conductorbridge/assets"
 	"conductorbridge/bridge/agent"
-	"conductorbridge/bridge/agent/claude"
-	codexagent "conductorbridge/bridge/agent/codex"
-	"conductorbridge/bridge/agent/conductor"
-	"conductorbridge/bridge/agent/opencode"
 	"conductorbridge/bridge/api"
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/browse"
@@ -148,7 +144,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	if *autoHooks {
-		go installHooksAsFound(ctx, b.engine, spec, log)
+		go installHooksAsFound(ctx, b.engine, c.agents, spec, log)
 	}
 
 	limits := serverLimits()
@@ -261,7 +257,7 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		// the file is left as it is for the user to look at.
 		log.Error().Err(err).Msg("registered workspaces unreadable; ignoring them")
 	}
-	drivers := agents(c)
+	drivers := c.agents
 	scanner := &discover.Scanner{
 		ConductorDB:   c.ConductorDB,
 		ConductorRoot: c.ConductorRoot,
@@ -317,16 +313,21 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		}
 	}()
 	go requeueLost(ctx, eng, queue, log)
-	codexes := newCodexDelivery(c, queue, eng, log)
-	go codexes.Run(ctx)
-	opencodes := newOpenCodeDelivery(queue, eng, log)
-	go opencodes.Run(ctx)
+	// Each agent whose idle sessions take a message pushed into them
+	// (agent.Pushing) has its queued messages delivered, and its route
+	// asked before a message is queued.
+	var routes []api.Router
+	for _, a := range listAs[agent.Pushing](drivers) {
+		d := &inject.Delivery{Queue: queue, Engine: eng, Log: log, Pusher: a.NewPusher()}
+		go d.Run(ctx)
+		routes = append(routes, d)
+	}
 	b.api = &api.Server{
 		Engine: eng, Version: version(), Started: time.Now(),
 		Origins: c.origins(), NativeOrigins: nativeOrigins(c.StateDir), Done: ctx,
 		Token: token, HookSecret: hookSecret, Queue: queue,
 		Hooks:     &inject.Hooks{Queue: queue, Engine: eng, Log: log, Seen: seen, Agents: listAs[inject.HookAgent](drivers)},
-		Routes:    []api.Router{codexes, opencodes},
+		Routes:    routes,
 		HooksSeen: seen,
 		Registrar: &registrar.Registrar{Registry: reg, Engine: eng, Worktrees: filepath.Join(c.StateDir, "worktrees")},
 		Pairing:   pairs, Sessions: &auth.Sessions{Token: token}, Links: &auth.Links{},
@@ -503,9 +504,10 @@ func readRunFile(stateDir string) (runInfo, error) {
 
 // installHooksAsFound installs the message hooks into each Conductor or
 // registered workspace the first time the engine lists it (the
-// --auto-hooks setting). Plain Claude Code projects — any folder claude
-// ever ran in, the home folder included — are left to `hooks install`.
-func installHooksAsFound(ctx context.Context, eng *engine.Engine, spec hooks.Spec, log zerolog.Logger) {
+// --auto-hooks setting). An agent's plain project folders (agentFolder:
+// any folder claude ever ran in, the home folder included) are left to
+// `hooks install`.
+func installHooksAsFound(ctx context.Context, eng *engine.Engine, drivers []agent.Agent, spec hooks.Spec, log zerolog.Logger) {
 	changes := eng.Changes()
 	done := map[string]bool{}
 	select {
@@ -515,7 +517,7 @@ func installHooksAsFound(ctx context.Context, eng *engine.Engine, spec hooks.Spe
 	}
 	for {
 		for _, ws := range eng.Workspaces() {
-			if done[ws.Directory] || ws.Source == claude.Type {
+			if done[ws.Directory] || agentFolder(drivers, ws.Source) {
 				continue
 			}
 			done[ws.Directory] = true
@@ -532,20 +534,5 @@ func installHooksAsFound(ctx context.Context, eng *engine.Engine, spec hooks.Spe
 			return
 		case <-changes:
 		}
-	}
-}
-
-// agents are the agents whose records the bridge reads: each one's driver
-// package, one line each, the first the default (an old journal's
-// sessions, a record no other agent owns). Adding an agent is its package
-// and its line here.
-func agents(c config) []agent.Agent {
-	return []agent.Agent{
-		claude.Agent{Projects: c.ClaudeProjects},
-		codexagent.New(c.CodexHome),
-		// Conductor's own record: the source of a tab whose agent has no
-		// reader of its own (a Cursor tab, an unknown agent_type).
-		opencode.NewDriver(c.OpenCodeDB),
-		conductor.Agent{DB: c.ConductorDB, Root: c.ConductorRoot},
 	}
 }

@@ -25,7 +25,7 @@ func TestUnownedFromTheProcessTable(t *testing.T) {
 	dir := mkdirs(t, root, "demo")
 	const session, another = "0f0f0f0f-1111-4222-8333-444444444444", "1f1f1f1f-1111-4222-8333-444444444444"
 	scan := func(context.Context) ([]discover.Workspace, error) { return nil, nil }
-	a := &agentScanner{scan: scan, agents: agents(config{}), procs: proc.List, cwd: proc.Cwd, zombie: proc.Zombie}
+	a := &agentScanner{scan: scan, agents: agentList(), procs: proc.List, cwd: proc.Cwd, zombie: proc.Zombie}
 	unowned := func() bool {
 		t.Helper()
 		if _, err := a.Scan(context.Background()); err != nil {

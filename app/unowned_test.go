@@ -118,7 +118,7 @@ func TestUnownedFromAFakeProcessTable(t *testing.T) {
 // working directories are cwds by pid ("" or missing: unreadable).
 func fakeTableScanner(procs func() ([]proc.Process, error), cwds map[int]string) *agentScanner {
 	scan := func(context.Context) ([]discover.Workspace, error) { return nil, nil }
-	return &agentScanner{scan: scan, agents: agents(config{}), procs: procs, cwd: func(pid int) (string, error) {
+	return &agentScanner{scan: scan, agents: agentList(), procs: procs, cwd: func(pid int) (string, error) {
 		if c := cwds[pid]; c != "" {
 			return c, nil
 		}

@@ -127,7 +127,7 @@ func readUsage(ctx context.Context, c config, q usagerep.Query, cache bool, stde
 
 // usageFormats are the agents whose history usage reads: those of the
 // drivers (agents) that implement its driver.
-func usageFormats(c config) []driver.Format { return listAs[driver.Format](agents(c)) }
+func usageFormats(c config) []driver.Format { return listAs[driver.Format](c.agents) }
 
 // usageHeap is the heap a report is read in before the garbage collector
 // runs, besides room for what the cache holds.

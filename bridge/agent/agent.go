@@ -83,7 +83,7 @@ type StopHooked interface {
 
 // Agent is one agent's driver: everything the engine needs to know of an
 // agent, in the agent's own package (bridge/agent/<name>). The bridge
-// lists its agents in one place (app's serve), explicitly; the engine
+// lists its agents in one place (app's agentList), explicitly; the engine
 // names none of them. What only some agents have (subagent files,
 // hooks, a dated folder of records) is an optional interface below,
 // found by type assertion.

@@ -20,6 +20,12 @@ type Notification struct {
 	LastAssistantMessage string   `json:"last-assistant-message"`
 }
 
+// NotifyEvent is the hook event Codex's notify program calls the bridge
+// as (`conductor-bridge hook codex-notify`, which InstallHooks is given as
+// HookSpec.Notify): it runs after every turn (all releases), the exact
+// turn end 0.47's files do not write.
+const NotifyEvent = "codex-notify"
+
 // NotifyTurnComplete is the notification type that ends a turn.
 const NotifyTurnComplete = "agent-turn-complete"
 

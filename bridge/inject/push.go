@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/proc"
@@ -25,36 +26,11 @@ import (
 // message is confirmed when the record shows it, as for a hook's.
 
 // Pusher is an agent whose idle sessions take a message by running the
-// agent on them. Each such agent's driver implements it; app lists them.
-type Pusher interface {
-	// Name is the agent (sessions.agent_type) whose sessions it serves.
-	Name() string
-	// Label is how a person reads the agent ("Codex").
-	Label() string
-	// Route says whether a message is pushed into a session written by
-	// version now (push), or waits — for the session's Stop hook, or to
-	// be pushed once the session is idle (false and no refusal) — or why
-	// nothing can take it now (refusal). busy says a process of the agent
-	// holds the session or a turn is open. session is the session's id
-	// as the bridge lists it: an id the agent never writes can be refused.
-	Route(session, version string, busy bool) (push bool, refusal string)
-	// Push runs the agent in dir on session with message, and returns
-	// once it started.
-	Push(ctx context.Context, dir, session, message string) (Pushed, error)
-	// Held reports whether a push failed because another process holds
-	// the session (nothing was delivered; the message waits its turn).
-	Held(err error) bool
-	// Via is the Message.Via of a message a push carried.
-	Via() string
-}
+// agent on them (agent.Pusher: each such driver makes one, agent.Pushing).
+type Pusher = agent.Pusher
 
-// Pushed is a running push: its pid, and Wait, which waits for the turn
-// to end. An alias of a plain interface, so a driver returns one without
-// importing this package.
-type Pushed = interface {
-	PID() int
-	Wait() error
-}
+// Pushed is a running push (agent.Pushed).
+type Pushed = agent.Pushed
 
 // PushEngine is what pushing needs from the engine.
 type PushEngine interface {

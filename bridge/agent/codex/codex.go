@@ -64,9 +64,8 @@ func (Agent) NewParser(saved json.RawMessage, prices *price.Table) (agent.Parser
 }
 
 // NotifyEvent is the hook event Codex's notify program calls the bridge
-// as (`conductor-bridge hook codex-notify`): it runs after every turn
-// (all releases), the exact turn end 0.47's files do not write.
-const NotifyEvent = "codex-notify"
+// as (rollout.NotifyEvent).
+const NotifyEvent = rollout.NotifyEvent
 
 // NotifyHook is the hook event of Codex's notify (inject.Notifier).
 func (Agent) NotifyHook() string { return NotifyEvent }

@@ -14,7 +14,8 @@ import (
 
 // Driver is OpenCode's driver: Conductor's "acp" tabs, and OpenCode run in
 // a plain folder, read from the event table of its database
-// (agent.Rows). Make it with NewDriver.
+// (agent.Rows). Make it with NewDriver, or as the bridge does: a zero
+// Driver, its flag declared (Flags) and then Resolve'd.
 type Driver struct {
 	db string
 	mu sync.Mutex
