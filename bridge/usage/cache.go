@@ -198,6 +198,17 @@ func compare(g group, e *entry) change {
 	return res
 }
 
+// sameDatabase reports whether g's first file (a database) is the one
+// e was read from, at least as long: not replaced, not shrunk (a VACUUM
+// renumbers the rows it keeps).
+func sameDatabase(g group, e *entry) bool {
+	if e == nil || e.agent != g.agent || len(e.files) == 0 || e.files[0].path != g.Files[0] {
+		return false
+	}
+	id, st := e.files[0], g.stats[0]
+	return st.dev == id.dev && st.ino == id.ino && st.size >= id.size
+}
+
 // get returns g's entry (nil when there is none) and whether its costs
 // are of the prices of this read.
 func (c *Cache) get(g group) (*entry, bool) {

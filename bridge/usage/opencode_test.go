@@ -90,18 +90,18 @@ func TestOpenCodeTurnsCount(t *testing.T) {
 
 // TestOpenCodeCacheFollowsDatabaseAndWAL: the cache keeps an OpenCode
 // database's turns while the database and its WAL are as they were, and
-// reads it again when a commit grows the WAL, a checkpoint rewrites the
-// database and empties the WAL, or a second session is added; each
-// report equals an uncached one, also from the cache file.
+// reads the rows written since when a commit grows the WAL, a checkpoint
+// rewrites the database and empties the WAL, or a second session is
+// added; each report equals an uncached one, also from the cache file.
 func TestOpenCodeCacheFollowsDatabaseAndWAL(t *testing.T) {
 	run := loadOpenCodeRun(t)
 	w := opencodetest.NewDB(t, filepath.Join(t.TempDir(), "opencode.db"), schema)
 	formats := []driver.Format{opencode.NewDriver(w.Path)}
 	path := filepath.Join(t.TempDir(), CacheFile)
-	src := Source{Formats: formats, Cache: &Cache{Path: path}}
-	step := func(name string, wantReused, wantReread int64, wantTurns int) {
+	src := Source{Formats: formats, Cache: &Cache{Path: path, share: 1}}
+	step := func(name string, wantReused, wantReread, wantResumed int64, wantTurns int) {
 		t.Helper()
-		reused, reread := src.Cache.reused.Load(), src.Cache.reread.Load()
+		reused, reread, resumed := src.Cache.reused.Load(), src.Cache.reread.Load(), src.Cache.resumed.Load()
 		got, err := src.Read(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -117,6 +117,9 @@ func TestOpenCodeCacheFollowsDatabaseAndWAL(t *testing.T) {
 		if d := src.Cache.reread.Load() - reread; d != wantReread {
 			t.Errorf("%s: %d groups read again, want %d", name, d, wantReread)
 		}
+		if d := src.Cache.resumed.Load() - resumed; d != wantResumed {
+			t.Errorf("%s: %d groups read on from their last row, want %d", name, d, wantResumed)
+		}
 		if len(got.Turns) != wantTurns {
 			t.Errorf("%s: %d turns, want %d", name, len(got.Turns), wantTurns)
 		}
@@ -124,16 +127,16 @@ func TestOpenCodeCacheFollowsDatabaseAndWAL(t *testing.T) {
 	// The turn half written (its first response in, the tool running).
 	half := len(run.lines) * 2 / 3
 	w.Commit(t, "", "", run.lines[:half])
-	step("first read", 0, 1, 1)
-	step("nothing changed", 1, 0, 1)
+	step("first read", 0, 1, 0, 1)
+	step("nothing changed", 1, 0, 0, 1)
 	w.Commit(t, "", "", run.lines[half:])
-	step("the turn's end committed to the WAL", 0, 1, 1)
+	step("the turn's end committed to the WAL", 0, 0, 1, 1)
 	w.Checkpoint(t)
-	step("checkpointed: the database rewritten, the WAL emptied", 0, 1, 1)
-	step("nothing changed since", 1, 0, 1)
+	step("checkpointed: the database rewritten, the WAL emptied", 0, 0, 1, 1)
+	step("nothing changed since", 1, 0, 0, 1)
 	w.Commit(t, run.session, "ses_second", run.lines)
 	// Another run, from the cache file alone.
-	src.Cache = &Cache{Path: path}
-	step("a second session, read by the next run", 0, 1, 2)
-	step("nothing changed, the next run", 1, 0, 2)
+	src.Cache = &Cache{Path: path, share: 1}
+	step("a second session, read by the next run", 0, 0, 1, 2)
+	step("nothing changed, the next run", 1, 0, 0, 2)
 }

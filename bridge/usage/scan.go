@@ -251,7 +251,24 @@ type cached struct {
 func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
 	keep := s.Cache != nil
 	e, fresh := s.Cache.get(g)
-	switch compare(g, e) {
+	ch := compare(g, e)
+	if _, ok := g.format.(driver.Rows); ok && ch != unchanged {
+		// A table of rows written once each: the rows written since are
+		// read, from the same database (a replaced one, or one that
+		// shrank, a VACUUM's, is read whole).
+		if fresh && sameDatabase(g, e) {
+			if snap := s.Cache.snapOf(e); snap != nil {
+				c, ne, err := readGroupFrom(g, prices, bufs, &earlier{entry: e, snap: snap, cache: s.Cache}, keep, s.Cache.snapShare())
+				if !errors.Is(err, errNoResume) {
+					s.Cache.resumed.Add(1)
+					s.Cache.store(g, ne, err)
+					return c
+				}
+			}
+		}
+		ch = changed
+	}
+	switch ch {
 	case unchanged:
 		if !fresh {
 			// Of other prices: worked out again from its charges.
@@ -306,14 +323,15 @@ func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *earlier, k
 	case driver.Lines:
 		out, c.err = readLines(f, g, prices, true, bufs, from, keep, collect, func(ls []Limit) { c.limits = ls })
 	case driver.Whole:
-		out, c.err = readWhole(f, g, prices, keep, collect)
+		out, c.err = readWhole(f, g, prices, keep, prev, collect)
 	}
 	c.bytes = out.bytes
 	if errors.Is(c.err, errNoResume) {
 		return c, nil, c.err
 	}
 	fresh := len(c.turns) // read now
-	if c.err == nil && prev != nil {
+	_, lines := g.format.(driver.Lines)
+	if c.err == nil && prev != nil && lines {
 		// The turns complete before are the entry's.
 		was := make([]Turn, prev.entry.n)
 		if err := decodeTurns(prev.entry.turns, was); err != nil {
@@ -335,7 +353,7 @@ func readGroupFrom(g group, prices *price.Table, bufs *buffers, prev *earlier, k
 	if out.lost || len(priced) != fresh {
 		priced = nil
 	}
-	if prev != nil && priced != nil {
+	if prev != nil && priced != nil && lines {
 		if was := prev.cache.pricingsOf(prev.entry); len(was) >= prev.entry.done {
 			priced = slices.Concat(was[:prev.entry.done], priced)
 		} else {

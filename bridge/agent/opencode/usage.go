@@ -1,11 +1,14 @@
 package opencode
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
+	"conductorbridge/bridge/sqliteread"
 	"conductorbridge/bridge/usage/driver"
 )
 
@@ -19,9 +22,10 @@ import (
 // header), so no offset says what is new, and the cache keeps the turns
 // only while both files are as they were (device, inode, size, time and
 // sampled bytes: the WAL's first 32 bytes are its header, whose salts
-// change at every restart). Any commit changes one of them, and the
-// whole table is read again (Whole).
-var _ driver.Whole = (*Driver)(nil)
+// change at every restart). When a commit changed one of them, the rows
+// written since the last read are read (Rows: see ResumeUsage), or the
+// whole table when the earlier rows are not as they were.
+var _ driver.Rows = (*Driver)(nil)
 
 // UsageHome is the database.
 func (a *Driver) UsageHome() string { return a.db }
@@ -34,46 +38,123 @@ func (a *Driver) UsageGroups() ([]driver.Group, error) { return driver.SQLiteGro
 // folder. A subagent's session (OpenCode's task tool) has turns of its
 // own, which its parent's do not include. A turn still open at the end
 // counts as the streams end it, interrupted, with what it spent.
-func (a *Driver) ReadUsage(g driver.Group, prices *price.Table, _ []string) ([]driver.Turn, error) {
+func (a *Driver) ReadUsage(g driver.Group, prices *price.Table, elsewhere []string) ([]driver.Turn, error) {
+	turns, _, err := a.ResumeUsage(g, prices, elsewhere, nil, nil)
+	return turns, err
+}
+
+// usageState is where a read of the event table stopped: the table's
+// mark (its last row), and each session's last seq, turns and parser.
+type usageState struct {
+	Mark     sqliteread.Mark
+	Sessions []driver.Place
+}
+
+// eventKey names an event row: its id (random, never given again).
+const eventKey = "id"
+
+// ResumeUsage is ReadUsage going on from an earlier read (driver.Rows):
+// OpenCode writes each event row once, rowids in order, so the rows after
+// the earlier read's last are the new ones, each session's after its
+// last seq. The earlier rows must be there as they were (sqliteread.Mark:
+// the same count up to the mark, the same row at it, the same schema),
+// else driver.ErrNoResume.
+func (a *Driver) ResumeUsage(g driver.Group, prices *price.Table, _ []string, saved []byte, was []driver.Turn) ([]driver.Turn, []byte, error) {
+	var prev usageState
+	if saved != nil {
+		if err := json.Unmarshal(saved, &prev); err != nil {
+			return nil, nil, driver.ErrNoResume
+		}
+	}
+	sp, err := driver.NewSplice(prev.Sessions, was)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := context.Background()
 	st := NewStore(g.Files[0])
 	defer st.Close()
+	conn, err := st.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	// One read transaction: the mark is of the rows read.
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return nil, nil, st.fail(fmt.Errorf("opencode db %s: %w", st.path, err))
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK") //nolint:errcheck // a read: nothing to undo
+	if saved != nil {
+		if ok, err := prev.Mark.Holds(ctx, conn, "event", eventKey); err != nil || !ok {
+			return nil, nil, cmp.Or(err, driver.ErrNoResume)
+		}
+	}
+	mark, err := sqliteread.MarkOf(ctx, conn, "event", eventKey)
+	if err != nil {
+		return nil, nil, st.fail(fmt.Errorf("opencode db %s: %w", st.path, err))
+	}
 	var (
-		turns []driver.Turn
-		p     *Parser
-		evs   []event.Event
+		p       *Parser
+		old     *driver.Place
+		evs     []event.Event
+		session string
+		last    int64
+		failed  error
 	)
 	end := func() {
-		if p == nil {
+		if p == nil || failed != nil {
 			return
 		}
-		turns = driver.EndTurns(turns, p, evs, Agent, func() (string, string) { return p.Dir(), p.SessionID() })
+		failed = sp.Session(session, "", last, old, p, evs, Agent, func() (string, string) { return p.Dir(), p.SessionID() })
 		evs = evs[:0]
 	}
-	session := ""
-	err := st.EachRow(context.Background(), func(r Row) {
+	err = st.eachRow(ctx, prev.Mark.Rowid, func(r Row) {
 		if p == nil || r.Session != session {
 			end()
 			session = r.Session
-			p, _ = NewParser(nil)
+			old = sp.Upto(session)
+			var state []byte
+			if old != nil {
+				state = old.State
+				if r.Seq <= old.Last {
+					failed = cmp.Or(failed, driver.ErrNoResume) // a row written in its session's past
+				}
+			}
+			var err error
+			if p, err = NewParser(state); err != nil {
+				failed = cmp.Or(failed, driver.ErrNoResume)
+			}
 			p.Price = prices.ModelCost
 		}
+		last = r.Seq
 		evs, _ = p.Line(r.Line(), evs) // a row that is not JSON is skipped, as the streams skip it
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	end()
-	return turns, nil
+	if failed != nil {
+		return nil, nil, failed
+	}
+	turns, places := sp.Done()
+	next, err := json.Marshal(usageState{Mark: mark, Sessions: places})
+	if err != nil {
+		return nil, nil, fmt.Errorf("opencode db %s: save where the read stopped: %w", st.path, err)
+	}
+	return turns, next, nil
 }
 
-// EachRow calls fn with every row of the event table, session by session,
-// each in seq order, in one read transaction.
-func (s *Store) EachRow(ctx context.Context, fn func(Row)) error {
+// eachRow calls fn with every row of the event table after rowid after
+// (0: every row), session by session, each in seq order, within the
+// caller's read transaction.
+func (s *Store) eachRow(ctx context.Context, after int64, fn func(Row)) error {
 	conn, err := s.open(ctx)
 	if err != nil {
 		return err
 	}
-	rs, err := conn.QueryContext(ctx, "SELECT aggregate_id, seq, type, data FROM event ORDER BY aggregate_id, seq")
+	q, args := "SELECT aggregate_id, seq, type, data FROM event ORDER BY aggregate_id, seq", []any(nil)
+	if after > 0 {
+		q, args = "SELECT aggregate_id, seq, type, data FROM event WHERE rowid > ? ORDER BY aggregate_id, seq", []any{after}
+	}
+	rs, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return s.fail(fmt.Errorf("opencode db %s: read events: %w", s.path, err))
 	}

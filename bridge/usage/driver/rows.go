@@ -1,0 +1,140 @@
+package driver
+
+import (
+	"encoding/json"
+	"errors"
+
+	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/price"
+)
+
+// Rows is a Whole whose record is a table of rows each written once, in
+// order (a log of events, of frames): a read goes on from where the last
+// one stopped, reading only the rows written since.
+type Rows interface {
+	Whole
+	// ResumeUsage reads group g's turns on from an earlier read: saved is
+	// the state that read returned (nil: none, every row is read), was
+	// its turns in their order. It returns every turn of g, in the order
+	// ReadUsage gives them, and the state to go on from next time.
+	// ErrNoResume: the table is no longer what saved was taken from (rows
+	// gone or renumbered, another schema, other agents counted
+	// elsewhere); usage reads it again with saved nil.
+	ResumeUsage(g Group, prices *price.Table, elsewhere []string, saved []byte, was []Turn) (turns []Turn, next []byte, err error)
+}
+
+// ErrNoResume is ResumeUsage's: read the group again from nothing.
+var ErrNoResume = errors.New("the saved state does not hold")
+
+// Place is one session's place in a table's rows after a read.
+type Place struct {
+	ID string
+	// Key is what else its turns depend on (its agent, its folder): a
+	// session whose key changed is read again from nothing.
+	Key  string `json:",omitempty"`
+	Last int64  // the last row read: its seq, or its rowid
+	// Final is how many of its turns were complete before its rows' end,
+	// All how many with those its end completed (interrupted): the end's
+	// are made again when more rows come.
+	Final, All         int
+	Workspace, Session string          // where its turns were
+	State              json.RawMessage // its parser's state before the end
+}
+
+// Splice makes a read's turns session by session, in the order a read of
+// every row gives them (by session id), from the turns of an earlier
+// read (was, the sessions' Places) and the sessions read now.
+type Splice struct {
+	was  []Turn
+	old  []Place
+	i    int // the next old session
+	at   int // its first turn in was
+	out  []Turn
+	next []Place
+}
+
+// NewSplice goes on from old and its turns was (both nil: from nothing).
+func NewSplice(old []Place, was []Turn) (*Splice, error) {
+	n := 0
+	for i, p := range old {
+		if p.Final > p.All || (i > 0 && old[i-1].ID >= p.ID) {
+			return nil, ErrNoResume
+		}
+		n += p.All
+	}
+	if n != len(was) {
+		return nil, ErrNoResume
+	}
+	return &Splice{was: was, old: old}, nil
+}
+
+// Upto takes the sessions before id as they were (no row of theirs came
+// since) and returns id's Place before (nil: it is new).
+func (s *Splice) Upto(id string) *Place {
+	for s.i < len(s.old) && s.old[s.i].ID < id {
+		s.keep()
+	}
+	if s.i < len(s.old) && s.old[s.i].ID == id {
+		return &s.old[s.i]
+	}
+	return nil
+}
+
+// Parser is a session's parser as a Splice ends it.
+type Parser interface {
+	Ender
+	Save() (json.RawMessage, error)
+}
+
+// Session ends the read of session id's rows, read from old (Upto's),
+// up to row last: its turns complete before were old's, then the
+// turn_complete events of evs (its new rows'), then those p's end
+// completes, all in the session where() names after the end. A session
+// whose place there is not old's is ErrNoResume: its earlier turns were
+// in another.
+func (s *Splice) Session(id, key string, last int64, old *Place, p Parser, evs []event.Event, agent string, where func() (workspace, session string)) error {
+	state, err := p.Save()
+	if err != nil {
+		return err
+	}
+	kept := 0
+	if old != nil {
+		kept = old.Final
+		s.out = append(s.out, s.was[s.at:s.at+kept]...)
+		s.at += old.All
+		s.i++
+	}
+	final := kept
+	for _, e := range evs {
+		if e.Type == event.TurnComplete {
+			final++
+		}
+	}
+	n := len(s.out)
+	s.out = EndTurns(s.out, p, evs, agent, where)
+	ws, session := where()
+	if old != nil && (ws != old.Workspace || session != old.Session) {
+		return ErrNoResume
+	}
+	s.next = append(s.next, Place{ID: id, Key: key, Last: last, Final: final, All: kept + len(s.out) - n,
+		Workspace: ws, Session: session, State: state})
+	return nil
+}
+
+// keep takes the next old session as it was.
+func (s *Splice) keep() {
+	p := s.old[s.i]
+	s.out = append(s.out, s.was[s.at:s.at+p.All]...)
+	s.next = append(s.next, p)
+	s.at += p.All
+	s.i++
+}
+
+// Done takes the sessions left as they were and returns every turn and
+// every session's place.
+func (s *Splice) Done() ([]Turn, []Place) {
+	for s.i < len(s.old) {
+		s.keep()
+	}
+	return s.out, s.next
+}
