@@ -30,7 +30,7 @@ type openCodeRun struct {
 	}
 }
 
-func loadOpenCodeRun(t *testing.T) openCodeRun {
+func loadOpenCodeRun(t testing.TB) openCodeRun {
 	t.Helper()
 	var r openCodeRun
 	data, err := os.ReadFile(filepath.Join("..", "agent", "opencode", "testdata", "run.jsonl"))
