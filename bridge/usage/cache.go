@@ -49,6 +49,13 @@ type Cache struct {
 	appended, rewritten               int   // the file's writes of each kind
 }
 
+// Reads says what the reads through c did with the groups so far: how
+// many were taken as they were, read on from where they stopped, read
+// again from their start.
+func (c *Cache) Reads() (reused, resumed, reread int64) {
+	return c.reused.Load(), c.resumed.Load(), c.reread.Load()
+}
+
 func (c *Cache) snapShare() int64 {
 	if c == nil || c.share == 0 {
 		return snapShare

@@ -247,26 +247,18 @@ type cached struct {
 
 // readGroup reads one unit of work: from the cache when its files are as
 // they were (its turns still encoded: Read decodes them into the
-// history), on from the cache's marks when they only grew, else whole.
+// history), on from the cache's marks when they only grew (a database's
+// table, from its last row read), else whole.
 func (s Source) readGroup(g group, prices *price.Table, bufs *buffers) cached {
 	keep := s.Cache != nil
 	e, fresh := s.Cache.get(g)
 	ch := compare(g, e)
-	if _, ok := g.format.(driver.Rows); ok && ch != unchanged {
-		// A table of rows written once each: the rows written since are
-		// read, from the same database (a replaced one, or one that
-		// shrank, a VACUUM's, is read whole).
-		if fresh && sameDatabase(g, e) {
-			if snap := s.Cache.snapOf(e); snap != nil {
-				c, ne, err := readGroupFrom(g, prices, bufs, &earlier{entry: e, snap: snap, cache: s.Cache}, keep, s.Cache.snapShare())
-				if !errors.Is(err, errNoResume) {
-					s.Cache.resumed.Add(1)
-					s.Cache.store(g, ne, err)
-					return c
-				}
-			}
-		}
-		ch = changed
+	if _, rows := g.format.(driver.Rows); rows && ch == changed && sameDatabase(g, e) {
+		// A table of rows written once each, in a database written in
+		// place: the rows written since are read, as a file's new lines
+		// are (a replaced database, or one that shrank, a VACUUM's, is
+		// read whole).
+		ch = grown
 	}
 	switch ch {
 	case unchanged:

@@ -1,8 +1,10 @@
 package conductor
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
+	"conductorbridge/bridge/sqliteread"
 	"conductorbridge/bridge/usage/driver"
 )
 
@@ -18,8 +21,9 @@ import (
 // from its rows of session_messages through the streams' parser: each
 // result frame ends a turn with the cost and tokens Conductor recorded.
 // The database is one group, its files the database and its WAL, cached
-// as OpenCode's is (read whole when either changed).
-var _ driver.Whole = Agent{}
+// as OpenCode's is (the rows written since read when either changed, the
+// whole table when the earlier rows are not as they were).
+var _ driver.Rows = Agent{}
 
 // UsageHome is the database, and Conductor's folder its workspaces'
 // folders are found under.
@@ -38,7 +42,37 @@ func (a Agent) UsageGroups() ([]driver.Group, error) {
 // hidden and archived tabs included: what they spent was spent. A tab's
 // turns are in its workspace's folder ("" when Conductor's database has
 // no folder on disk for it).
-func (a Agent) ReadUsage(g driver.Group, _ *price.Table, elsewhere []string) ([]driver.Turn, error) {
+func (a Agent) ReadUsage(g driver.Group, prices *price.Table, elsewhere []string) ([]driver.Turn, error) {
+	turns, _, err := a.ResumeUsage(g, prices, elsewhere, nil, nil)
+	return turns, err
+}
+
+// usageState is where a read of session_messages stopped: the table's
+// mark, the agents counted elsewhere then, and each tab's last rowid,
+// turns and parser.
+type usageState struct {
+	Mark      sqliteread.Mark
+	Elsewhere []string
+	Tabs      []driver.Place
+}
+
+// ResumeUsage is ReadUsage going on from an earlier read (driver.Rows):
+// Conductor writes each session_messages row once, rowids in order, so
+// the rows after the earlier read's last are the new ones. The earlier
+// rows must be there as they were (sqliteread.Mark), the same agents
+// counted elsewhere, and each tab read before of the same agent and in
+// the same folder, else driver.ErrNoResume.
+func (a Agent) ResumeUsage(g driver.Group, _ *price.Table, elsewhere []string, saved []byte, was []driver.Turn) ([]driver.Turn, []byte, error) {
+	var prev usageState
+	if saved != nil {
+		if err := json.Unmarshal(saved, &prev); err != nil || !slices.Equal(prev.Elsewhere, elsewhere) {
+			return nil, nil, driver.ErrNoResume
+		}
+	}
+	sp, err := driver.NewSplice(prev.Tabs, was)
+	if err != nil {
+		return nil, nil, err
+	}
 	ctx := context.Background()
 	path := g.Files[0]
 	dirs := map[string]string{}
@@ -50,38 +84,89 @@ func (a Agent) ReadUsage(g driver.Group, _ *price.Table, elsewhere []string) ([]
 	d := dbAt(path)
 	defer d.close()
 	if err := d.open(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	// One read transaction: the mark is of the rows read.
+	if _, err := d.conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return nil, nil, fmt.Errorf("read conductor db %s: %w", path, err)
+	}
+	defer d.conn.ExecContext(ctx, "ROLLBACK") //nolint:errcheck // a read: nothing to undo
+	key := "ifnull(quote(" + d.idCol() + "), '') || ':' || ifnull(session_id, '') || ':' || ifnull(length(content), '')"
+	if saved != nil {
+		if ok, err := prev.Mark.Holds(ctx, d.conn, "session_messages", key); err != nil || !ok {
+			return nil, nil, cmp.Or(err, driver.ErrNoResume)
+		}
+	}
+	mark, err := sqliteread.MarkOf(ctx, d.conn, "session_messages", key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read conductor db %s: %w", path, err)
 	}
 	tabs, err := d.tabs(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var turns []driver.Turn
+	counted := map[string]string{} // the tabs counted here, by id: their key
+	for _, t := range tabs {
+		if t.agent != "" && !slices.ContainsFunc(elsewhere, func(s string) bool { return strings.EqualFold(s, t.agent) }) {
+			counted[t.id] = strings.ToLower(t.agent) + "\x00" + dirs[t.workspace]
+		}
+	}
+	for _, p := range prev.Tabs {
+		if k, ok := counted[p.ID]; !ok || k != p.Key {
+			return nil, nil, driver.ErrNoResume // another agent, another folder, or gone
+		}
+	}
 	var evs []event.Event
 	var rows []Row
 	var line []byte
 	for _, t := range tabs {
-		if t.agent == "" || slices.ContainsFunc(elsewhere, func(s string) bool { return strings.EqualFold(s, t.agent) }) {
+		k, ok := counted[t.id]
+		if !ok {
 			continue
 		}
-		p, _ := NewParser(nil)
-		for after := int64(0); ; {
+		old := sp.Upto(t.id)
+		var state []byte
+		after := int64(0) // a tab new since: every row of it
+		if old != nil {
+			state, after = old.State, prev.Mark.Rowid
+		}
+		p, err := NewParser(state)
+		if err != nil {
+			return nil, nil, driver.ErrNoResume
+		}
+		last, n := int64(0), 0
+		if old != nil {
+			last = old.Last
+		}
+		for {
 			if rows, err = d.rows(ctx, "session_id = ? AND rowid > ?", 512, rows[:0], t.id, after); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for i := range rows {
 				line = rows[i].AppendLine(line[:0])
 				evs, _ = p.Line(line, evs) // a row that is not JSON is skipped, as the streams skip it
-				after = rows[i].RowID
+				after, last = rows[i].RowID, rows[i].RowID
+				n++
 			}
 			if len(rows) < 512 {
 				break
 			}
 		}
-		turns = driver.EndTurns(turns, p, evs, strings.ToLower(t.agent), func() (string, string) { return dirs[t.workspace], t.id })
+		if old != nil && n == 0 {
+			continue // as it was: Done or the next tab's Upto takes it
+		}
+		agent := strings.ToLower(t.agent)
+		if err := sp.Session(t.id, k, last, old, p, evs, agent, func() (string, string) { return dirs[t.workspace], t.id }); err != nil {
+			return nil, nil, err
+		}
 		evs = evs[:0]
 	}
-	return turns, nil
+	turns, places := sp.Done()
+	next, err := json.Marshal(usageState{Mark: mark, Elsewhere: elsewhere, Tabs: places})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read conductor db %s: save where the read stopped: %w", path, err)
+	}
+	return turns, next, nil
 }
 
 // tab is one row of sessions: a chat tab.
