@@ -26,7 +26,10 @@ const CacheFile = "usage.cache"
 // 7: the agents' formats are drivers (bridge/usage/driver): one list of
 // charges per turn whatever its agent, one string for the homes read,
 // each reader's own state where a read stopped.
-const cacheVersion = 7
+// 8: a database's entry (driver.Rows) keeps where its read stopped, its
+// table's mark and each session's place; a reader of 7 would take it for
+// a file's and add the rows read since to its turns again.
+const cacheVersion = 8
 
 // priceKey identifies a price table: costs in the cache are of it.
 func priceKey(t *price.Table) uint64 {
