@@ -37,8 +37,9 @@ const (
 
 // NotLocal is a workspaces row that is not a local workspace to follow:
 // doctor counts and names them, by the name a person sees (DisplayName)
-// and the codename (Name).
-type NotLocal struct{ ID, Name, DisplayName, Why string }
+// and the codename (Name). Directory is, for one whose folder is gone,
+// where Conductor placed it (what its agents' records name).
+type NotLocal struct{ ID, Name, DisplayName, Why, Directory string }
 
 // ConductorRead is what one read of Conductor's database found.
 type ConductorRead struct {
@@ -317,7 +318,7 @@ func placeWorkspaces(rows []workspaceRow, conductorRoot string) ([]Workspace, []
 		// derived_status is the sidebar's workflow group, never the
 		// agent's status: it is exposed as Workflow only.
 		if !w.Archived && !isDir(w.Directory) {
-			nl = append(nl, NotLocal{ID: w.ID, Name: w.Name, DisplayName: w.DisplayName, Why: NotLocalNoDirectory})
+			nl = append(nl, NotLocal{ID: w.ID, Name: w.Name, DisplayName: w.DisplayName, Why: NotLocalNoDirectory, Directory: w.Directory})
 			continue
 		}
 		if w.Archived {

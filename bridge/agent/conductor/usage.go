@@ -40,8 +40,9 @@ func (a Agent) UsageGroups() ([]driver.Group, error) {
 // ReadUsage reads the rows of every tab whose agent_type is none of
 // elsewhere (an empty one is Claude's, the only agent of older builds),
 // hidden and archived tabs included: what they spent was spent. A tab's
-// turns are in its workspace's folder ("" when Conductor's database has
-// no folder on disk for it).
+// turns are in its workspace's folder, where Conductor placed it even
+// when the folder is gone ("" for a cloud workspace, or one the database
+// cannot place).
 func (a Agent) ReadUsage(g driver.Group, prices *price.Table, elsewhere []string) ([]driver.Turn, error) {
 	turns, _, err := a.ResumeUsage(g, prices, elsewhere, nil, nil)
 	return turns, err
@@ -76,9 +77,14 @@ func (a Agent) ResumeUsage(g driver.Group, _ *price.Table, elsewhere []string, s
 	ctx := context.Background()
 	path := g.Files[0]
 	dirs := map[string]string{}
-	if ws, _, err := discover.ReadConductorDB(ctx, path, a.Root); err == nil {
-		for _, w := range ws {
+	if r, err := discover.ReadConductor(ctx, path, a.Root); err == nil {
+		for _, w := range r.Workspaces {
 			dirs[w.ID] = w.Directory
+		}
+		for _, w := range r.NotLocal {
+			if w.Why == discover.NotLocalNoDirectory {
+				dirs[w.ID] = w.Directory // gone: its turns are still in its folder, named as before
+			}
 		}
 	}
 	d := dbAt(path)
