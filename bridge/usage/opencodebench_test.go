@@ -90,6 +90,9 @@ func BenchmarkOpenCodeWarmRead(b *testing.B) {
 			if mode == "rows" && src.Cache.resumed.Load() == 0 {
 				b.Fatal("no read went on from the last row")
 			}
+			for _, e := range src.Cache.m {
+				b.ReportMetric(float64(max(len(e.snap.raw), int(e.snap.at.n))), "state-B")
+			}
 		})
 	}
 }

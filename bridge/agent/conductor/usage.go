@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -48,13 +47,12 @@ func (a Agent) ReadUsage(g driver.Group, prices *price.Table, elsewhere []string
 	return turns, err
 }
 
-// usageState is where a read of session_messages stopped: the table's
-// mark, the agents counted elsewhere then, and each tab's last rowid,
-// turns and parser.
-type usageState struct {
+// usageMark is where a read of session_messages stopped, and the agents
+// counted elsewhere then (with each tab's last rowid, turns and parser:
+// driver.SaveTable).
+type usageMark struct {
 	Mark      sqliteread.Mark
 	Elsewhere []string
-	Tabs      []driver.Place
 }
 
 // ResumeUsage is ReadUsage going on from an earlier read (driver.Rows):
@@ -64,13 +62,15 @@ type usageState struct {
 // counted elsewhere, and each tab read before of the same agent and in
 // the same folder, else driver.ErrNoResume.
 func (a Agent) ResumeUsage(g driver.Group, _ *price.Table, elsewhere []string, saved []byte, was []driver.Turn) ([]driver.Turn, []byte, error) {
-	var prev usageState
+	var prev usageMark
+	var places []driver.Place
 	if saved != nil {
-		if err := json.Unmarshal(saved, &prev); err != nil || !slices.Equal(prev.Elsewhere, elsewhere) {
+		var err error
+		if places, err = driver.LoadTable(saved, &prev); err != nil || !slices.Equal(prev.Elsewhere, elsewhere) {
 			return nil, nil, driver.ErrNoResume
 		}
 	}
-	sp, err := driver.NewSplice(prev.Tabs, was)
+	sp, err := driver.NewSplice(places, was)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,7 +117,7 @@ func (a Agent) ResumeUsage(g driver.Group, _ *price.Table, elsewhere []string, s
 			counted[t.id] = strings.ToLower(t.agent) + "\x00" + dirs[t.workspace]
 		}
 	}
-	for _, p := range prev.Tabs {
+	for _, p := range places {
 		if k, ok := counted[p.ID]; !ok || k != p.Key {
 			return nil, nil, driver.ErrNoResume // another agent, another folder, or gone
 		}
@@ -167,12 +167,9 @@ func (a Agent) ResumeUsage(g driver.Group, _ *price.Table, elsewhere []string, s
 		}
 		evs = evs[:0]
 	}
-	turns, places := sp.Done()
-	next, err := json.Marshal(usageState{Mark: mark, Elsewhere: elsewhere, Tabs: places})
-	if err != nil {
-		return nil, nil, fmt.Errorf("read conductor db %s: save where the read stopped: %w", path, err)
-	}
-	return turns, next, nil
+	turns, next := sp.Done()
+	state, err := driver.SaveTable(usageMark{Mark: mark, Elsewhere: elsewhere}, next)
+	return turns, state, err
 }
 
 // tab is one row of sessions: a chat tab.

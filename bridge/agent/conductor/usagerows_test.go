@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/usage"
@@ -84,8 +85,9 @@ func TestUsageCacheOfRowsEqualsUncached(t *testing.T) {
 				if whole && nowResumed > wasResumed {
 					t.Errorf("step %d, %s: read on from the rows before, not again", step, what)
 				}
+				now := time.Now() // one moment for both: a current block says the time left
 				for _, by := range []string{"day", "session", "model", "workspace"} {
-					a, b := reportOf(t, want, by), reportOf(t, got, by)
+					a, b := reportOf(t, want, by, now), reportOf(t, got, by, now)
 					if !bytes.Equal(a, b) {
 						t.Fatalf("step %d, %s, by %s:\nuncached %s\ncached   %s", step, what, by, a, b)
 					}
@@ -105,9 +107,9 @@ func (claudeLike) Name() string                         { return "claude" }
 func (claudeLike) UsageHome() string                    { return "" }
 func (claudeLike) UsageGroups() ([]driver.Group, error) { return nil, nil }
 
-func reportOf(t *testing.T, h *usage.History, by string) []byte {
+func reportOf(t *testing.T, h *usage.History, by string, now time.Time) []byte {
 	t.Helper()
-	rep, err := usage.Summarize(h, usage.Query{By: by})
+	rep, err := usage.Summarize(h, usage.Query{By: by, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,10 @@ package opencode
 import (
 	"cmp"
 	"context"
-	"encoding/json"
+	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
@@ -43,12 +45,9 @@ func (a *Driver) ReadUsage(g driver.Group, prices *price.Table, elsewhere []stri
 	return turns, err
 }
 
-// usageState is where a read of the event table stopped: the table's
-// mark (its last row), and each session's last seq, turns and parser.
-type usageState struct {
-	Mark     sqliteread.Mark
-	Sessions []driver.Place
-}
+// usageMark is where a read of the event table stopped (with each
+// session's last seq, turns and parser: driver.SaveTable).
+type usageMark struct{ Mark sqliteread.Mark }
 
 // eventKey names an event row: its id (random, never given again).
 const eventKey = "id"
@@ -60,13 +59,15 @@ const eventKey = "id"
 // the same count up to the mark, the same row at it, the same schema),
 // else driver.ErrNoResume.
 func (a *Driver) ResumeUsage(g driver.Group, prices *price.Table, _ []string, saved []byte, was []driver.Turn) ([]driver.Turn, []byte, error) {
-	var prev usageState
+	var prev usageMark
+	var places []driver.Place
 	if saved != nil {
-		if err := json.Unmarshal(saved, &prev); err != nil {
-			return nil, nil, driver.ErrNoResume
+		var err error
+		if places, err = driver.LoadTable(saved, &prev); err != nil {
+			return nil, nil, err
 		}
 	}
-	sp, err := driver.NewSplice(prev.Sessions, was)
+	sp, err := driver.NewSplice(places, was)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -135,11 +136,8 @@ func (a *Driver) ResumeUsage(g driver.Group, prices *price.Table, _ []string, sa
 		return nil, nil, failed
 	}
 	turns, places := sp.Done()
-	next, err := json.Marshal(usageState{Mark: mark, Sessions: places})
-	if err != nil {
-		return nil, nil, fmt.Errorf("opencode db %s: save where the read stopped: %w", st.path, err)
-	}
-	return turns, next, nil
+	next, err := driver.SaveTable(usageMark{Mark: mark}, places)
+	return turns, next, err
 }
 
 // eachRow calls fn with every row of the event table after rowid after
@@ -150,11 +148,27 @@ func (s *Store) eachRow(ctx context.Context, after int64, fn func(Row)) error {
 	if err != nil {
 		return err
 	}
-	q, args := "SELECT aggregate_id, seq, type, data FROM event ORDER BY aggregate_id, seq", []any(nil)
-	if after > 0 {
-		q, args = "SELECT aggregate_id, seq, type, data FROM event WHERE rowid > ? ORDER BY aggregate_id, seq", []any{after}
+	if after <= 0 {
+		return s.scanRows(ctx, conn, "SELECT aggregate_id, seq, type, data FROM event ORDER BY aggregate_id, seq", fn)
 	}
-	rs, err := conn.QueryContext(ctx, q, args...)
+	// The rows after a mark by rowid (the table's own order: a few pages
+	// at its end), put in session order here: asked in that order, SQLite
+	// walks the whole (aggregate_id, seq) index to find them.
+	var rows []Row
+	err = s.scanRows(ctx, conn, "SELECT aggregate_id, seq, type, data FROM event WHERE rowid > ? ORDER BY rowid", func(r Row) { rows = append(rows, r) }, after)
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(rows, func(a, b Row) int { return cmp.Or(strings.Compare(a.Session, b.Session), cmp.Compare(a.Seq, b.Seq)) })
+	for _, r := range rows {
+		fn(r)
+	}
+	return nil
+}
+
+// scanRows calls fn with each row query selects.
+func (s *Store) scanRows(ctx context.Context, conn *sql.Conn, query string, fn func(Row), args ...any) error {
+	rs, err := conn.QueryContext(ctx, query, args...)
 	if err != nil {
 		return s.fail(fmt.Errorf("opencode db %s: read events: %w", s.path, err))
 	}

@@ -1,8 +1,10 @@
 package driver
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
@@ -31,8 +33,8 @@ type Place struct {
 	ID string
 	// Key is what else its turns depend on (its agent, its folder): a
 	// session whose key changed is read again from nothing.
-	Key  string `json:",omitempty"`
-	Last int64  // the last row read: its seq, or its rowid
+	Key  string
+	Last int64 // the last row read: its seq, or its rowid
 	// Final is how many of its turns were complete before its rows' end,
 	// All how many with those its end completed (interrupted): the end's
 	// are made again when more rows come.
@@ -137,4 +139,93 @@ func (s *Splice) Done() ([]Turn, []Place) {
 		s.keep()
 	}
 	return s.out, s.next
+}
+
+// SaveTable is a Rows driver's state: head, its own (JSON), then the
+// sessions' places in a compact form (a state holds one per session:
+// read at every warm read, written at every one that read rows).
+func SaveTable(head any, places []Place) ([]byte, error) {
+	h, err := json.Marshal(head)
+	if err != nil {
+		return nil, fmt.Errorf("save where the read stopped: %w", err)
+	}
+	b := appendBytes(nil, h)
+	b = binary.AppendUvarint(b, uint64(len(places)))
+	for _, p := range places {
+		for _, s := range []string{p.ID, p.Key, p.Workspace, p.Session} {
+			b = appendBytes(b, []byte(s))
+		}
+		b = binary.AppendVarint(b, p.Last)
+		b = binary.AppendUvarint(b, uint64(p.Final))
+		b = binary.AppendUvarint(b, uint64(p.All))
+		b = appendBytes(b, p.State)
+	}
+	return b, nil
+}
+
+// LoadTable reads what SaveTable saved into head and returns the places
+// (their states share b). Anything amiss is ErrNoResume.
+func LoadTable(b []byte, head any) ([]Place, error) {
+	r := reader{b: b}
+	if err := json.Unmarshal(r.bytes(), head); err != nil || r.bad {
+		return nil, ErrNoResume
+	}
+	n := r.uvarint()
+	if r.bad || n > uint64(len(b)) {
+		return nil, ErrNoResume
+	}
+	places := make([]Place, n)
+	for i := range places {
+		p := &places[i]
+		p.ID, p.Key, p.Workspace, p.Session = string(r.bytes()), string(r.bytes()), string(r.bytes()), string(r.bytes())
+		p.Last = r.varint()
+		p.Final, p.All = int(r.uvarint()), int(r.uvarint())
+		p.State = r.bytes()
+	}
+	if r.bad || len(r.b) > 0 {
+		return nil, ErrNoResume
+	}
+	return places, nil
+}
+
+func appendBytes(b, s []byte) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// reader reads SaveTable's fields; bad is set at the first that is not
+// whole.
+type reader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.bad, r.b = true, nil
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// varint reads what binary.AppendVarint wrote: zigzag, as an uvarint.
+func (r *reader) varint() int64 {
+	u := r.uvarint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
+	}
+	return v
+}
+
+func (r *reader) bytes() []byte {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.bad, r.b = true, nil
+		return nil
+	}
+	s := r.b[:n:n]
+	r.b = r.b[n:]
+	return s
 }
