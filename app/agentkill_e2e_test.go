@@ -38,11 +38,7 @@ const stoppedTurnBudget = 90 * time.Second
 func TestRealClaudeKilledRightAfterItsToolCall(t *testing.T) {
 	e := newAgentEnv(t)
 	g := agenttest.NewGate(t.TempDir())
-	fm := fakemodel.NewTest(t,
-		fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Running it."), fakemodel.Bash(g.Command())},
-			Usage: fakemodel.Usage{InputTokens: 1234, OutputTokens: 56}},
-		fakemodel.Reply(fakemodel.Text("never asked")),
-	)
+	fm := fakemodel.NewTest(t, gatedToolTurn(g), fakemodel.Reply(fakemodel.Text("never asked")))
 	e.start(0)
 	ctx, s := e.session(fm, claudetest.Options{})
 	s.Send("run the gated command")
@@ -66,6 +62,13 @@ func TestRealClaudeKilledRightAfterItsToolCall(t *testing.T) {
 		return w.ID == ws.ID && w.Status == event.StateIdle && len(w.Sessions) == 1 && w.Sessions[0].Status == event.StateIdle
 	})
 	usageAgrees(t, e.home, session, tc)
+}
+
+// gatedToolTurn is a model turn that runs g's command, a tool call that
+// holds until the gate opens, and spends 1234 tokens in and 56 out.
+func gatedToolTurn(g *agenttest.Gate) fakemodel.Turn {
+	return fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Running it."), fakemodel.Bash(g.Command())},
+		Usage: fakemodel.Usage{InputTokens: 1234, OutputTokens: 56}}
 }
 
 // stoppedTurnEnds waits on c until session is idle again and returns its
@@ -163,11 +166,7 @@ func TestRealCodexKilledMidTool(t *testing.T) {
 func TestRealClaudeEscStopsTheTurn(t *testing.T) {
 	e := newAgentEnv(t)
 	g := agenttest.NewGate(t.TempDir())
-	fm := fakemodel.NewTest(t,
-		fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Running it."), fakemodel.Bash(g.Command())},
-			Usage: fakemodel.Usage{InputTokens: 1234, OutputTokens: 56}},
-		fakemodel.Reply(fakemodel.Text("never asked")),
-	)
+	fm := fakemodel.NewTest(t, gatedToolTurn(g), fakemodel.Reply(fakemodel.Text("never asked")))
 	e.start(0)
 	ctx, term := e.terminal(fm)
 	if err := term.Type(ctx, "run the gated command"); err != nil {

@@ -28,44 +28,18 @@ import (
 // no second turn_complete. Failed before: the bridge had never seen the
 // agent alive, so the turn stayed working for 30 minutes.
 func TestRealClaudeKilledWhileTheBridgeWasDown(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		seen bool // the bridge streamed the turn's tool call before it went down
-	}{
-		{"a turn begun while down", false},
-		{"a turn open in the journal", true},
-	} {
+	for _, tt := range killedWhileDownCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newAgentEnv(t)
 			g := agenttest.NewGate(t.TempDir())
 			t.Cleanup(func() { g.Open() }) // the killed agent's tool runs on
 			fm := fakemodel.NewTest(t,
 				fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("First answer.")}, Usage: fakemodel.Usage{InputTokens: 111, OutputTokens: 11}},
-				fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("Running it."), fakemodel.Bash(g.Command())},
-					Usage: fakemodel.Usage{InputTokens: 1234, OutputTokens: 56}},
+				gatedToolTurn(g),
 				fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("After the restarts.")}, Usage: fakemodel.Usage{InputTokens: 222, OutputTokens: 22}},
 			)
-			run := func(prompt string) string {
-				t.Helper()
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				defer cancel()
-				res, err := claudetest.Run(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir, Prompt: prompt})
-				if err != nil {
-					t.Fatalf("claude -p %q: %v\n%s", prompt, err, res.Stderr)
-				}
-				return res.SessionID
-			}
-			port, err := freePort()
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A first session gives the bridge its workspace and a journal.
-			e.start(port)
-			first := run("first")
-			ws := e.workspace()
-			c := openStream(t, e.p, ws.ID, 0)
-			evs := c.until(t, time.Minute, func(evs []event.Event) bool { return turnOf(evs, first) != nil })
-			last := evs[len(evs)-1].ID
+			f := e.firstTurn(fm)
+			port, ws, c, last := f.port, f.ws, f.c, f.last
 			if !tt.seen {
 				e.p.kill(syscall.SIGKILL)
 			}
@@ -92,17 +66,10 @@ func TestRealClaudeKilledWhileTheBridgeWasDown(t *testing.T) {
 				last = evs[len(evs)-1].ID
 				e.p.kill(syscall.SIGKILL)
 			}
-			if err := syscall.Kill(s.Pid(), syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
 			// Gone, not dying, before the bridge starts: a bridge that saw
 			// it still in the process table would end its turn as a known
 			// agent's.
-			select {
-			case <-s.Done():
-			case <-ctx.Done():
-				t.Fatal("the killed agent was never reaped")
-			}
+			killReaped(ctx, t, s)
 
 			e.start(port)
 			c = openStream(t, e.p, ws.ID, last)
@@ -119,9 +86,9 @@ func TestRealClaudeKilledWhileTheBridgeWasDown(t *testing.T) {
 			// ended turn is not ended again.
 			e.p.kill(syscall.SIGKILL)
 			e.start(port)
-			after := run("after the restarts")
+			after := e.run(fm, "after the restarts")
 			c = openStream(t, e.p, ws.ID, tc.ID)
-			evs = c.until(t, time.Minute, func(evs []event.Event) bool { return turnOf(evs, after) != nil })
+			evs := c.until(t, time.Minute, func(evs []event.Event) bool { return turnOf(evs, after) != nil })
 			for _, ev := range evs {
 				if ev.SessionID == session && ev.Type != event.Status {
 					t.Errorf("the killed session's turn again after another restart: %+v", ev)
@@ -129,6 +96,36 @@ func TestRealClaudeKilledWhileTheBridgeWasDown(t *testing.T) {
 			}
 			e.p.waitFor(func(w apiWorkspace) bool { return w.ID == ws.ID && sessionIdle(w, session) })
 		})
+	}
+}
+
+// killReaped kills the agent s with SIGKILL and waits until it is reaped:
+// gone from the process table, not dying.
+func killReaped(ctx context.Context, t *testing.T, s *claudetest.Session) {
+	t.Helper()
+	if err := syscall.Kill(s.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Done():
+	case <-ctx.Done():
+		t.Fatal("the killed agent was never reaped")
+	}
+}
+
+// killedWhileDownCase is a turn whose agent is killed while the bridge
+// is down.
+type killedWhileDownCase struct {
+	name string
+	seen bool // the bridge streamed the turn's tool call before it went down
+}
+
+// killedWhileDownCases are the turns the Claude and the Codex test kill:
+// one begun while the bridge was down, one it had already streamed.
+func killedWhileDownCases() []killedWhileDownCase {
+	return []killedWhileDownCase{
+		{"a turn begun while down", false},
+		{"a turn open in the journal", true},
 	}
 }
 
@@ -178,14 +175,7 @@ func TestRealClaudeTurnStaysOpenWhileAnAgentRunsInItsFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 		sessions = append(sessions, dead.SessionID())
-		if err := syscall.Kill(dead.Pid(), syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-dead.Done():
-		case <-ctx.Done():
-			t.Fatal("the killed agent was never reaped")
-		}
+		killReaped(ctx, t, dead)
 	}
 	_, live := e.session(fm, claudetest.Options{})
 	waitArgv0Agent(t, live.Pid())
@@ -276,13 +266,7 @@ func waitArgv0Agent(t *testing.T, pid int) {
 // the same. Failed before: the bridge had never seen the agent alive, so
 // the turn stayed working for 30 minutes.
 func TestRealCodexKilledWhileTheBridgeWasDown(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		seen bool // the bridge streamed the turn's tool call before it went down
-	}{
-		{"a turn begun while down", false},
-		{"a turn open in the journal", true},
-	} {
+	for _, tt := range killedWhileDownCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			co, g := gatedCodexTurn(t)
 			t.Cleanup(func() { g.Open() })

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -72,16 +70,7 @@ func TestRealCodexRestartMatchesAnUninterruptedRun(t *testing.T) {
 	}
 	var runs [2]downRun
 	for i, interrupted := range []bool{false, true} {
-		e := &agentEnv{t: t, home: t.TempDir()}
-		e.dir = filepath.Join(e.home, "work", "demo")
-		if err := os.MkdirAll(e.dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		e.cfg = config{Addr: "127.0.0.1:0"}
-		e.cfg.Home = e.home
-		if err := e.cfg.resolve(); err != nil {
-			t.Fatal(err)
-		}
+		e := newBareEnv(t)
 		runs[i] = runDownScript(t, e, script(t, e), interrupted)
 	}
 	compareDownRuns(t, runs[0], runs[1])

@@ -30,29 +30,11 @@ func TestRealClaudeSessionBornWhileDown(t *testing.T) {
 		fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text("First answer.")}, Usage: fakemodel.Usage{InputTokens: 111, OutputTokens: 11}},
 		fakemodel.Turn{Blocks: []fakemodel.Block{fakemodel.Text(answered + strings.Repeat(" And so on.", 4000))}, Usage: fakemodel.Usage{InputTokens: 222, OutputTokens: 22}},
 	)
-	run := func(prompt string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		res, err := claudetest.Run(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir, Prompt: prompt})
-		if err != nil {
-			t.Fatalf("claude -p %q: %v\n%s", prompt, err, res.Stderr)
-		}
-		return res.SessionID
-	}
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.start(port)
-	first := run("first")
-	ws := e.workspace()
-	c := openStream(t, e.p, ws.ID, 0)
-	evs := c.until(t, 60*time.Second, func(evs []event.Event) bool { return turnOf(evs, first) != nil })
-	last := evs[len(evs)-1].ID
+	f := e.firstTurn(fm)
+	port, first, ws, last := f.port, f.session, f.ws, f.last
 	e.p.kill(syscall.SIGKILL)
 
-	born := run("born while down")
+	born := e.run(fm, "born while down")
 	e.start(port)
 	c2 := openStream(t, e.p, ws.ID, last)
 	got := c2.until(t, 60*time.Second, func(evs []event.Event) bool { return turnOf(evs, born) != nil })
@@ -78,6 +60,36 @@ func TestRealClaudeSessionBornWhileDown(t *testing.T) {
 	if tc.Usage.InputTokens != 222 || tc.Usage.OutputTokens != 22 || tc.Interrupted {
 		t.Errorf("turn_complete: %+v", *tc)
 	}
+}
+
+// firstRun is what firstTurn leaves: the bridge's port, the first
+// session, its workspace, a stream of it and the id of its last event by
+// the turn's end.
+type firstRun struct {
+	port    int
+	session string
+	ws      apiWorkspace
+	c       *sseClient
+	last    int64
+}
+
+// firstTurn starts the bridge on a free port (to start it again on the
+// same one) and has a `claude -p` session take a first turn, which gives
+// the bridge its workspace and a journal; it returns once the stream has
+// shown the turn's end.
+func (e *agentEnv) firstTurn(fm *fakemodel.Server) firstRun {
+	t := e.t
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(port)
+	f := firstRun{port: port, session: e.run(fm, "first"), ws: e.workspace()}
+	f.c = openStream(t, e.p, f.ws.ID, 0)
+	evs := f.c.until(t, time.Minute, func(evs []event.Event) bool { return turnOf(evs, f.session) != nil })
+	f.last = evs[len(evs)-1].ID
+	return f
 }
 
 // turnOf is session's first turn_complete in evs, nil if none.

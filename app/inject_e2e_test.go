@@ -31,7 +31,19 @@ type agentEnv struct {
 
 func newAgentEnv(t testing.TB) *agentEnv {
 	t.Helper()
-	e := &agentEnv{t: t, home: t.TempDir(), bin: claudetest.Find(t, claudetest.Latest)}
+	e := newBareEnv(t)
+	e.bin = claudetest.Find(t, claudetest.Latest)
+	if out, err := runCLI(t, "hooks", "install", e.dir, "--home", e.home); err != nil {
+		t.Fatalf("hooks install: %v\n%s", err, out)
+	}
+	return e
+}
+
+// newBareEnv is a fake home with its workspace folder and the config a
+// bridge there would resolve: no agent binary, no hooks.
+func newBareEnv(t testing.TB) *agentEnv {
+	t.Helper()
+	e := &agentEnv{t: t, home: t.TempDir()}
 	e.dir = filepath.Join(e.home, "work", "demo")
 	if err := os.MkdirAll(e.dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -40,9 +52,6 @@ func newAgentEnv(t testing.TB) *agentEnv {
 	e.cfg.Home = e.home
 	if err := e.cfg.resolve(); err != nil {
 		t.Fatal(err)
-	}
-	if out, err := runCLI(t, "hooks", "install", e.dir, "--home", e.home); err != nil {
-		t.Fatalf("hooks install: %v\n%s", err, out)
 	}
 	return e
 }
@@ -116,6 +125,19 @@ func (e *agentEnv) session(fm *fakemodel.Server, o claudetest.Options) (context.
 	}
 	e.t.Cleanup(func() { endSession(s) })
 	return ctx, s
+}
+
+// run runs `claude -p prompt` (Claude Code, one turn) in the workspace
+// against fm and returns its session id.
+func (e *agentEnv) run(fm *fakemodel.Server, prompt string) string {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := claudetest.Run(ctx, claudetest.Options{Bin: e.bin, BaseURL: fm.URL(), Home: e.home, Dir: e.dir, Prompt: prompt})
+	if err != nil {
+		e.t.Fatalf("claude -p %q: %v\n%s", prompt, err, res.Stderr)
+	}
+	return res.SessionID
 }
 
 // endSession stops an agent the way Conductor does, with SIGTERM: closing
