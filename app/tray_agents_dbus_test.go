@@ -23,9 +23,7 @@ import (
 // D-Bus: each tab's finished turn brings one notification naming the
 // workspace, the tab and its agent ("… · Fix CSS · Cursor finished").
 func TestCursorAndOpenCodeTabsNotifyWithTheirAgent(t *testing.T) {
-	bus := dbustest.Start(t)
-	watcher := bus.Watcher(t) // a tray host: without one the bridge runs headless
-	notes := bus.Notifications(t)
+	bus, watcher, notes := trayDesktop(t) // a tray host: without one the bridge runs headless
 	home := t.TempDir()
 	dir := filepath.Join(home, "work", "demo")
 	must(t, os.MkdirAll(dir, 0o755))
@@ -74,11 +72,8 @@ func TestCursorAndOpenCodeTabsNotifyWithTheirAgent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// The menu lists the workspace: from then on what it streams is news.
-	item, err := watcher.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("the bridge never registered a tray icon: %v\n%s", err, p.log)
-	}
-	if _, err := dbustest.WaitMenu(ctx, bus.Conn(t), item, func(root dbustest.MenuItem) bool {
+	conn, item := trayIcon(ctx, t, bus, watcher, p)
+	if _, err := dbustest.WaitMenu(ctx, conn, item, func(root dbustest.MenuItem) bool {
 		return strings.Contains(strings.Join(root.Labels(), "\n"), name)
 	}); err != nil {
 		t.Fatalf("the menu never listed %q: %v", name, err)

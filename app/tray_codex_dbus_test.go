@@ -19,9 +19,7 @@ import (
 // private D-Bus, named by workspace, tab and agent, with its cost.
 func TestCodexTabInTheMenuBar(t *testing.T) {
 	codexBin := codextest.Find(t, codextest.Latest)
-	bus := dbustest.Start(t)
-	watcher := bus.Watcher(t)
-	notes := bus.Notifications(t)
+	bus, watcher, notes := trayDesktop(t)
 	home := t.TempDir()
 	tokyo := newTranscript(t, home, "tokyo")
 	tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "Claude is idle here."})
@@ -46,11 +44,7 @@ func TestCodexTabInTheMenuBar(t *testing.T) {
 	if n.Summary != "tokyo · "+thread[:8]+" · Codex finished" || !strings.Contains(n.Body, "Codex checked the login page") || !strings.Contains(n.Body, "$") {
 		t.Errorf("notification: %+v", n)
 	}
-	item, err := watcher.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("no tray icon: %v\n%s", err, p.log)
-	}
-	conn := bus.Conn(t)
+	conn, item := trayIcon(ctx, t, bus, watcher, p)
 	if _, err := dbustest.WaitLabels(ctx, conn, item, "2 tabs", thread[:8]+" · Codex — idle", " · Claude"); err != nil {
 		t.Fatalf("the menu never listed the Codex tab: %v", err)
 	}

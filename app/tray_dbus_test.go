@@ -22,9 +22,7 @@ import (
 // and clicks "Paired with Chrome", and a fake notification server receives
 // the notification of a real turn, written in Claude Code's format.
 func TestMenuBarOnRealDBus(t *testing.T) {
-	bus := dbustest.Start(t)
-	watcher := bus.Watcher(t)
-	notes := bus.Notifications(t)
+	bus, watcher, notes := trayDesktop(t)
 	home := t.TempDir()
 	tokyo := newTranscript(t, home, "tokyo")
 	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address}, shortNotifyWindow)
@@ -32,11 +30,7 @@ func TestMenuBarOnRealDBus(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	item, err := watcher.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("the bridge never registered a tray icon: %v\n%s", err, p.log)
-	}
-	conn := bus.Conn(t)
+	conn, item := trayIcon(ctx, t, bus, watcher, p)
 	props, err := dbustest.ItemProps(conn, item)
 	if err != nil {
 		t.Fatal(err)
@@ -44,13 +38,7 @@ func TestMenuBarOnRealDBus(t *testing.T) {
 	if title := props["Title"].Value(); title == nil {
 		t.Errorf("tray item has no title: %v", props)
 	}
-	root, err := dbustest.WaitMenu(ctx, conn, item, func(root dbustest.MenuItem) bool {
-		_, ok := root.Find("Paired with Chrome")
-		return ok
-	})
-	if err != nil {
-		t.Fatalf("menu: %v", err)
-	}
+	root := menuWith(ctx, t, conn, item, "Paired with Chrome")
 	labels := strings.Join(root.Labels(), "\n")
 	for _, want := range []string{"Conductor Bridge — ", "tokyo", "Open session viewer", "Notify for this workspace",
 		"Notifications", "Start at login", "Open logs", "Quit Conductor Bridge"} {
@@ -163,18 +151,8 @@ func TestFirstRunOffersHooks(t *testing.T) {
 	p := startBridgeWith(t, home, 0, []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	item, err := watcher.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("no tray icon: %v\n%s", err, p.log)
-	}
-	conn := bus.Conn(t)
-	root, err := dbustest.WaitMenu(ctx, conn, item, func(root dbustest.MenuItem) bool {
-		_, ok := root.Find("Set up hooks for 2 workspaces…")
-		return ok
-	})
-	if err != nil {
-		t.Fatalf("no hooks offer: %v", err)
-	}
+	conn, item := trayIcon(ctx, t, bus, watcher, p)
+	root := menuWith(ctx, t, conn, item, "Set up hooks for 2 workspaces…")
 	dirs := []string{filepath.Join(home, "conductor", "workspaces", "shop", "tokyo"), filepath.Join(home, "conductor", "workspaces", "shop", "osaka")}
 	for _, d := range dirs {
 		if _, err := os.Stat(settingsFile(d)); !os.IsNotExist(err) {
@@ -222,16 +200,8 @@ func TestTrayHostAppearingLater(t *testing.T) {
 	watcher := bus.Watcher(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	item, err := watcher.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("no icon after the tray host appeared: %v\n%s", err, p.log)
-	}
-	if _, err := dbustest.WaitMenu(ctx, bus.Conn(t), item, func(root dbustest.MenuItem) bool {
-		_, ok := root.Find("Quit Conductor Bridge")
-		return ok
-	}); err != nil {
-		t.Errorf("menu: %v", err)
-	}
+	conn, item := trayIcon(ctx, t, bus, watcher, p)
+	menuWith(ctx, t, conn, item, "Quit Conductor Bridge")
 }
 
 // shortNotifyWindow starts a bridge whose notifications fold for a tenth

@@ -19,9 +19,7 @@ import (
 // unpacked extension and the native host manifest, here for Chromium — then
 // shows the folder and says the clicks left to make.
 func TestMenuInstallsTheChromeExtension(t *testing.T) {
-	bus := dbustest.Start(t)
-	watcher := bus.Watcher(t)
-	notes := bus.Notifications(t)
+	bus, watcher, notes := trayDesktop(t)
 	home := t.TempDir()
 	chromium := filepath.Join(home, ".config", "chromium")
 	if err := os.MkdirAll(chromium, 0o700); err != nil {
@@ -33,18 +31,8 @@ func TestMenuInstallsTheChromeExtension(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	item, err := watcher.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("no tray icon: %v\n%s", err, p.log)
-	}
-	conn := bus.Conn(t)
-	root, err := dbustest.WaitMenu(ctx, conn, item, func(root dbustest.MenuItem) bool {
-		_, ok := root.Find("Install Chrome extension…")
-		return ok
-	})
-	if err != nil {
-		t.Fatalf("menu: %v", err)
-	}
+	conn, item := trayIcon(ctx, t, bus, watcher, p)
+	root := menuWith(ctx, t, conn, item, "Install Chrome extension…")
 	install, _ := root.Find("Install Chrome extension…")
 	if err := dbustest.Click(conn, item, install.ID); err != nil {
 		t.Fatal(err)

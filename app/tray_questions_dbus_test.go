@@ -20,9 +20,7 @@ import (
 // question in /api/workspaces, the menu bar says so, and each brings one
 // notification naming its tab, over a private D-Bus.
 func TestQuestionsInTheListingAndTheMenuBar(t *testing.T) {
-	bus := dbustest.Start(t)
-	watcher := bus.Watcher(t)
-	notes := bus.Notifications(t)
+	bus, watcher, notes := trayDesktop(t)
 	home := t.TempDir()
 	tokyo := newTranscript(t, home, "tokyo")
 	tokyo.assistant("end_turn", map[string]any{"type": "text", "text": "Ready."})
@@ -43,10 +41,7 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	item, err := watcher.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("no tray icon: %v\n%s", err, p.log)
-	}
+	conn, item := trayIcon(ctx, t, bus, watcher, p)
 
 	// Conductor asks in its own UI; the other tab asks through the tool.
 	if _, err := db.Exec(`UPDATE sessions SET status = 'needs_user_input' WHERE id = 's-a'`); err != nil {
@@ -70,7 +65,6 @@ INSERT INTO sessions (id, workspace_id, status, agent_type, title, claude_sessio
 	})
 	t.Logf("listing: %+v", w.Sessions)
 
-	conn := bus.Conn(t)
 	if _, err := dbustest.WaitLabels(ctx, conn, item, "Login form · Claude — needs input", "Pick a colour · Claude — needs input"); err != nil {
 		t.Fatalf("the menu never showed both questions: %v", err)
 	}

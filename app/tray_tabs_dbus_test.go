@@ -16,9 +16,7 @@ import (
 // produces exactly one notification over a private D-Bus, named by
 // workspace, tab and agent, and the menu lists both tabs.
 func TestTabNotifiesOnRealDBus(t *testing.T) {
-	bus := dbustest.Start(t)
-	watcher := bus.Watcher(t)
-	notes := bus.Notifications(t)
+	bus, watcher, notes := trayDesktop(t)
 	home := t.TempDir()
 	tokyo := newTranscript(t, home, "tokyo")
 	const second = "0b0b0b0b-2222-4222-8222-000000000002"
@@ -28,11 +26,7 @@ func TestTabNotifiesOnRealDBus(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	item, err := watcher.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("no tray icon: %v\n%s", err, p.log)
-	}
-	conn := bus.Conn(t)
+	conn, item := trayIcon(ctx, t, bus, watcher, p)
 	// Both tabs have a line under the workspace.
 	if _, err := dbustest.WaitLabels(ctx, conn, item, "2 tabs", "0a0a0a0a · Claude", "0b0b0b0b · Claude"); err != nil {
 		t.Fatalf("the menu never listed both tabs: %v", err)

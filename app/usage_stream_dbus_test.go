@@ -91,12 +91,8 @@ func TestUsageEqualsTheStreamsAndTheMenuBar(t *testing.T) {
 	}
 
 	// What the menu bar says.
-	item, err := watcher.WaitItem(ctx)
-	if err != nil {
-		t.Fatalf("no tray icon: %v", err)
-	}
+	conn, item := trayIcon(ctx, t, bus, watcher, e.p)
 	want := fmt.Sprintf("Today's cost: $%.2f — usage…", streamedUSD)
-	conn := bus.Conn(t)
 	if _, err := dbustest.WaitLabels(ctx, conn, item, want); err != nil {
 		t.Fatalf("the menu never said %q: %v", want, err)
 	}
