@@ -64,6 +64,9 @@ func run(ctx context.Context, args []string, rawStdout, rawStderr io.Writer) err
 		// only argument: the manifest's path cannot name a command.
 		cmd, args = "native-host", append([]string{cmd}, args...)
 	}
+	if c, ok := plainCommands()[cmd]; ok {
+		return c(ctx, args, stdout, stderr)
+	}
 	switch cmd {
 	case "native-host":
 		// The framing is binary: stdout unfiltered.
@@ -72,38 +75,12 @@ func run(ctx context.Context, args []string, rawStdout, rawStderr io.Writer) err
 		return extensionCmd(args, stdout, stderr)
 	case "serve":
 		return serve(ctx, args, stderr)
-	case "workspaces", "ls":
-		return workspaces(ctx, args, stdout, stderr)
-	case "tail":
-		return tail(ctx, args, stdout, stderr)
-	case "send":
-		return send(ctx, args, stdout, stderr)
-	case "hooks":
-		return hooksCmd(ctx, args, stdout, stderr)
-	case "register":
-		return register(ctx, args, stdout, stderr)
-	case "unregister":
-		return unregister(ctx, args, stdout, stderr)
-	case "token":
-		return token(ctx, args, stdout, stderr)
 	case "pair", "unpair":
 		return pairCmd(ctx, cmd, args, stdout, stderr)
-	case "expose":
-		return expose(ctx, args, stdout, stderr)
-	case "open":
-		return openViewer(ctx, args, stdout, stderr)
 	case "service":
 		return serviceCmd(args, stdout, stderr)
-	case "doctor":
-		return doctor(ctx, args, stdout, stderr)
 	case "notifications-state": // doctor's question to the app bundle (notifications.go)
 		return notificationsStateCmd(stdout)
-	case "demo":
-		return demoCmd(ctx, args, stdout, stderr)
-	case "bench":
-		return bench(ctx, args, stdout, stderr)
-	case "usage":
-		return usageCmd(ctx, args, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "conductor-bridge", version())
 		return nil
@@ -115,6 +92,31 @@ func run(ctx context.Context, args []string, rawStdout, rawStderr io.Writer) err
 		return nil
 	default:
 		return unknownCommand(cmd)
+	}
+}
+
+// commandFunc is a command that takes its arguments and writes to
+// stdout and stderr, both filtered (visible.go).
+type commandFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+// plainCommands are run's commands of that shape, by name; the others
+// take something else and have their own case.
+func plainCommands() map[string]commandFunc {
+	return map[string]commandFunc{
+		"workspaces": workspaces,
+		"ls":         workspaces,
+		"tail":       tail,
+		"send":       send,
+		"hooks":      hooksCmd,
+		"register":   register,
+		"unregister": unregister,
+		"token":      token,
+		"expose":     expose,
+		"open":       openViewer,
+		"doctor":     doctor,
+		"demo":       demoCmd,
+		"bench":      bench,
+		"usage":      usageCmd,
 	}
 }
 
