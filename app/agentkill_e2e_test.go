@@ -205,15 +205,7 @@ func TestRealCodexInterruptedTurnIsMarked(t *testing.T) {
 	p := startBridgeWith(t, home, 0, nil, "--headless")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := codextest.StartAppServer(ctx, co)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	thread, err := srv.StartThread(ctx, dir, "never", "danger-full-access")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, thread := codextest.StartAppThread(ctx, t, co, dir, "never", "danger-full-access")
 	res, err := srv.Call(ctx, "turn/start", map[string]any{"threadId": thread, "input": []map[string]any{{"type": "text", "text": "run the long check"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -68,15 +68,7 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	srv, err := codextest.StartAppServer(ctx, co)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	thread, err := srv.StartThread(ctx, dir, "on-request", "read-only")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, thread := codextest.StartAppThread(ctx, t, co, dir, "on-request", "read-only")
 	if err := srv.StartTurn(ctx, thread, "write approved.txt"); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -221,16 +220,7 @@ func TestSidePanelInRealChromium(t *testing.T) {
 	e.poll("back with the host", fmt.Sprintf(`document.querySelector('#notice').hidden && document.querySelector('#where').textContent.endsWith(':%d')`, e.port))
 
 	// … while a page on another origin, in the same browser, is refused.
-	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, hostilePage, "http://"+e.addr, e.wsB.ID)
-	}))
-	defer hostile.Close()
-	if err := chromedp.Do(e.ctx, chromedp.Navigate(hostile.URL)); err != nil {
-		t.Fatal(err)
-	}
-	e.poll("the attacks to finish", `window.results && window.results.done === true`)
-	res := browsertest.Eval[map[string]any](t, e.ctx, `window.results`)
+	res, _ := e.hostileResults(e.wsB.ID)
 	if !strings.HasPrefix(fmt.Sprint(res["fetchList"]), "blocked") || res["eventSource"] != "closed" {
 		t.Errorf("another origin got in: %v", res)
 	}

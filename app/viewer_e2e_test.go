@@ -414,21 +414,29 @@ window.results = results;
 run();
 </script>`
 
+// hostileResults serves hostilePage, aimed at the bridge and workspace
+// ws, on another localhost port, opens it in e's Chromium, and returns
+// what its attacks got once they are done, and the page's origin.
+func (e *viewerEnv) hostileResults(ws string) (map[string]any, string) {
+	e.t.Helper()
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, hostilePage, "http://"+e.addr, ws)
+	}))
+	defer hostile.Close()
+	if err := chromedp.Do(e.ctx, chromedp.Navigate(hostile.URL)); err != nil {
+		e.t.Fatal(err)
+	}
+	e.poll("the attacks to finish", `window.results && window.results.done === true`)
+	return browsertest.Eval[map[string]any](e.t, e.ctx, `window.results`), hostile.URL
+}
+
 // TestHostilePageCannotReachTheBridge serves a page on another localhost
 // port, in the Chromium that has the viewer open (and its cookie), and
 // checks it can neither read a workspace list or a stream nor inject.
 func TestHostilePageCannotReachTheBridge(t *testing.T) {
 	e := newViewerEnv(t)
-	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, hostilePage, "http://"+e.addr, e.wsA.ID)
-	}))
-	defer hostile.Close()
-	if err := chromedp.Do(e.ctx, chromedp.Navigate(hostile.URL)); err != nil {
-		t.Fatal(err)
-	}
-	e.poll("the attacks to finish", `window.results && window.results.done === true`)
-	res := browsertest.Eval[map[string]any](t, e.ctx, `window.results`)
+	res, origin := e.hostileResults(e.wsA.ID)
 	t.Logf("hostile page results: %v", res)
 	for k, v := range res {
 		s := fmt.Sprint(v)
@@ -455,7 +463,7 @@ func TestHostilePageCannotReachTheBridge(t *testing.T) {
 		b, _ := os.ReadFile(f)
 		for _, line := range strings.Split(string(b), "\n") {
 			if strings.Contains(line, "request refused") && strings.Contains(line, `"method":"POST"`) &&
-				strings.Contains(line, "/workspace/"+e.wsA.ID+"/session/messages") && strings.Contains(line, hostile.URL) {
+				strings.Contains(line, "/workspace/"+e.wsA.ID+"/session/messages") && strings.Contains(line, origin) {
 				refused++
 			}
 		}

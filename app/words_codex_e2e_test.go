@@ -115,15 +115,7 @@ func TestWordsCodexStopHook(t *testing.T) {
 	e := newCodexWordsEnv(t, oai)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	app, err := codextest.StartAppServer(ctx, e.co)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
-	thread, err := app.StartThread(ctx, e.dir, "never", "danger-full-access")
-	if err != nil {
-		t.Fatal(err)
-	}
+	app, thread := codextest.StartAppThread(ctx, t, e.co, e.dir, "never", "danger-full-access")
 	if err := app.StartTurn(ctx, thread, "run the long check"); err != nil {
 		t.Fatal(err)
 	}
