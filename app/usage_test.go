@@ -41,6 +41,34 @@ func copyCorpus(t *testing.T, home string) {
 	}
 }
 
+// usageJSON is what the tests read of `usage --json`, named as the JSON
+// has it.
+type usageJSON struct {
+	Total struct {
+		Turns int `json:"turns"`
+		Usage struct {
+			InputTokens  int64 `json:"input_tokens"`
+			OutputTokens int64 `json:"output_tokens"`
+		} `json:"usage"`
+	} `json:"total"`
+	Rows []struct {
+		Key     string  `json:"key"`
+		Agent   string  `json:"agent"`
+		CostUSD float64 `json:"cost_usd"`
+		Turns   int     `json:"turns"`
+	} `json:"rows"`
+}
+
+// readUsageJSON decodes out, the output of `usage --json`.
+func readUsageJSON(t *testing.T, out string) usageJSON {
+	t.Helper()
+	var rep usageJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("usage --json: %v %s", err, out)
+	}
+	return rep
+}
+
 // TestUsageCommand: `usage` over the real corpus prints the turns' sums,
 // worked out from the corpus's reviewed event lists: Claude in
 // 2300 (1.0.128) + 2100 and 500 in its five subagent files (2.0.77) +
@@ -53,19 +81,7 @@ func TestUsageCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("usage --json: %v %s", err, out)
 	}
-	var rep struct {
-		Total struct {
-			Turns int
-			Usage struct {
-				InputTokens  int64 `json:"input_tokens"`
-				OutputTokens int64 `json:"output_tokens"`
-			}
-		}
-		Rows []struct{ Key string }
-	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("usage --json: %v %s", err, out)
-	}
+	rep := readUsageJSON(t, out)
 	if rep.Total.Turns != 10 || rep.Total.Usage.InputTokens != 9200 || rep.Total.Usage.OutputTokens != 1686 || len(rep.Rows) != 5 {
 		t.Errorf("usage --json: %+v", rep)
 	}
@@ -291,22 +307,7 @@ func TestUsageCountsOpenCode(t *testing.T) {
 	if err != nil {
 		t.Fatalf("usage: %v %s", err, alone)
 	}
-	var rep struct {
-		Total struct {
-			Turns int
-			Usage struct {
-				InputTokens int64 `json:"input_tokens"`
-			}
-		}
-		Rows []struct {
-			Agent   string  `json:"agent"`
-			CostUSD float64 `json:"cost_usd"`
-			Turns   int     `json:"turns"`
-		}
-	}
-	if err := json.Unmarshal([]byte(alone), &rep); err != nil {
-		t.Fatalf("usage --json: %v %s", err, alone)
-	}
+	rep := readUsageJSON(t, alone)
 	// The Claude and Codex corpus's ten turns (TestUsageCommand), and the
 	// OpenCode session's one.
 	var oc []float64
