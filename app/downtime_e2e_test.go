@@ -92,6 +92,17 @@ func (e *agentEnv) firstTurn(fm *fakemodel.Server) firstRun {
 	return f
 }
 
+// countEvents is how many of evs match.
+func countEvents(evs []event.Event, match func(event.Event) bool) int {
+	n := 0
+	for _, ev := range evs {
+		if match(ev) {
+			n++
+		}
+	}
+	return n
+}
+
 // turnOf is session's first turn_complete in evs, nil if none.
 func turnOf(evs []event.Event, session string) *event.Event {
 	for i, ev := range evs {

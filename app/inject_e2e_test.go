@@ -152,13 +152,7 @@ func endSession(s *claudetest.Session) {
 func (e *agentEnv) deliveries(ws, id string) int {
 	e.t.Helper()
 	n := func(evs []event.Event) int {
-		k := 0
-		for _, ev := range evs {
-			if ev.Type == event.User && ev.MessageID == id {
-				k++
-			}
-		}
-		return k
+		return countEvents(evs, func(ev event.Event) bool { return ev.Type == event.User && ev.MessageID == id })
 	}
 	// A message is confirmed while its transcript line is parsed, a moment
 	// before the event is published: wait for the event, then for whatever
@@ -181,6 +175,31 @@ func (e *agentEnv) versionRead() apiWorkspace {
 	return e.p.waitFor(func(w apiWorkspace) bool {
 		return w.Directory == e.dir && w.LastEventID > 0 && len(w.Sessions) > 0 && w.Sessions[0].Version != ""
 	})
+}
+
+// startBusy starts the bridge and a Claude Code session, sends it prompt
+// and returns once the model has the request (the turn is under way)
+// and the bridge lists the session with its version.
+func (e *agentEnv) startBusy(fm *fakemodel.Server, prompt string) (context.Context, *claudetest.Session, apiWorkspace) {
+	e.t.Helper()
+	e.start(0)
+	ctx, s := e.session(fm, claudetest.Options{})
+	s.Send(prompt)
+	waitRequest(e.t, fm, prompt)
+	return ctx, s, e.versionRead()
+}
+
+// startAnswered starts the bridge and a Claude Code session, sends it
+// prompt and returns once the session has printed the turn's result.
+func (e *agentEnv) startAnswered(fm *fakemodel.Server, prompt string) (context.Context, *claudetest.Session, apiWorkspace) {
+	e.t.Helper()
+	e.start(0)
+	ctx, s := e.session(fm, claudetest.Options{})
+	s.Send(prompt)
+	if _, err := s.WaitResult(ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	return ctx, s, e.workspace()
 }
 
 // gate is a shell command for the agent's tool that runs until open is
@@ -222,11 +241,7 @@ func TestInjectMidTurn(t *testing.T) {
 		fakemodel.Reply(fakemodel.Bash(tool)),
 		fakemodel.Reply(fakemodel.Text("Switching to the mobile view.")),
 	)
-	e.start(0)
-	ctx, s := e.session(fm, claudetest.Options{})
-	s.Send("check the page")
-	waitRequest(t, fm, "check the page")
-	ws := e.versionRead()
+	ctx, s, ws := e.startBusy(fm, "check the page")
 	c := openStream(t, e.p, ws.ID, 0)
 
 	const msg = "no, test the mobile view"
@@ -303,13 +318,7 @@ func TestInjectWakesIdleAgent(t *testing.T) {
 		fakemodel.Reply(fakemodel.Text("Ready.")),
 		fakemodel.Reply(fakemodel.Text("On it: mobile view.")),
 	)
-	e.start(0)
-	ctx, s := e.session(fm, claudetest.Options{})
-	s.Send("hello")
-	if _, err := s.WaitResult(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ws := e.workspace()
+	ctx, s, ws := e.startAnswered(fm, "hello")
 	e.waitRewakeHooks(1) // the rewake hook starts after the turn
 
 	const msg = "please test the mobile view"
@@ -456,11 +465,7 @@ func TestInjectOlderVersions(t *testing.T) {
 				fakemodel.Reply(fakemodel.Text("Done.")),
 				fakemodel.Reply(fakemodel.Text("Got your message.")),
 			)
-			e.start(0)
-			_, s := e.session(fm, claudetest.Options{})
-			s.Send("start")
-			waitRequest(t, fm, "start")
-			ws := e.versionRead()
+			_, _, ws := e.startBusy(fm, "start")
 			const msg = "also check the footer"
 			id := e.post(ws.ID, msg)
 			release()

@@ -78,13 +78,7 @@ func TestOneTurnOneTurnComplete(t *testing.T) {
 	results += countResults(t, s, 2)
 
 	count := func(evs []event.Event) int {
-		n := 0
-		for _, ev := range evs {
-			if ev.Type == event.TurnComplete && ev.SessionID == session {
-				n++
-			}
-		}
-		return n
+		return countEvents(evs, func(ev event.Event) bool { return ev.Type == event.TurnComplete && ev.SessionID == session })
 	}
 	evs := openStream(t, e.p, ws, 0).until(t, 30*time.Second, func(evs []event.Event) bool {
 		return count(evs) >= results && evs[len(evs)-1].ID >= e.workspaceByID(ws).LastEventID

@@ -367,15 +367,9 @@ func TestWordsEndOfTurn(t *testing.T) {
 func TestWordsIdleWake(t *testing.T) {
 	e := newAgentEnv(t)
 	fm := fakemodel.NewTest(t, fakemodel.Reply(fakemodel.Text("The page looks fine.")), fakemodel.Reply(fakemodel.Text(answer)))
-	e.start(0)
-	ctx, s := e.session(fm, claudetest.Options{})
-	s.Send("check the page")
-	if _, err := s.WaitResult(ctx); err != nil {
-		t.Fatal(err)
-	}
-	// The turn is over, its Stop hook answered: only the rewake hook,
-	// waiting in the background, can take the message now.
-	ws := e.workspace()
+	// Once the turn is over, its Stop hook answered, only the rewake
+	// hook, waiting in the background, can take the message.
+	ctx, s, ws := e.startAnswered(fm, "check the page")
 	id := e.post(ws.ID, panelWords)
 	r := waitRequest(t, fm, panelWords)
 	if _, err := s.WaitResult(ctx); err != nil {
