@@ -56,16 +56,23 @@ func openCodeTab(ctx context.Context, t *testing.T, h *opencodetest.Home, bin st
 // sessionCost is OpenCode's own total for a session, from its session row.
 func sessionCost(t *testing.T, db, session string) float64 {
 	t.Helper()
+	var cost float64
+	queryOpenCode(t, db, &cost, "SELECT cost FROM session WHERE id = ?", session)
+	return cost
+}
+
+// queryOpenCode reads the one value query selects from OpenCode's
+// database db, opened read-only, into dest.
+func queryOpenCode(t *testing.T, db string, dest any, query string, args ...any) {
+	t.Helper()
 	d, err := sql.Open("sqlite", (&url.URL{Scheme: "file", Path: db}).String()+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	var cost float64
-	if err := d.QueryRow("SELECT cost FROM session WHERE id = ?", session).Scan(&cost); err != nil {
+	if err := d.QueryRow(query, args...).Scan(dest); err != nil {
 		t.Fatal(err)
 	}
-	return cost
 }
 
 // checkOpenCodeStream checks a session's stream against what the model

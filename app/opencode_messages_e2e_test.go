@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,17 +62,10 @@ func postFor(t *testing.T, p *bridgeProc, ws, session, text string) string {
 // session (its part table) that carry the bridge's message id.
 func framesIn(t *testing.T, db, session, id string) int {
 	t.Helper()
-	d, err := sql.Open("sqlite", (&url.URL{Scheme: "file", Path: db}).String()+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
 	var n int
-	if err := d.QueryRow(`SELECT count(*) FROM part p JOIN message m ON m.id = p.message_id
+	queryOpenCode(t, db, &n, `SELECT count(*) FROM part p JOIN message m ON m.id = p.message_id
 		WHERE p.session_id = ? AND json_extract(m.data, '$.role') = 'user' AND json_extract(p.data, '$.text') LIKE ?`,
-		session, "%"+id+"%").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
+		session, "%"+id+"%")
 	return n
 }
 
