@@ -120,8 +120,8 @@ func plainCommands() map[string]commandFunc {
 	}
 }
 
-// commands are the command names a person types (run's cases), for help
-// and for a suggestion when one is mistyped.
+// commands are the command names a person types (run's cases and
+// plainCommands), for help and for a suggestion when one is mistyped.
 var commands = []string{"demo", "serve", "workspaces", "ls", "tail", "send", "hooks", "register", "unregister", "pair", "unpair",
 	"expose", "open", "extension", "native-host", "token", "service", "doctor", "usage", "bench", "version", "help"}
 
