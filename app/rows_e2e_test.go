@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,40 +12,11 @@ import (
 	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/eventtest"
+	"conductorbridge/testkit/rowcorpus"
 )
 
-// corpusRow is one row of a recorded Conductor tab (bridge/agent/conductor's
-// corpus): the typed prompt as text, every other row a frame.
-type corpusRow struct {
-	Role  string          `json:"role"`
-	At    string          `json:"at"`
-	Text  *string         `json:"text"`
-	Frame json.RawMessage `json:"frame"`
-}
-
-func readCorpus(t *testing.T, name string) ([]corpusRow, string) {
-	t.Helper()
-	dir := filepath.Join("..", "bridge", "agent", "conductor", "testdata", "corpus", name)
-	f, err := os.Open(filepath.Join(dir, "rows.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows []corpusRow
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r corpusRow
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		rows = append(rows, r)
-	}
-	want, err := os.ReadFile(filepath.Join(dir, "rows.jsonl.events"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows, string(want)
+func readCorpus(t *testing.T, name string) ([]rowcorpus.Row, string) {
+	return rowcorpus.Read(t, filepath.Join("..", "bridge", "agent", "conductor", "testdata", "corpus", name))
 }
 
 // TestTabsWithNoReaderStreamFromConductorsRows runs a real bridge over a
@@ -112,13 +81,13 @@ func testRowTabs(t *testing.T, shape conductordb.Shape) {
 	})
 	defer func() { close(stop); busy.Wait() }()
 
-	corpora := map[string][]corpusRow{}
+	corpora := map[string][]rowcorpus.Row{}
 	want := map[string]string{}
 	for _, tb := range tabs[:2] {
 		corpora[tb.tab], want[tb.tab] = readCorpus(t, tb.corpus)
 	}
 	n := 0
-	write := func(tab string, rows []corpusRow) {
+	write := func(tab string, rows []rowcorpus.Row) {
 		for _, r := range rows {
 			n++
 			content := string(r.Frame)

@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +14,7 @@ import (
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/eventtest"
+	"conductorbridge/testkit/rowcorpus"
 )
 
 // TestARelistBetweenRowsKeepsARestoredTurn: a Conductor tab read from
@@ -127,41 +126,8 @@ func ofTab(evs []event.Event, session string) []event.Event {
 	return out
 }
 
-// corpusRow is one row of a recorded Conductor tab: the typed prompt as
-// text, every other row a frame.
-type corpusRow struct {
-	Role  string          `json:"role"`
-	At    string          `json:"at"`
-	Text  *string         `json:"text"`
-	Frame json.RawMessage `json:"frame"`
-}
-
 // corpusRows reads a recorded tab of bridge/agent/conductor's corpus and
 // the events it streams.
-func corpusRows(t *testing.T, name string) ([]corpusRow, string) {
-	t.Helper()
-	dir := filepath.Join("..", "agent", "conductor", "testdata", "corpus", name)
-	f, err := os.Open(filepath.Join(dir, "rows.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows []corpusRow
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r corpusRow
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		rows = append(rows, r)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join(dir, "rows.jsonl.events"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows, string(want)
+func corpusRows(t *testing.T, name string) ([]rowcorpus.Row, string) {
+	return rowcorpus.Read(t, filepath.Join("..", "agent", "conductor", "testdata", "corpus", name))
 }
