@@ -203,10 +203,10 @@ func compareDownRuns(t *testing.T, a, b downRun) {
 			t.Errorf("event %d (%s) has id %d after %d", i, b.events[i].Type, b.events[i].ID, b.events[i-1].ID)
 		}
 	}
-	// Every turn is priced, and usage counts each session's turns as the
-	// stream did. (Usage may also have sessions the stream has no turn
-	// of: 2.0.77's `--resume` starts an empty session whose warm-up
-	// agents spend tokens.)
+	// Every turn is priced, usage counts each session's turns as the
+	// stream did, and no session the stream has no turn of (2.0.77's
+	// `--resume` leaves an empty record whose warm-ups spent tokens: no
+	// session, in either).
 	for _, r := range []downRun{a, b} {
 		type sum struct {
 			turns  int
@@ -233,6 +233,11 @@ func compareDownRuns(t *testing.T, a, b downRun) {
 			}
 			if u.Turns != s.turns || u.Usage != s.tokens || math.Abs(u.CostUSD-s.cost) > 1e-9 {
 				t.Errorf("usage of %s: %d turns, %+v, $%v; the stream: %d turns, %+v, $%v", id, u.Turns, u.Usage, u.CostUSD, s.turns, s.tokens, s.cost)
+			}
+		}
+		for _, row := range r.usage.Rows {
+			if _, id, _ := strings.Cut(row.Key, ":"); streamed[id] == (sum{}) {
+				t.Errorf("usage counts %s, of which the stream has no turn: %d turns, %+v", row.Key, row.Turns, row.Usage)
 			}
 		}
 	}

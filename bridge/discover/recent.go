@@ -14,9 +14,10 @@ type Transcript struct {
 	Size    int64
 }
 
-// RecentTranscripts lists the session transcripts in projectDir that record
-// cwd as their directory, as recordCwd (its agent's) reads them, or no cwd
-// yet (just created), and were modified at or after since, newest first.
+// RecentTranscripts lists the session transcripts in projectDir that hold
+// something and record cwd as their directory, as recordCwd (its agent's)
+// reads them, or no cwd yet (just created), and were modified at or after
+// since, newest first.
 // Folder names are lossy, so a file of another directory that shares the
 // folder is passed over. With
 // keepNewest the newest matching file is always included, however old, so
@@ -35,6 +36,13 @@ func RecentTranscripts(recordCwd func(record string) (string, error), projectDir
 	for _, f := range files {
 		if (len(out) > 0 || !keepNewest) && f.info.ModTime().Before(since) {
 			break // newest first: the rest are older still
+		}
+		if f.info.Size() == 0 {
+			// Nothing in it yet, and maybe never: 2.0.77's `--resume`
+			// leaves an empty record of the id it started under. A
+			// session is listed once its record holds a line (its
+			// first write asks for a scan).
+			continue
 		}
 		if cwd != "" {
 			got, err := recordCwd(f.path)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -41,31 +42,65 @@ func (Agent) NewSubParser(saved json.RawMessage) (agent.SubParser, error) {
 // subagent's first line is its prompt, a few KB.
 const firstLineMax = 256 << 10
 
-// BesideSession reads the session id on a 2.0 subagent file's first
-// line. decided is false while that line is not complete (the file was
-// just made); a file that is gone or whose first line names no session is
-// decided with no session.
+// BesideSession is the session a 2.0 subagent file belongs to (besideOwner).
+// decided is false while that cannot be told yet (the file was just made, or
+// a warm-up waits for its answer); a file that is gone or whose first line
+// names no session is decided with no session.
 func (Agent) BesideSession(file string) (session string, decided bool) {
+	return besideOwner(file)
+}
+
+// besideOwner tells whose a 2.0 agent-*.jsonl beside the session files
+// is: the session its first line names — but for a warm-up (a lone
+// "Warmup" prompt) whose first line names a session whose own record is
+// empty or missing. `claude -p --resume <id>` (2.0.77) starts under an id
+// of its own, makes an empty <new id>.jsonl that it never writes to, and
+// sends its warm-ups before it takes the resumed session's id: their
+// prompts name the empty session, their answers (what they cost) the
+// resumed one. The answer's session owns such a file; until the answer is
+// written, whose it is waits. (A new session's warm-ups can be written
+// before its own record too: their answers name the same session.)
+func besideOwner(file string) (session string, decided bool) {
 	fh, err := regular.Open(file) // a FIFO named agent-*.jsonl must not hang the workspace
 	if err != nil {
 		return "", true
 	}
 	defer fh.Close()
 	buf := make([]byte, 4096)
-	var line []byte
-	for len(line) < firstLineMax {
+	var data []byte
+	first := -1 // where the first line ends, once known
+	sid, warm := "", false
+	for {
 		n, err := fh.Read(buf)
-		seen := len(line)
-		line = append(line, buf[:n]...)
-		if i := bytes.IndexByte(line[seen:], '\n'); i >= 0 {
-			i += seen
-			var first struct {
-				SessionID string `json:"sessionId"`
+		data = append(data, buf[:n]...)
+		if first < 0 {
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				first = i
+				var line struct {
+					SessionID string `json:"sessionId"`
+					Message   struct {
+						Content json.RawMessage `json:"content"`
+					} `json:"message"`
+				}
+				if json.Unmarshal(data[:i], &line) != nil {
+					return "", true
+				}
+				sid = line.SessionID
+				warm = sid != "" && isWarmup(line.Message.Content) && emptyRecord(filepath.Join(filepath.Dir(file), sid+".jsonl"))
+				if !warm {
+					return sid, true
+				}
+			} else if len(data) >= firstLineMax {
+				return "", true // no line break in the first 256 KB: not a transcript we read
 			}
-			if json.Unmarshal(line[:i], &first) != nil {
-				return "", true
+		}
+		if first >= 0 {
+			if owner, ok := answerSession(data[first+1:]); ok {
+				return owner, true
 			}
-			return first.SessionID, true
+			if len(data) >= firstLineMax {
+				return sid, true // no answer near its start: the prompt's session's
+			}
 		}
 		if err == io.EOF {
 			return "", false
@@ -74,5 +109,36 @@ func (Agent) BesideSession(file string) (session string, decided bool) {
 			return "", true
 		}
 	}
-	return "", true // no line break in the first 256 KB: not a transcript we read
+}
+
+// isWarmup reports whether a prompt's content is 2.0's warm-up: "Warmup".
+func isWarmup(content json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(content, &s) == nil && strings.TrimSpace(s) == "Warmup"
+}
+
+// emptyRecord reports whether a session's record holds nothing (or is
+// missing).
+func emptyRecord(path string) bool {
+	info, err := os.Stat(path)
+	return err != nil || info.Size() == 0
+}
+
+// answerSession is the session named by the first whole assistant line
+// of rest, and whether there is one.
+func answerSession(rest []byte) (string, bool) {
+	for {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return "", false
+		}
+		var line struct {
+			Type      string `json:"type"`
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(rest[:i], &line) == nil && line.Type == "assistant" && line.SessionID != "" {
+			return line.SessionID, true
+		}
+		rest = rest[i+1:]
+	}
 }

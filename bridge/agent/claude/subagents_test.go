@@ -60,3 +60,59 @@ func TestSubagentFilesArePlacedAsClaudeCodeWritesThem(t *testing.T) {
 		}
 	}
 }
+
+// TestBesideSessionOfAResumedRunsWarmups reads the agent files real Claude
+// Code 2.0.77 wrote for a `-p` run and a `-p --resume` of it (bridge/usage's
+// testdata/resume2077). The resumed run's warm-ups name on their first
+// line the empty record of the id it started under, and on their answer
+// the session it resumed: every file is the resumed session's. Until the
+// answer is written such a file waits; a warm-up whose first line names a
+// session with a record of its own is that session's at once.
+func TestBesideSessionOfAResumedRunsWarmups(t *testing.T) {
+	const resumed, empty = "11111111-2222-4333-8444-555555555555", "4c7edd0f-8169-40a3-9356-872f34e325a8"
+	src := filepath.Join("..", "..", "usage", "testdata", "resume2077")
+	dir := t.TempDir()
+	files, err := filepath.Glob(filepath.Join(src, "*.jsonl"))
+	if err != nil || len(files) != 8 {
+		t.Fatalf("testdata: %d files, %v", len(files), err)
+	}
+	var warmups []string // the files whose first line names the empty record
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.Base(f))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if first, _, _ := strings.Cut(string(b), "\n"); strings.HasPrefix(filepath.Base(f), "agent-") && strings.Contains(first, empty) {
+			warmups = append(warmups, p)
+		}
+	}
+	if len(warmups) != 3 {
+		t.Fatalf("%d warm-ups of the resumed run, want 3", len(warmups))
+	}
+	agents, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
+	for _, p := range agents {
+		if got, decided := (Agent{}).BesideSession(p); got != resumed || !decided {
+			t.Errorf("%s: %q, %v; want %s, decided", filepath.Base(p), got, decided, resumed)
+		}
+	}
+	// The prompt alone: whose it is waits for the answer.
+	b, _ := os.ReadFile(warmups[0])
+	first, _, _ := strings.Cut(string(b), "\n")
+	if err := os.WriteFile(warmups[0], []byte(first+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, decided := (Agent{}).BesideSession(warmups[0]); decided {
+		t.Errorf("a warm-up of the empty record with no answer yet: %q, decided", got)
+	}
+	// Were that record not empty, it would be that session's.
+	if err := os.WriteFile(filepath.Join(dir, empty+".jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, decided := (Agent{}).BesideSession(warmups[0]); got != empty || !decided {
+		t.Errorf("a warm-up of a session with a record: %q, %v; want %s, decided", got, decided, empty)
+	}
+}

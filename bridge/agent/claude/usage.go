@@ -70,7 +70,7 @@ func (a Agent) UsageGroups() ([]driver.Group, error) {
 		dir := filepath.Dir(path)
 		if filepath.Base(dir) == "subagents" {
 			key = filepath.Dir(dir) // <project>/<id>/subagents/x.jsonl → <project>/<id>
-		} else if sid, err := firstSessionID(path); err == nil && sid != "" {
+		} else if sid := besideGroup(path); sid != "" {
 			key = filepath.Join(dir, sid) // 2.0: agent-*.jsonl names its session
 		}
 		if g, ok := sessions[key]; ok {
@@ -85,6 +85,14 @@ func (a Agent) UsageGroups() ([]driver.Group, error) {
 	}
 	out := make([]driver.Group, 0, len(sessions)+len(orphans))
 	for _, g := range sessions {
+		if infos[g.Files[0]].Size() == 0 {
+			// A record with nothing in it is no session: nothing was
+			// asked there. 2.0.77's `--resume` leaves one, the id it
+			// started under, with warm-ups whose answers came before it
+			// took the resumed session's id (besideOwner); the streams
+			// show no such session, and no turn counts them.
+			continue
+		}
 		slices.Sort(g.Files[1:])
 		out = append(out, *g)
 	}
@@ -267,6 +275,17 @@ func cwdOf(line []byte) string {
 		}
 	}
 	return ""
+}
+
+// besideGroup is the session a 2.0 agent-*.jsonl counts in: its owner as
+// the streams tell it (besideOwner), else (a warm-up never answered) the
+// session its first lines name.
+func besideGroup(path string) string {
+	if sid, decided := besideOwner(path); decided && sid != "" {
+		return sid
+	}
+	sid, _ := firstSessionID(path)
+	return sid
 }
 
 var sidKey = []byte(`"sessionId":"`)
