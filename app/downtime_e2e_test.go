@@ -172,11 +172,11 @@ func TestRealClaudeRestartMatchesAnUninterruptedRun(t *testing.T) {
 
 // afterWarmups closes hold, which holds the answer to prompt, once every
 // warm-up subagent Claude Code 2.0 started (a "Warmup" request each, sent
-// as it starts) has its answer in its file. An answer written after the
-// turn's own answer is counted in that turn by usage, but in the stream,
-// whose turn the Stop hook has ended by then, in the session's next turn
-// or nowhere: a race of its own, apart from the restarts compared here.
-// 2.1 sends none: hold is closed once the prompt's request comes.
+// as it starts) has its answer in its file, so that the runs compared
+// write their lines in one order. (An answer written after the turn's own
+// answer counts in the turn all the same, whose turn_complete waits for
+// it: TestRealClaudeLateWarmupsCountInTheirTurn.) 2.1 sends none: hold is
+// closed once the prompt's request comes.
 func afterWarmups(ctx context.Context, fm *fakemodel.Server, e *agentEnv, prompt string, hold chan struct{}) {
 	defer close(hold)
 	if _, err := fm.WaitRequest(ctx, func(r fakemodel.Request) bool { return r.Kind == fakemodel.KindMain && r.Contains(prompt) }); err != nil {

@@ -136,6 +136,17 @@ type State struct {
 	// read after the session's, as when a finished session is first
 	// read from the start): it is counted in no later turn.
 	EndedAt time.Time `json:"ended_at,omitzero"`
+	// Warming counts the warm-ups (Claude Code 2.0's "Warmup" subagents,
+	// sent as a run starts) the open or next turn waits for: asked no
+	// later than its end, not answered yet (warmupAsked). Their answers
+	// count in it, so its turn_complete waits for them (Turn.Waits).
+	Warming int `json:"warming,omitempty"`
+	// Warm and Later are a warm-up's file's own (a parser with a sink):
+	// a warm-up its session's turn waits for, not answered yet; or one
+	// asked after the turn's end response, whose answer counts in the
+	// session's next turn.
+	Warm  bool `json:"warm,omitempty"`
+	Later bool `json:"later,omitempty"`
 }
 
 // Turn accumulates one turn: from a prompt to the response that ends it.
@@ -158,6 +169,11 @@ type Turn struct {
 	// result still on its way): a quiet spell then ends it, as in a
 	// session whose hooks do not call in (Held).
 	Said bool `json:"said,omitempty"`
+	// Waits: the turn's end came (its end response, the Stop hook's word,
+	// a quiet spell) while warm-ups it waits for were not answered yet
+	// (State.Warming): it ends once they are, or at the next prompt, its
+	// agent's death or the Stop hook's backstop.
+	Waits bool `json:"waits,omitempty"`
 }
 
 // Line parses one transcript line and appends its events to out. Events
@@ -181,15 +197,20 @@ func (p *Parser) entry(v *fastjson.Value, out []event.Event) []event.Event {
 	// while its Stop hooks run (attachments: the hooks' results, a prompt
 	// snapshot), and for a Stop hook's answer that goes on with the turn,
 	// which makes it one turn, not two (stopContinues).
+	if t := p.State.Turn; t != nil && t.Waits && p.State.Warming == 0 {
+		out = p.endTurn(out, t.Last) // the warm-ups it waited for are answered
+	}
 	if t := p.State.Turn; t != nil && t.EndMsg != "" {
 		switch {
 		case typ == "assistant" && string(v.GetStringBytes("message", "id")) == t.EndMsg:
 		case stopContinues(typ, v):
-			t.EndMsg = ""
+			t.EndMsg, t.Waits = "", false
 			if p.State.GoesOn > 0 {
 				p.State.GoesOn--
 			}
 		case typ == "attachment":
+		case typ != "user" && typ != "assistant" && p.State.Warming > 0:
+			t.Waits = true // a line of no prompt, no response: the turn's end waits for its warm-ups
 		default:
 			out = p.endTurn(out, t.Last)
 		}
@@ -220,7 +241,7 @@ func (p *Parser) entry(v *fastjson.Value, out []event.Event) []event.Event {
 		if string(v.GetStringBytes("subtype")) == "stop_hook_summary" && p.State.Turn != nil {
 			switch t := p.State.Turn; {
 			case t.EndMsg != "":
-				out = p.endTurn(out, t.Last)
+				out = p.endDue(out)
 			case t.Unsure:
 				t.Said = true
 				out = p.Quiet(out)
@@ -236,10 +257,38 @@ func (p *Parser) entry(v *fastjson.Value, out []event.Event) []event.Event {
 // session's Stop hook calls the bridge (HookedStops): it may yet go on
 // with the turn, and says when it does not.
 func (p *Parser) Flush(out []event.Event) []event.Event {
-	if t := p.State.Turn; t != nil && t.EndMsg != "" && !p.State.Hooked {
-		out = p.endTurn(out, t.Last)
+	switch t := p.State.Turn; {
+	case t == nil:
+	case t.Waits && p.State.Warming == 0:
+		out = p.endTurn(out, t.Last) // the warm-ups it waited for are answered
+	case t.EndMsg != "" && !p.State.Hooked:
+		out = p.endDue(out)
 	}
 	return out
+}
+
+// endDue ends the open turn, whose end came — unless warm-ups it waits for
+// are not answered yet (State.Warming): it then waits for them (Waits).
+func (p *Parser) endDue(out []event.Event) []event.Event {
+	t := p.State.Turn
+	if p.State.Warming > 0 {
+		t.Waits = true
+		return out
+	}
+	return p.endTurn(out, t.Last)
+}
+
+// warmupAsked is told by a subagent file's parser that a warm-up was
+// asked at ts, and says whether the session's turn waits for its answer
+// (asked before the open turn's end response, or between turns: the next
+// turn waits) or not (asked after the end response of a turn whose end is
+// known: its answer counts in the next turn).
+func (p *Parser) warmupAsked(ts time.Time) (waited bool) {
+	if t := p.State.Turn; t != nil && (t.EndMsg != "" || t.Waits) && ts.After(t.Last) {
+		return false
+	}
+	p.State.Warming++
+	return true
 }
 
 // Quiet is called after the file has been quiet for a while. For versions
@@ -248,15 +297,22 @@ func (p *Parser) Flush(out []event.Event) []event.Event {
 // line, a short quiet spell) — unless the session's Stop hook calls the
 // bridge and has not spoken yet (Held); so does a turn whose end Flush
 // held for the Stop hook.
-func (p *Parser) Quiet(out []event.Event) []event.Event {
+func (p *Parser) Quiet(out []event.Event) []event.Event { return p.quiet(out, false) }
+
+// quiet is Quiet; with force, warm-ups not answered yet do not hold the
+// turn's end (Backstop).
+func (p *Parser) quiet(out []event.Event, force bool) []event.Event {
 	if p.Held() {
 		return out
 	}
 	t := p.State.Turn
-	if t == nil || (!t.Unsure && t.EndMsg == "") || len(p.State.Tools) > 0 {
+	if t == nil || (!t.Unsure && t.EndMsg == "" && !t.Waits) || len(p.State.Tools) > 0 {
 		return out
 	}
-	return p.endTurn(out, t.Last)
+	if force {
+		return p.endTurn(out, t.Last)
+	}
+	return p.endDue(out)
 }
 
 // Held reports whether the open turn's end waits for the Stop hook's word
@@ -281,7 +337,7 @@ func (p *Parser) Backstop(out []event.Event) []event.Event {
 	if t := p.State.Turn; t != nil {
 		t.Said = true
 	}
-	return p.Quiet(out)
+	return p.quiet(out, true)
 }
 
 // HookedStops tells the parser that the session's hooks call the bridge,
@@ -358,27 +414,49 @@ func (p *Parser) startTurn(ts time.Time) {
 // session parser's when this parser reads a subagent file.
 func (p *Parser) count(r Response) {
 	if p.sink != nil {
-		if end := p.sink.State.EndedAt; !r.TS.IsZero() && !end.IsZero() && !r.TS.After(end) {
+		s := p.sink
+		if p.State.Warm {
+			// The answer a turn of the session waits for: it counts
+			// there, however late it came.
+			p.State.Warm = false
+			if s.State.Warming > 0 {
+				s.State.Warming--
+			}
+		}
+		if end := s.State.EndedAt; !r.TS.IsZero() && !end.IsZero() && !r.TS.After(end) {
 			return // spent in a turn already reported
 		}
 		r.Side = true
-		p.sink.count(r)
+		if p.State.Later {
+			p.State.Later = false
+			if t := s.State.Turn; t != nil && (t.EndMsg != "" || t.Waits) {
+				s.carry(r) // asked after that turn's end: the next turn's
+				return
+			}
+		}
+		s.count(r)
 		return
 	}
-	t := p.State.Carry
-	if p.State.Turn != nil {
-		t = &p.State.Turn.Sum
-	} else if t == nil {
-		t = &Totals{}
-		p.State.Carry = t
+	if p.State.Turn == nil {
+		p.carry(r)
+		return
 	}
-	t.add(&p.State.Recent, r, p.table(), p.record)
+	p.State.Turn.Sum.add(&p.State.Recent, r, p.table(), p.record)
+}
+
+// carry counts r in the session's next turn (Carry).
+func (p *Parser) carry(r Response) {
+	if p.State.Carry == nil {
+		p.State.Carry = &Totals{}
+	}
+	p.State.Carry.add(&p.State.Recent, r, p.table(), p.record)
 }
 
 func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
 	t := p.State.Turn
 	p.State.Turn = nil
-	p.State.GoesOn = 0 // the record settled the turn: a hand-over it never showed is not awaited
+	p.State.GoesOn = 0  // the record settled the turn: a hand-over it never showed is not awaited
+	p.State.Warming = 0 // warm-ups still unanswered are waited for no longer
 	p.State.Ended = t.EndMsg
 	if ts.After(p.State.EndedAt) {
 		p.State.EndedAt = ts
@@ -404,6 +482,11 @@ func (p *Parser) Interrupt(out []event.Event) []event.Event {
 	t := p.State.Turn
 	if t == nil {
 		return out
+	}
+	if t.Waits {
+		// The turn was over; only warm-ups it waited for went
+		// unanswered (a -p run can exit before they are).
+		return p.endTurn(out, t.Last)
 	}
 	p.State.Tools = nil // the calls still open will never be answered
 	spent := t.Sum.Usage != (event.Usage{}) || t.Sum.Cost != 0
@@ -548,6 +631,13 @@ func (p *Parser) user(v *fastjson.Value, ts time.Time, out []event.Event) []even
 		return out
 	}
 	if content.Type() == fastjson.TypeString {
+		if p.sink != nil && isWarmup(v, content) {
+			if p.sink.warmupAsked(ts) {
+				p.State.Warm = true
+			} else {
+				p.State.Later = true
+			}
+		}
 		return p.prompt(base, content.GetStringBytes(), out)
 	}
 	var text []byte
@@ -566,6 +656,14 @@ func (p *Parser) user(v *fastjson.Value, ts time.Time, out []event.Event) []even
 		out = p.prompt(base, text, out)
 	}
 	return out
+}
+
+// isWarmup reports whether a subagent file's line is 2.0's warm-up prompt:
+// "Warmup", starting its conversation.
+func isWarmup(v, content *fastjson.Value) bool {
+	parent := v.Get("parentUuid")
+	return parent != nil && parent.Type() == fastjson.TypeNull &&
+		string(bytes.TrimSpace(content.GetStringBytes())) == "Warmup"
 }
 
 // interrupted starts the note Claude Code records when the person stops

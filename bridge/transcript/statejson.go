@@ -85,6 +85,9 @@ func (o *object) state(s *State) {
 		o.key("ended_at")
 		o.time(s.EndedAt)
 	}
+	o.optInt("warming", int64(s.Warming))
+	o.optTrue("warm", s.Warm)
+	o.optTrue("later", s.Later)
 }
 
 func (o *object) key(k string) {
@@ -248,6 +251,7 @@ func (o *object) turn(t *Turn) {
 		in.optStr("end_msg", t.EndMsg)
 		in.optTrue("unsure", t.Unsure)
 		in.optTrue("said", t.Said)
+		in.optTrue("waits", t.Waits)
 	})
 }
 

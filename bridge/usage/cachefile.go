@@ -29,7 +29,10 @@ const CacheFile = "usage.cache"
 // 8: a database's entry (driver.Rows) keeps where its read stopped, its
 // table's mark and each session's place; a reader of 7 would take it for
 // a file's and add the rows read since to its turns again.
-const cacheVersion = 8
+// 9: Claude Code 2.0's warm-ups count in the turn they were asked for (a
+// turn waits for their answers); an empty transcript and the warm-ups
+// only it names are no session.
+const cacheVersion = 9
 
 // priceKey identifies a price table: costs in the cache are of it.
 func priceKey(t *price.Table) uint64 {

@@ -58,6 +58,10 @@ type Server struct {
 	Models json.RawMessage
 	// Classifier decides which requests consume the script (default Classify).
 	Classifier func(Request) Kind
+	// WarmupHold, when set, keeps the answers to warm-up requests (Claude
+	// Code 2.0's "Warmup") from starting until it is closed: a test can
+	// have them come after the turn they were sent in has ended.
+	WarmupHold <-chan struct{}
 
 	mu       sync.Mutex
 	script   []Turn
@@ -203,6 +207,9 @@ func (s *Server) record(r Request) (Request, Turn) {
 		}
 	case KindSide, KindWarmup:
 		turn = Reply(Text(s.SideReply(r)))
+		if r.Kind == KindWarmup {
+			turn.Hold = s.WarmupHold
+		}
 	case KindPoll:
 		turn = pollTurn(r)
 	}
