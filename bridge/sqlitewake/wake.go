@@ -23,22 +23,11 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// After a file event with no new commit visible, Run reads again, often
-// at first and less and less: SQLite writes the WAL (the event), syncs it
-// (a few milliseconds), and only then publishes the commit in its shared
-// memory, which no file event announces. settle says how long to wait
-// before reading again, by how long it has waited; past the last step it
-// stops (a checkpoint writes the files and commits nothing).
-var settle = []struct{ until, every time.Duration }{
-	{10 * time.Millisecond, 500 * time.Microsecond},
-	{50 * time.Millisecond, 2 * time.Millisecond},
-	{250 * time.Millisecond, 10 * time.Millisecond},
-}
-
 // Run calls read until ctx ends: once at the start, then at each write
 // to the database at path or its WAL, each poll and each wake. read
-// reports whether it found a new commit; after a file event with none it
-// runs again a few times, a little later each time.
+// reports whether it found a new commit; after a file event it runs again
+// until it has seen the event's commit (settling), a little later each
+// time.
 func Run(ctx context.Context, path string, opt Options, read func(context.Context) bool) error {
 	if opt.Poll <= 0 {
 		opt.Poll = 2 * time.Second
@@ -65,23 +54,11 @@ func Run(ctx context.Context, path string, opt Options, read func(context.Contex
 	defer tick.Stop()
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
-	var since time.Time // the first event whose commit is not visible yet
+	var settle settling
 	again := func(found bool) {
-		if found {
-			since = time.Time{}
-			return
+		if wait, ok := settle.read(found, time.Now()); ok {
+			retry.Reset(wait)
 		}
-		if since.IsZero() {
-			since = time.Now()
-		}
-		waited := time.Since(since)
-		for _, s := range settle {
-			if waited < s.until {
-				retry.Reset(s.every)
-				return
-			}
-		}
-		since = time.Time{}
 	}
 	ours := func(ev fsnotify.Event) bool {
 		name := filepath.Base(ev.Name)
@@ -102,18 +79,19 @@ func Run(ctx context.Context, path string, opt Options, read func(context.Contex
 				continue
 			}
 			drain(events) // one read for every event queued
+			settle.event(time.Now())
 			again(read(ctx))
 		case err := <-errs:
 			opt.Logf("%s: file events: %v", path, err)
 		case <-retry.C:
-			if !since.IsZero() {
+			if settle.waiting() {
 				again(read(ctx))
 			}
 		case <-opt.Wake:
-			read(ctx)
+			again(read(ctx))
 		case <-tick.C:
 			watch()
-			read(ctx)
+			again(read(ctx))
 		}
 	}
 }
