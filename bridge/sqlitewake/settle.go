@@ -10,7 +10,8 @@ import "time"
 // again, by how long ago the event came; past the last step it stops (a
 // checkpoint writes the files and commits nothing).
 var steps = []struct{ until, every time.Duration }{
-	{10 * time.Millisecond, 500 * time.Microsecond},
+	{4 * time.Millisecond, 250 * time.Microsecond},
+	{10 * time.Millisecond, time.Millisecond},
 	{50 * time.Millisecond, 2 * time.Millisecond},
 	{250 * time.Millisecond, 10 * time.Millisecond},
 }

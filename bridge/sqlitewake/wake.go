@@ -52,8 +52,8 @@ func Run(ctx context.Context, path string, opt Options, read func(context.Contex
 	watch()
 	tick := time.NewTicker(opt.Poll)
 	defer tick.Stop()
-	retry := time.NewTimer(time.Hour)
-	retry.Stop()
+	retry := newRetryTimer()
+	defer retry.Close()
 	var settle settling
 	again := func(found bool) {
 		if wait, ok := settle.read(found, time.Now()); ok {
@@ -83,7 +83,7 @@ func Run(ctx context.Context, path string, opt Options, read func(context.Contex
 			again(read(ctx))
 		case err := <-errs:
 			opt.Logf("%s: file events: %v", path, err)
-		case <-retry.C:
+		case <-retry.C():
 			if settle.waiting() {
 				again(read(ctx))
 			}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package sqlitewake
+
+func newRetryTimer() retryTimer { return newGoTimer() }
