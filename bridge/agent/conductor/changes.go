@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"conductorbridge/bridge/agent"
 )
@@ -17,6 +18,12 @@ func (Agent) RowChanges(path string) agent.RowChanges {
 	}
 	return &changes{db: dbAt(path)}
 }
+
+// changedTabs lists the rows after a rowid, by their rowid: the rows a
+// commit or two added, however long the table. Grouped by session_id
+// instead, SQLite read the whole table through its index on session_id
+// at every commit (4 ms with 100,000 rows).
+const changedTabs = "SELECT session_id, rowid FROM session_messages WHERE rowid > ?"
 
 // changes remembers the last rowid it has seen. Rowids are given in
 // order, so rows committed later come after it, unless rows at the table's
@@ -48,7 +55,7 @@ func (c *changes) Since(ctx context.Context) (names []string, all bool, err erro
 		c.mark, c.started = last, true
 		return nil, true, nil
 	}
-	st, err := c.db.stmt(ctx, "SELECT session_id, MAX(rowid) FROM session_messages WHERE rowid > ? GROUP BY session_id")
+	st, err := c.db.stmt(ctx, changedTabs)
 	if err != nil {
 		c.db.close()
 		c.started = false
@@ -69,7 +76,9 @@ func (c *changes) Since(ctx context.Context) (names []string, all bool, err erro
 			c.started = false
 			return nil, true, fmt.Errorf("read conductor db %s: session_messages: %w", c.db.path, err)
 		}
-		names = append(names, c.db.path+"#"+tab.String) // as tabRecord.Name
+		if name := c.db.path + "#" + tab.String; !slices.Contains(names, name) { // as tabRecord.Name
+			names = append(names, name)
+		}
 		mark = max(mark, n)
 	}
 	if err := rs.Err(); err != nil {
