@@ -55,7 +55,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	codexLines := fs.Int("codex-lines", 50, "prompts each Codex session appends")
 	browseEntries := fs.Int("browse-entries", 200, "entries a stand-in gstack browse server makes, at 20/s, timed to their browse events (0 skips)")
 	working := fs.Int("working-agents", 10, "of the live workspaces, how many have an agent writing 10 lines/s (paced-lines each) while the bridge's whole CPU is measured (0 skips)")
-	profile := fs.String("cpu-profile", "", "write a Go CPU profile of the live and Codex bridges to this folder (live.pprof, codex.pprof), for `go tool pprof`")
+	profile := fs.String("cpu-profile", "", "write a Go CPU profile of the live, real-home, Codex and Conductor-rows bridges to this folder (live.pprof, home.pprof, codex.pprof, rows.pprof), for `go tool pprof`")
 	homeConductor := fs.Int("home-conductor", 50, "real home idle run: Conductor workspaces, two tabs each (the run is skipped when this, -home-projects and -home-rollouts are all 0)")
 	homeProjects := fs.Int("home-projects", 300, "real home idle run: plain Claude Code projects of 1–5 sessions each")
 	homeRollouts := fs.Int("home-rollouts", 100, "real home idle run: Codex rollouts over the last 50 days")
@@ -66,7 +66,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	homeNewWindow := fs.Duration("home-new-window", time.Minute, "real home run: the window the new sessions begin in")
 	conductorTabs := fs.Int("conductor-tabs", 20, "Conductor tabs read from its own record (session_messages), 10 frames/s each, timed from commit to event (0 skips)")
 	conductorFrames := fs.Int("conductor-frames", 50, "frames each Conductor tab commits")
-	conductorHistory := fs.Int("conductor-history", 100000, "rows of other tabs already in session_messages")
+	conductorHistory := fs.Int("conductor-history", 100000, "rows of other tabs already in session_messages, in the -conductor-tabs and -row-tabs runs")
 	rowTabs := fs.Int("row-tabs", 20, "Cursor tabs a real bridge streams from Conductor's session_messages, each committing a row every -row-every, timed from commit to SSE event (0 skips)")
 	rowRows := fs.Int("row-rows", 50, "rows each of those tabs commits")
 	rowEvery := fs.Duration("row-every", 100*time.Millisecond, "how often each of those tabs commits a row")
@@ -129,7 +129,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				benchConductor{tabs: *conductorTabs, frames: *conductorFrames, history: max(0, *conductorHistory)})
 		}},
 		{"conductor rows", *rowTabs <= 0 || *rowRows <= 0 || *rowEvery <= 0, func() error {
-			return runBenchRows(ctx, r, *exe, filepath.Join(tmp, "rows"), benchRows{tabs: *rowTabs, rows: *rowRows, every: *rowEvery})
+			return runBenchRows(ctx, r, *exe, filepath.Join(tmp, "rows"), benchRows{tabs: *rowTabs, rows: *rowRows, every: *rowEvery, history: max(0, *conductorHistory)}, serveFlags("rows")...)
 		}},
 		{"usage", *usageMB <= 0, func() error { return runBenchUsage(ctx, r, *exe, *ccusage, filepath.Join(tmp, "usage"), *usageMB) }},
 	}

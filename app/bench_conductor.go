@@ -52,9 +52,7 @@ func runBenchConductor(ctx context.Context, r *benchReport, root string, b bench
 	if err := w.AddTab(shape, "w-bench", "s-busy", "claude", "Busy"); err != nil {
 		return err
 	}
-	if err := w.Exec(`WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n < ?)
-INSERT INTO session_messages (id, session_id, role, content, created_at)
-SELECT 'h-' || n, 's-old-' || (n % 40), 'assistant', ?, '2026-12-01 09:00:00' FROM c`, b.history, benchFrame(-1)); err != nil {
+	if err := benchHistory(w, b.history); err != nil {
 		return err
 	}
 
@@ -134,6 +132,17 @@ SELECT 'h-' || n, 's-old-' || (n % 40), 'assistant', ?, '2026-12-01 09:00:00' FR
 		b.tabs, b.history, len(lat), total, bad, float64(late)/float64(time.Millisecond), benchLoad())
 	r.addLatencies("conductor record line → event", lat, cond)
 	return nil
+}
+
+// benchHistory puts n rows of 40 tabs nobody follows in session_messages,
+// as a Conductor used for a while holds.
+func benchHistory(w *conductordb.Writer, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	return w.Exec(`WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n < ?)
+INSERT INTO session_messages (id, session_id, role, content, created_at)
+SELECT 'h-' || n, 's-old-' || (n % 40), 'assistant', ?, '2026-12-01 09:00:00' FROM c`, n, benchFrame(-1))
 }
 
 // benchBusyWriter commits a frame to a tab nobody follows 50 times a

@@ -25,19 +25,20 @@ func TestBenchConductorTimesEveryFrame(t *testing.T) {
 	}
 }
 
-// TestBenchRowsTimesEveryRowThroughTheBridge: the row run's tabs stream
+// TestBenchRowsTimesEveryRowThroughTheBridge: the row run's tabs, over
+// rows of other tabs (its conditions say how many), stream
 // every row they commit through a real bridge, each timed to its SSE
 // event, and it reports p50, p99 and max.
 func TestBenchRowsTimesEveryRowThroughTheBridge(t *testing.T) {
 	r := &benchReport{}
-	if err := runBenchRows(context.Background(), r, binary, t.TempDir(), benchRows{tabs: 3, rows: 4, every: 20 * time.Millisecond}); err != nil {
+	if err := runBenchRows(context.Background(), r, binary, t.TempDir(), benchRows{tabs: 3, rows: 4, every: 20 * time.Millisecond, history: 1000}); err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Figures) < 3 {
 		t.Fatalf("figures %+v, want p50, p99 and max", r.Figures)
 	}
 	for _, f := range r.Figures {
-		if !f.Known || f.Unit != "ms" || !strings.Contains(f.Conditions, "12/12 delivered") {
+		if !f.Known || f.Unit != "ms" || !strings.Contains(f.Conditions, "12/12 delivered") || !strings.Contains(f.Conditions, "1000 rows of history") {
 			t.Errorf("%s: %v %s known=%v (%s)", f.Name, f.Value, f.Unit, f.Known, f.Conditions)
 		}
 	}

@@ -17,14 +17,16 @@ import (
 type benchRows struct {
 	tabs, rows int           // tabs, one workspace each; rows each tab commits
 	every      time.Duration // between two rows of a tab
+	history    int           // rows already in the table, of tabs nobody reads
 }
 
 // runBenchRows writes a Conductor database of the newer shape the way
-// Conductor does — WAL, one row a transaction — with `tabs` Cursor tabs,
-// each committing a typed prompt every b.every while a second writer
-// commits 50 rows/s to a tab nobody reads, and times each row from its
-// commit to its event on the bridge's stream (one SSE subscriber a tab).
-func runBenchRows(ctx context.Context, r *benchReport, exe, root string, b benchRows) error {
+// Conductor does — WAL, one row a transaction, over b.history rows of
+// other tabs — with `tabs` Cursor tabs, each committing a typed prompt
+// every b.every while a second writer commits 50 rows/s to a tab nobody
+// reads, and times each row from its commit to its event on the bridge's
+// stream (one SSE subscriber a tab).
+func runBenchRows(ctx context.Context, r *benchReport, exe, root string, b benchRows, serve ...string) error {
 	shape := conductordb.AllShapes()[1]
 	w, err := conductordb.CreateIn(root, shape.Schema)
 	if err != nil {
@@ -53,7 +55,10 @@ func runBenchRows(ctx context.Context, r *benchReport, exe, root string, b bench
 	if err := w.AddTab(shape, "w-busy", "s-busy", "claude", "Busy"); err != nil {
 		return err
 	}
-	c, ids, err := startStreaming(ctx, exe, root, b.tabs, 60*time.Second)
+	if err := benchHistory(w, b.history); err != nil {
+		return err
+	}
+	c, ids, err := startStreaming(ctx, exe, root, b.tabs, 60*time.Second, serve...)
 	if err != nil {
 		return err
 	}
@@ -83,8 +88,8 @@ func runBenchRows(ctx context.Context, r *benchReport, exe, root string, b bench
 	if err != nil {
 		return err
 	}
-	cond := fmt.Sprintf("%d Cursor tabs in a Conductor database of the newer shape (WAL), each committing a typed prompt every %v (one row a transaction) for %d rows while a second writer commits 50 rows/s to a tab nobody reads; from the commit call to its event on the real bridge's stream, 1 SSE subscriber a tab; %d/%d delivered%s",
-		b.tabs, b.every, b.rows, len(res.lat), res.expected, benchLoad())
+	cond := fmt.Sprintf("%d Cursor tabs in a Conductor database of the newer shape (WAL, %d rows of history), each committing a typed prompt every %v (one row a transaction) for %d rows while a second writer commits 50 rows/s to a tab nobody reads; from the commit call to its event on the real bridge's stream, 1 SSE subscriber a tab; %d/%d delivered%s",
+		b.tabs, b.history, b.every, b.rows, len(res.lat), res.expected, benchLoad())
 	r.addLatencies("Conductor row committed → SSE event", res.lat, cond)
 	if len(res.settled) > 0 {
 		r.addLatencies("Conductor row committed → SSE event, settled", res.settled, cond+"; rows committed from the run's second second on")
