@@ -43,7 +43,7 @@ func (c *changes) Since(ctx context.Context) (names []string, all bool, err erro
 	if c.db.ver == -1 { // a new connection: the file may be another one
 		c.db.ver, c.started = 0, false
 	}
-	last, err := c.last(ctx)
+	last, err := c.db.end(ctx)
 	if err != nil {
 		c.db.close()
 		c.started = false
@@ -87,19 +87,6 @@ func (c *changes) Since(ctx context.Context) (names []string, all bool, err erro
 	}
 	c.mark = mark
 	return names, false, nil
-}
-
-// last is the table's last rowid, 0 when it is empty.
-func (c *changes) last(ctx context.Context) (int64, error) {
-	st, err := c.db.stmt(ctx, "SELECT COALESCE(MAX(rowid), 0) FROM session_messages")
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	if err := st.QueryRowContext(ctx).Scan(&n); err != nil {
-		return 0, fmt.Errorf("read conductor db %s: session_messages: %w", c.db.path, err)
-	}
-	return n, nil
 }
 
 func (c *changes) Close() error {

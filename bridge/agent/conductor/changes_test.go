@@ -71,36 +71,42 @@ func TestRowChangesReadsOnlyTheNewRows(t *testing.T) {
 	for _, shape := range conductordb.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) {
 			w := newDB(t, shape, "s-a", "cursor")
-			db, err := sql.Open("sqlite", "file:"+w.Path+"?mode=ro")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			rows, err := db.Query("EXPLAIN QUERY PLAN "+changedTabs, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-			if len(plan) == 0 {
-				t.Fatal("no plan")
-			}
-			for _, step := range plan {
+			for _, step := range queryPlan(t, w.Path, changedTabs, 1) {
 				if strings.HasPrefix(step, "SCAN") {
-					t.Errorf("plan %q scans", plan)
+					t.Errorf("plan step %q scans", step)
 				}
 			}
 		})
 	}
+}
+
+// queryPlan is SQLite's plan for q on the database at path, a step a line.
+func queryPlan(t *testing.T, path, q string, args ...any) []string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) == 0 {
+		t.Fatal("no plan")
+	}
+	return plan
 }

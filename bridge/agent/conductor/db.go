@@ -179,6 +179,19 @@ func (d *db) last(ctx context.Context, at int64) (Cursor, string, error) {
 	return c, keyAt.String, nil
 }
 
+// end is the table's last rowid, 0 when it is empty.
+func (d *db) end(ctx context.Context) (int64, error) {
+	st, err := d.stmt(ctx, "SELECT COALESCE(MAX(rowid), 0) FROM session_messages")
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	if err := st.QueryRowContext(ctx).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read conductor db %s: session_messages: %w", d.path, err)
+	}
+	return n, nil
+}
+
 func (d *db) idCol() string {
 	if d.hasID {
 		return "id"
