@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,8 @@ func TestBenchConductorTimesEveryFrame(t *testing.T) {
 // TestBenchRowsTimesEveryRowThroughTheBridge: the row run's tabs, over
 // rows of other tabs (its conditions say how many), stream
 // every row they commit through a real bridge, each timed to its SSE
-// event, and it reports p50, p99 and max.
+// event, and it reports p50, p99 and max, from the commit call and from
+// its return.
 func TestBenchRowsTimesEveryRowThroughTheBridge(t *testing.T) {
 	r := &benchReport{}
 	if err := runBenchRows(context.Background(), r, binary, t.TempDir(), benchRows{tabs: 3, rows: 4, every: 20 * time.Millisecond, history: 1000}); err != nil {
@@ -41,5 +43,8 @@ func TestBenchRowsTimesEveryRowThroughTheBridge(t *testing.T) {
 		if !f.Known || f.Unit != "ms" || !strings.Contains(f.Conditions, "12/12 delivered") || !strings.Contains(f.Conditions, "1000 rows of history") {
 			t.Errorf("%s: %v %s known=%v (%s)", f.Name, f.Value, f.Unit, f.Known, f.Conditions)
 		}
+	}
+	if !slices.ContainsFunc(r.Figures, func(f benchFigure) bool { return strings.Contains(f.Name, "commit returned") }) {
+		t.Errorf("figures %+v, want the ones from the commit's return", r.Figures)
 	}
 }

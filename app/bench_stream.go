@@ -127,6 +127,9 @@ func benchStamp(data []byte) (time.Time, bool) {
 
 type streamResult struct {
 	lat []time.Duration
+	// arrived is when each stamped line's event reached a subscriber,
+	// by its stamp (the first subscriber's, with several).
+	arrived map[int64]time.Time
 	// settled are the latencies of lines written from the second second
 	// of the run on: the first second is the bridge, and this VM's
 	// CPUs, waking from whatever came before (a minute idle, in the
@@ -150,7 +153,7 @@ type streamResult struct {
 }
 
 func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []string, load streamLoad) (streamResult, error) {
-	var res streamResult
+	res := streamResult{arrived: map[int64]time.Time{}}
 	per := max(load.sessions, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -191,6 +194,9 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 						return nil
 					}
 					mu.Lock()
+					if _, ok := res.arrived[sent.UnixNano()]; !ok {
+						res.arrived[sent.UnixNano()] = now
+					}
 					res.lat = append(res.lat, now.Sub(sent))
 					if sent.UnixNano() >= settledFrom.Load() {
 						res.settled = append(res.settled, now.Sub(sent))
