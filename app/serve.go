@@ -28,6 +28,7 @@ import (
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/engine"
 	"conductorbridge/bridge/event"
+	"conductorbridge/bridge/gcidle"
 	"conductorbridge/bridge/hooks"
 	"conductorbridge/bridge/httplimit"
 	"conductorbridge/bridge/inject"
@@ -284,7 +285,11 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	// workspace's stream (bridge/browse). It stops with the bridge.
 	browser := &browse.Finder{Log: log}
 	context.AfterFunc(ctx, browser.Close)
+	// While no agent is at work the runtime's forced collection, every
+	// two minutes, is held off (bridge/gcidle); from the catch-up on.
+	gov := gcidle.New(os.Getenv)
 	eng := engine.New(engine.Config{
+		OnIdle:  gov.SetIdle,
 		Browse:  browser,
 		Prices:  prices,
 		Files:   records,
@@ -341,9 +346,9 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 	pairs.Announce = b.api.AnnouncePairing
 	lift := limitCatchUpMemory()
 	go func() {
-		defer lift()
 		select {
 		case <-ctx.Done():
+			lift()
 		case <-eng.CaughtUp():
 			// The first list call must not pay for encoding a thousand
 			// workspaces; then the cold start's reading left its buffers
@@ -355,6 +360,8 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 			// about 1 wake-up/s), and held back 2 MB at most.
 			b.api.WarmList()
 			runtime.GC()
+			lift()
+			gov.Start()
 		}
 	}()
 	return b, nil

@@ -95,6 +95,13 @@ type Config struct {
 	// linefile.Files; nil: linefile.DefaultOpenFiles). Busy ones stay
 	// open; one unread for a minute gives its descriptor back.
 	Files *linefile.Files
+	// OnIdle is told when the engine falls idle (true: the sweep has
+	// backed off, no session at work and no file event since its last
+	// look) and when work resumes (false: a file event or a hook after an
+	// idle spell). It runs on the sweep's goroutine and must not block:
+	// the app holds off the Go runtime's periodic collection meanwhile
+	// (bridge/gcidle).
+	OnIdle func(idle bool)
 }
 
 func (c *Config) withDefaults() {
@@ -345,7 +352,10 @@ func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
 				e.askRescan()
 			}
 		}
-		e.sweepIdle.Store(sw.every > sw.base)
+		idle := sw.every > sw.base
+		if e.sweepIdle.Swap(idle) != idle && e.cfg.OnIdle != nil {
+			e.cfg.OnIdle(idle)
+		}
 	}
 }
 
