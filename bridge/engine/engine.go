@@ -162,7 +162,9 @@ type Engine struct {
 	// a cwd). Scans keep them until they find the directory themselves.
 	hinted map[string]discover.Workspace // by directory
 
-	sweepIdle atomic.Bool // the sweep has backed off: a file event must wake it
+	sweepIdle  atomic.Bool   // the sweep has backed off: a file event must wake it
+	sweepEvery atomic.Int64  // the sweep's interval (a time.Duration), for tests
+	sweeps     atomic.Uint64 // sweeps run, for tests
 	// folders counts the file events that may have added or removed a
 	// file in a watched folder (all but plain writes) and the watcher's
 	// errors (an overflowed queue): while it stands still, a session
@@ -326,6 +328,7 @@ func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
 	defer sweep.Stop()
 	run := func() {
 		sweep.Reset(sw.timer(sw.sweep()))
+		e.sweeps.Add(1)
 		if e.cfg.Hub != nil {
 			// A journal not written for a while gives its descriptor
 			// back: open files follow the agents at work.
@@ -333,10 +336,16 @@ func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
 		}
 		e.cfg.Files.ReleaseIdle(journalIdle) // records too
 	}
+	caughtUp := e.caughtUp
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-caughtUp:
+			caughtUp = nil
+			// A start at rest is an idle spell already (restingStart).
+			sw.restStart = e.atRest()
+			continue
 		case <-sweep.C:
 			run()
 		case <-e.scanDone:
@@ -352,6 +361,7 @@ func (e *Engine) sweepLoop(ctx context.Context, active <-chan struct{}) {
 				e.askRescan()
 			}
 		}
+		e.sweepEvery.Store(int64(sw.every))
 		idle := sw.every > sw.base
 		if e.sweepIdle.Swap(idle) != idle && e.cfg.OnIdle != nil {
 			e.cfg.OnIdle(idle)

@@ -173,3 +173,47 @@ func TestIdleSweepRunsWithTheScan(t *testing.T) {
 		t.Error("once agents work, the scan still moved the sweep")
 	}
 }
+
+// TestARestingStartBacksTheSweepOff: where folders are watched, a start
+// that caught up with every session at rest backs the sweep off to its
+// longest interval after its first look, not step by step (its idle
+// sweeps at 3, 8, 18 and 38 s were a third of an idle bridge's first
+// minute); a start with an agent at work keeps its base rate, and a file
+// event brings a backed-off sweep back to it.
+func TestARestingStartBacksTheSweepOff(t *testing.T) {
+	const base = 5 * time.Millisecond
+	for _, tt := range []struct {
+		name   string
+		lines  func(sid string) []string
+		atRest bool
+	}{
+		{"all at rest", func(sid string) []string { return []string{prompt(sid, "hello"), answer(sid, "m1", "hi", "end_turn")} }, true},
+		{"an agent at work", func(sid string) []string { return []string{prompt(sid, "hello")} }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHome(t)
+			const sid = "eeeeeeee-1111-4111-8111-0000000000f3"
+			dir, p := h.session("resting", sid)
+			h.write(p, tt.lines(sid)...)
+			r := h.startWith(func(c *Config) {
+				c.SweepEvery, c.ScanEvery, c.IdleScanEvery, c.QuietAfter = base, time.Hour, time.Hour, time.Hour
+			})
+			r.waitWorkspace(t, dir)
+			<-r.eng.CaughtUp()
+			every := func() time.Duration { return time.Duration(r.eng.sweepEvery.Load()) }
+			if !tt.atRest {
+				from := r.eng.sweeps.Load()
+				waitFor(t, "twenty sweeps", func() bool { return r.eng.sweeps.Load() >= from+20 })
+				if every() != base {
+					t.Errorf("with an agent at work the sweep backed off to %v", every())
+				}
+				return
+			}
+			// Step by step from 5 ms, a minute is 13 doublings and 40 s
+			// of sweeps away; waitFor gives up after 5 s.
+			waitFor(t, "the sweep backed off to a minute", func() bool { return every() >= time.Minute })
+			h.write(p, prompt(sid, "again"))
+			waitFor(t, "the sweep back at its base rate", func() bool { return every() == base })
+		})
+	}
+}

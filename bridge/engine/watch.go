@@ -293,6 +293,10 @@ type sweeper struct {
 	lastBrowse time.Time
 	// stat is os.Stat unless a test counts the sweep's system calls.
 	stat func(string) (os.FileInfo, error)
+	// restStart: the cold start caught up with every session at rest and
+	// no file event came since, so where folders are watched the next
+	// back-off goes straight to maxSweep (restingStart).
+	restStart bool
 }
 
 type stamp struct {
@@ -300,6 +304,16 @@ type stamp struct {
 	size int64
 }
 
+// restingStart: where folders are watched, a start whose cold start
+// caught up with every session at rest backs the sweep off to maxSweep
+// after its first look (a full one, a second in), as the scan timer skips
+// its first steps (idleStart): the idle sweeps at 3, 8, 18 and 38 s of
+// the doubling found nothing the watches had not told of, and each woke
+// the runtime's threads 7 to 35 times, a third of an idle bridge's first
+// minute. A file event or a hook brings it back to its base rate as
+// before; where folders are not watched the sweep finds new session
+// files, and it backs off step by step.
+//
 // maxSweep is the longest the sweep waits while every agent is idle,
 // where folders are watched: there every new file and write has its own
 // event, and the sweep only backs them up. Each sweep stats every
@@ -319,6 +333,7 @@ func newSweeper(e *Engine) *sweeper {
 // active is told of a file event: agents are at work, so the sweep comes
 // back to its base rate. It reports whether the interval shrank.
 func (s *sweeper) active() bool {
+	s.restStart = false
 	if s.every == s.base {
 		return false
 	}
@@ -371,7 +386,7 @@ func (s *sweeper) sweep() time.Duration {
 			}
 		}
 	}
-	busy, polled := false, s.e.polling()
+	busy, anyWorking, polled := false, false, s.e.polling()
 	full := s.full(polled)
 	atWork := s.every <= s.base // not backed off: agents were at work
 	for _, w := range ws {
@@ -413,6 +428,7 @@ func (s *sweeper) sweep() time.Duration {
 			poke = true // subagent files are not watched here: look each sweep
 		}
 		busy = busy || working
+		anyWorking = anyWorking || working
 		if snap.orphanCandidate(s.last, s.e.cfg.QuietAfter) {
 			w.enqueue(w.reap) // a working session gone quiet: is its agent still there?
 		}
@@ -440,7 +456,11 @@ func (s *sweeper) sweep() time.Duration {
 			limit = maxSweepUnwatched
 		}
 		s.every = min(2*s.every, max(limit, s.base))
+		if s.restStart && watchDirs {
+			s.every = max(limit, s.base)
+		}
 	}
+	s.restStart = s.restStart && !anyWorking && !polled
 	return s.every
 }
 
