@@ -217,3 +217,37 @@ func TestARestingStartBacksTheSweepOff(t *testing.T) {
 		})
 	}
 }
+
+// TestOnIdleTellsOfIdleAndWork: Config.OnIdle hears that the engine fell
+// idle once the sweep backs off, and that work resumed at the next file
+// event: the app holds off the runtime's forced collection in between
+// (bridge/gcidle), so a word missed either way would leave the collector
+// paced for the wrong one.
+func TestOnIdleTellsOfIdleAndWork(t *testing.T) {
+	h := newHome(t)
+	const sid = "eeeeeeee-1111-4111-8111-0000000000f4"
+	dir, p := h.session("told", sid)
+	h.write(p, prompt(sid, "hello"), answer(sid, "m1", "hi", "end_turn"))
+	told := make(chan bool, 16)
+	r := h.startWith(func(c *Config) {
+		c.SweepEvery, c.ScanEvery, c.IdleScanEvery = 5*time.Millisecond, time.Hour, time.Hour
+		c.OnIdle = func(idle bool) { told <- idle }
+	})
+	r.waitWorkspace(t, dir)
+	next := func(what string) bool {
+		select {
+		case idle := <-told:
+			return idle
+		case <-time.After(5 * time.Second):
+			t.Fatalf("OnIdle not called: waiting for %s", what)
+			return false
+		}
+	}
+	if !next("idle") {
+		t.Fatal("OnIdle(false) first: the engine was never told idle")
+	}
+	h.write(p, prompt(sid, "again"))
+	if next("work") {
+		t.Fatal("OnIdle(true) twice in a row")
+	}
+}
