@@ -342,6 +342,9 @@ func startBridge(ctx context.Context, c config, log zerolog.Logger) (*bridge, er
 		// folder) parses only what changed between views.
 		Usage: usagerep.Source{Formats: listAs[driver.Format](drivers), Prices: prices,
 			Cache: usageCache(c.StateDir, func(msg string) { log.Warn().Msg(msg) })},
+		// A report may allocate far past what an idle bridge holds: it is
+		// made at the collector's default pacing.
+		Busy: gov.Busy,
 	}
 	pairs.Announce = b.api.AnnouncePairing
 	lift := limitCatchUpMemory()

@@ -76,6 +76,10 @@ type Server struct {
 	Viewer fs.FS
 	// Usage reads the usage history for GET /api/usage (nil: none).
 	Usage UsageHistory
+	// Busy, if set, is told of a usage report while it is made (the
+	// returned func ends it): work that may allocate much on a bridge
+	// that is otherwise idle (bridge/gcidle's Governor.Busy).
+	Busy func() (done func())
 	// Favicon is the icon a browser asks for at /favicon.ico (PNG; nil: 404).
 	Favicon []byte
 	// StateDir is the bridge's state folder, which GET /health tells the

@@ -29,6 +29,9 @@ func (s *Server) usageReport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if s.Busy != nil {
+		defer s.Busy()()
+	}
 	read := s.Usage.Read
 	if v.Get("cache") == "no" {
 		// The usage command's --no-cache. Only the user's own programs

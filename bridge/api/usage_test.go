@@ -155,3 +155,42 @@ func TestUsageCacheNoIsTheCLIsOnly(t *testing.T) {
 		t.Errorf("a browser's read: %d, %d cached reads", code, reads)
 	}
 }
+
+// busyUsage is fixedUsage that notes whether the server said it was busy
+// while the history was read.
+type busyUsage struct {
+	fixedUsage
+	busy *int
+	seen *[]int
+}
+
+func (b busyUsage) Read(ctx context.Context) (*usage.History, error) {
+	*b.seen = append(*b.seen, *b.busy)
+	return b.fixedUsage.Read(ctx)
+}
+
+// TestUsageReportIsMadeBusy: a report is made between Busy and its done
+// (an idle bridge's collector then paces as usual: bridge/gcidle), each
+// request once, and a refused one (a bad query) is never busy.
+func TestUsageReportIsMadeBusy(t *testing.T) {
+	e := newEnv(t)
+	var busy, calls int
+	var seen []int
+	e.srv.Usage = busyUsage{busy: &busy, seen: &seen}
+	e.srv.Busy = func() func() {
+		busy++
+		calls++
+		return func() { busy-- }
+	}
+	for range 2 {
+		if code, body := e.do(t, req{path: "/api/usage?by=day", bearer: e.token.Value()}); code != 200 {
+			t.Fatalf("%d %v", code, body)
+		}
+	}
+	if !slices.Equal(seen, []int{1, 1}) || busy != 0 || calls != 2 {
+		t.Errorf("busy while reading %v, busy after %d, calls %d; want [1 1], 0, 2", seen, busy, calls)
+	}
+	if code, _ := e.do(t, req{path: "/api/usage?by=year", bearer: e.token.Value()}); code != http.StatusBadRequest || calls != 2 {
+		t.Errorf("a bad query: %d, %d Busy calls; want 400 and none", code, calls)
+	}
+}

@@ -13,9 +13,12 @@
 // idle bridge that allocates is collected as it nears the limit, so it
 // holds no more than when it fell idle plus that room. A live heap that
 // outgrows the limit (work the owner has not told of yet) is not held to
-// it: the runtime's limit is soft, and it collects no more for it than
-// its CPU limiter allows (at most half the CPU). When work resumes
-// (SetIdle false) GOGC and the limit are put back as they were.
+// it: the runtime's limit is soft, but while such a heap allocates the
+// runtime collects back to back, up to what its CPU limiter allows (half
+// the CPU). So work that may allocate much while the owner is idle (a
+// usage report asked of an idle bridge) runs inside Busy, at the default
+// pacing. When work resumes (SetIdle false) GOGC and the limit are put
+// back as they were.
 //
 // A GOGC or GOMEMLIMIT the person set is theirs: the Governor then does
 // nothing.
@@ -39,6 +42,7 @@ type Governor struct {
 	disabled bool  // the person's GOGC or GOMEMLIMIT
 	started  bool  // Start was called
 	idle     bool  // the owner's word
+	busy     int   // Busy calls not yet done
 	on       bool  // GOGC is off and the limit set
 	percent  int   // GOGC to put back
 	limit    int64 // the memory limit to put back
@@ -58,9 +62,7 @@ func (g *Governor) Start() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.started = true
-	if g.idle && !g.disabled {
-		g.hold()
-	}
+	g.settle()
 }
 
 // SetIdle says whether the owner is idle. It never blocks for long (it
@@ -72,10 +74,36 @@ func (g *Governor) SetIdle(idle bool) {
 		return
 	}
 	g.idle = idle
+	g.settle()
+}
+
+// Busy puts the default pacing back until done is called, whatever the
+// owner's word: for work its idle word does not cover that may allocate
+// far past the idle limit. Calls may overlap; the limit comes back, set
+// anew, once the last is done and the owner is still idle.
+func (g *Governor) Busy() (done func()) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.busy++
+	g.settle()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			g.busy--
+			g.settle()
+		})
+	}
+}
+
+// settle holds the collector off when the owner is idle and nothing is
+// busy, else puts it back. Called with g.mu held.
+func (g *Governor) settle() {
 	if g.disabled || !g.started {
 		return
 	}
-	if idle {
+	if g.idle && g.busy == 0 {
 		g.hold()
 	} else {
 		g.release()

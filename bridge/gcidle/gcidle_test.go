@@ -136,3 +136,44 @@ func TestTheLimitBoundsTheHeapWhileIdle(t *testing.T) {
 		t.Errorf("held %d MB more at the peak than at the start (%d MB), churning 256 MB of garbage: the heap grew with the garbage", (peak-start)>>20, start>>20)
 	}
 }
+
+// Work the owner's idle word does not cover (a usage report asked of an
+// idle bridge) runs at the default pacing while Busy: its heap, which may
+// outgrow the idle limit, is not collected back to back. Overlapping
+// calls keep it so until the last is done; then, still idle, the limit
+// comes back. Busy while at work changes nothing.
+func TestBusyPutsTheDefaultPacingBackUntilDone(t *testing.T) {
+	defaults(t)
+	g := New(env(nil))
+	g.Start()
+	g.SetIdle(true)
+	defer g.SetIdle(false)
+	off := func() bool { gogc, _ := collector(); return gogc < 0 || gogc > math.MaxInt32 }
+	if !off() {
+		t.Fatal("idle: the collector is not held off")
+	}
+	done1 := g.Busy()
+	done2 := g.Busy()
+	if gogc, limit := collector(); gogc != 100 || limit != math.MaxInt64 || g.Limit() != 0 {
+		t.Fatalf("busy: GOGC %d, limit %d, Limit() %d; want 100, none, 0", gogc, limit, g.Limit())
+	}
+	done1()
+	done1() // twice is once
+	if off() {
+		t.Fatal("held off again while a second Busy is not done")
+	}
+	g.SetIdle(true) // the owner's word again changes nothing while busy
+	if off() {
+		t.Fatal("held off by the owner's idle word while busy")
+	}
+	done2()
+	if !off() || g.Limit() == 0 {
+		t.Fatal("the last Busy done while idle: the collector is not held off again")
+	}
+	g.SetIdle(false)
+	done3 := g.Busy()
+	done3()
+	if off() {
+		t.Fatal("a Busy done while at work held the collector off")
+	}
+}
