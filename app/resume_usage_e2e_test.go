@@ -24,10 +24,11 @@ import (
 // lists no session the stream does not show, and each session's turns,
 // tokens and cost are the stream's turn_complete events'. 2.0.77's resumed
 // run starts under an id of its own and leaves an empty record of it,
-// whose warm-ups' prompts name it and their answers the resumed session:
-// those warm-ups (100 input and 20 output tokens each, the fake model's
-// answer to a request that sets none) count in the resumed session, in
-// the stream and in usage. 2.1 sends no warm-ups and leaves no such
+// whose warm-ups' prompts name it and their answers whichever id the run
+// held then (the empty one while the bridge's SessionStart hook runs):
+// every one of those warm-ups (100 input and 20 output tokens each, the
+// fake model's answer to a request that sets none) counts in the resumed
+// session, in the stream and in usage. 2.1 sends no warm-ups and leaves no such
 // record. Each answer is held until the run's warm-ups are answered
 // (afterWarmups), so that none arrives after its turn ended.
 func TestRealClaudeResumeStreamsWhatUsageCounts(t *testing.T) {
@@ -64,8 +65,9 @@ func TestRealClaudeResumeStreamsWhatUsageCounts(t *testing.T) {
 			run(claudetest.Options{Resume: session, Prompt: "again"}, holds[1])
 			evs := c.until(t, 90*time.Second, func(evs []event.Event) bool { return len(turnsOf(evs)) >= 2 })
 
-			// Every warm-up answered in the session's name counts in it: 2.0.77
-			// writes each one's prompt, then its answer, to an agent-*.jsonl.
+			// Every warm-up answered counts in the session, whichever id its
+			// answer names: 2.0.77 writes each one's prompt, then its answer,
+			// to an agent-*.jsonl.
 			answered := 0
 			files, _ := filepath.Glob(filepath.Join(e.home, ".claude", "projects", "*", "agent-*.jsonl"))
 			for _, f := range files {
@@ -74,8 +76,8 @@ func TestRealClaudeResumeStreamsWhatUsageCounts(t *testing.T) {
 					t.Fatal(err)
 				}
 				lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-				var answer struct{ Type, SessionID string }
-				if json.Unmarshal([]byte(lines[len(lines)-1]), &answer) == nil && answer.Type == "assistant" && answer.SessionID == session {
+				var answer struct{ Type string }
+				if json.Unmarshal([]byte(lines[len(lines)-1]), &answer) == nil && answer.Type == "assistant" {
 					answered++
 				}
 			}
@@ -94,7 +96,7 @@ func TestRealClaudeResumeStreamsWhatUsageCounts(t *testing.T) {
 				streamed, cost = streamed.Add(tc.Usage), cost+tc.CostUSD
 			}
 			if streamed != want {
-				t.Errorf("the stream's turns spent %+v; want %+v (%d warm-ups answered in the session)", streamed, want, answered)
+				t.Errorf("the stream's turns spent %+v; want %+v (%d warm-ups answered)", streamed, want, answered)
 			}
 			var rep usagerep.Report
 			if err := apiCall(context.Background(), e.cfg, http.MethodGet, "/api/usage?by=session", nil, &rep); err != nil {

@@ -19,17 +19,18 @@ import (
 // its warm-ups' prompts in that id's name. The empty record is no session
 // (the streams do not list it): usage lists one session, whose two turns
 // spent the fake model's 111+11 and 222+22 tokens and every warm-up
-// answered in its name. In resume2077 the answers came after the run took
-// the resumed id; in resume2077hooked, run with a SessionStart hook that
-// takes half a second (as the bridge's hooks take a moment), before:
-// those three count in no session.
+// of both runs. In resume2077 the answers came after the run took the
+// resumed id; in resume2077hooked, run with a SessionStart hook that takes
+// half a second (as the bridge's hooks take a moment), before: those three
+// count in the session whose prompt came next in the folder, the resumed
+// one, as ccusage counts them (933 input tokens in all).
 func TestAResumedSessionsWarmupsCountInIt(t *testing.T) {
 	for _, tt := range []struct {
 		dir     string
-		warmups int64 // answered in the session's name
+		warmups int64 // counted in the session
 	}{
 		{"resume2077", 6},
-		{"resume2077hooked", 3},
+		{"resume2077hooked", 6},
 	} {
 		t.Run(tt.dir, func(t *testing.T) {
 			projects := t.TempDir()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/regular"
@@ -59,8 +60,17 @@ func (Agent) BesideSession(file string) (session string, decided bool) {
 // prompts name the empty session, their answers (what they cost) the
 // resumed one. The answer's session owns such a file; until the answer is
 // written, whose it is waits. (A new session's warm-ups can be written
-// before its own record too: their answers name the same session.)
+// before its own record too: their answers name the same session.) When
+// the run takes the resumed id late (a SessionStart hook holds it up),
+// the answer too names the empty session: then the file is the session's
+// whose prompt came next in the folder (resumedAfter), as a resumed run
+// writes it a moment after its warm-ups; while none has, and the warm-up
+// is younger than resumeWindow, whose it is waits.
 func besideOwner(file string) (session string, decided bool) {
+	return besideOwnerAt(file, time.Now())
+}
+
+func besideOwnerAt(file string, now time.Time) (session string, decided bool) {
 	fh, err := regular.Open(file) // a FIFO named agent-*.jsonl must not hang the workspace
 	if err != nil {
 		return "", true
@@ -70,6 +80,7 @@ func besideOwner(file string) (session string, decided bool) {
 	var data []byte
 	first := -1 // where the first line ends, once known
 	sid, warm := "", false
+	var asked time.Time // when the warm-up was sent
 	for {
 		n, err := fh.Read(buf)
 		data = append(data, buf[:n]...)
@@ -77,7 +88,8 @@ func besideOwner(file string) (session string, decided bool) {
 			if i := bytes.IndexByte(data, '\n'); i >= 0 {
 				first = i
 				var line struct {
-					SessionID string `json:"sessionId"`
+					SessionID string    `json:"sessionId"`
+					Timestamp time.Time `json:"timestamp"`
 					Message   struct {
 						Content json.RawMessage `json:"content"`
 					} `json:"message"`
@@ -85,7 +97,7 @@ func besideOwner(file string) (session string, decided bool) {
 				if json.Unmarshal(data[:i], &line) != nil {
 					return "", true
 				}
-				sid = line.SessionID
+				sid, asked = line.SessionID, line.Timestamp
 				warm = sid != "" && isWarmup(line.Message.Content) && emptyRecord(filepath.Join(filepath.Dir(file), sid+".jsonl"))
 				if !warm {
 					return sid, true
@@ -96,7 +108,16 @@ func besideOwner(file string) (session string, decided bool) {
 		}
 		if first >= 0 {
 			if owner, ok := answerSession(data[first+1:]); ok {
-				return owner, true
+				if !emptyRecord(filepath.Join(filepath.Dir(file), owner+".jsonl")) {
+					return owner, true
+				}
+				if resumed := resumedAfter(filepath.Dir(file), asked); resumed != "" {
+					return resumed, true
+				}
+				if now.Sub(asked) < resumeWindow {
+					return "", false
+				}
+				return owner, true // no session's prompt came: the empty one's, which counts nowhere
 			}
 			if len(data) >= firstLineMax {
 				return sid, true // no answer near its start: the prompt's session's

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBesideSession: a 2.0 agent-*.jsonl beside every session's
@@ -114,5 +115,72 @@ func TestBesideSessionOfAResumedRunsWarmups(t *testing.T) {
 	}
 	if got, decided := (Agent{}).BesideSession(warmups[0]); got != empty || !decided {
 		t.Errorf("a warm-up of a session with a record: %q, %v; want %s, decided", got, decided, empty)
+	}
+}
+
+// TestBesideSessionOfAWarmupAnsweredUnderTheEmptyID: in resume2077hooked
+// (recorded from real 2.0.77 with a SessionStart hook that takes half a
+// second) the resumed run took the resumed id late, so its three warm-ups'
+// answers too name the empty record it started under. Each belongs to the
+// session whose prompt came next in the folder, the resumed one, as
+// ccusage counts them. Before that prompt is written, whose it is waits,
+// up to resumeWindow; with no prompt by then it is the empty session's.
+func TestBesideSessionOfAWarmupAnsweredUnderTheEmptyID(t *testing.T) {
+	const resumed, empty = "11111111-2222-4333-8444-555555555555", "ff13d7b0-4b7e-48b9-b951-91e3ce5bcda2"
+	src := filepath.Join("..", "..", "usage", "testdata", "resume2077hooked")
+	dir := t.TempDir()
+	files, err := filepath.Glob(filepath.Join(src, "*.jsonl"))
+	if err != nil || len(files) != 8 {
+		t.Fatalf("testdata: %d files, %v", len(files), err)
+	}
+	var warmups []string // answered under the empty record's id
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.Base(f))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(filepath.Base(f), "agent-") && strings.Count(string(b), empty) == 2 {
+			warmups = append(warmups, p)
+		}
+	}
+	if len(warmups) != 3 {
+		t.Fatalf("%d warm-ups answered under the empty id, want 3", len(warmups))
+	}
+	agents, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
+	for _, p := range agents {
+		if got, decided := (Agent{}).BesideSession(p); got != resumed || !decided {
+			t.Errorf("%s: %q, %v; want %s, decided", filepath.Base(p), got, decided, resumed)
+		}
+	}
+	// The resumed session's record as it stood before its prompt: whose
+	// the warm-ups are waits while they are young, and is the empty
+	// session's once resumeWindow has passed with no prompt.
+	record := filepath.Join(dir, resumed+".jsonl")
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if err := os.WriteFile(record, []byte(strings.Join(lines[:3], "")), 0o644); err != nil { // the first turn only
+		t.Fatal(err)
+	}
+	asked := time.Date(2026, 12, 7, 1, 2, 7, 843e6, time.UTC) // the first warm-up's prompt
+	for _, tt := range []struct {
+		now         time.Time
+		want        string
+		wantDecided bool
+	}{
+		{asked.Add(time.Second), "", false},
+		{asked.Add(resumeWindow + time.Second), empty, true},
+	} {
+		for _, p := range warmups {
+			if got, decided := besideOwnerAt(p, tt.now); got != tt.want || decided != tt.wantDecided {
+				t.Errorf("%s at %s after the warm-up, with no prompt since: %q, %v; want %q, %v", filepath.Base(p), tt.now.Sub(asked), got, decided, tt.want, tt.wantDecided)
+			}
+		}
 	}
 }

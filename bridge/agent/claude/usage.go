@@ -88,9 +88,8 @@ func (a Agent) UsageGroups() ([]driver.Group, error) {
 		if infos[g.Files[0]].Size() == 0 {
 			// A record with nothing in it is no session: nothing was
 			// asked there. 2.0.77's `--resume` leaves one, the id it
-			// started under, with warm-ups whose answers came before it
-			// took the resumed session's id (besideOwner); the streams
-			// show no such session, and no turn counts them.
+			// started under, with warm-ups that count in the resumed
+			// session (besideOwner); the streams show no such session.
 			continue
 		}
 		slices.Sort(g.Files[1:])
