@@ -1,11 +1,15 @@
 package engine
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent/claude"
+	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 )
 
@@ -250,4 +254,61 @@ func TestOnIdleTellsOfIdleAndWork(t *testing.T) {
 	if next("work") {
 		t.Fatal("OnIdle(true) twice in a row")
 	}
+}
+
+// gatedScanner passes its first scan (the cold start's) and holds every
+// later one until open is closed.
+type gatedScanner struct {
+	inner Scanner
+	open  chan struct{}
+	scans atomic.Int64
+}
+
+func (g *gatedScanner) Scan(ctx context.Context) ([]discover.Workspace, error) {
+	if g.scans.Add(1) > 1 {
+		select {
+		case <-g.open:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return g.inner.Scan(ctx)
+}
+
+// TestASessionAtWorkBringsABackedOffSweepBack: a session's file event
+// that came before the sweep backed off told it nothing, and its
+// workspace, found by a scan only after the sweep's look, was not there to
+// keep it at its base rate. Once the workspace is read with its session
+// at work, the sweep comes back to its base rate, as a file event would
+// bring it: its reaps and quiet spells need it. Failed in a double round
+// (TestATurnEndsWhenItsAgentDies waited for reaps a sweep backed off to a
+// minute never made), with a start at rest and a session written just
+// after it.
+func TestASessionAtWorkBringsABackedOffSweepBack(t *testing.T) {
+	const base = 300 * time.Millisecond // the first look waits this long after the start
+	h := newHome(t)
+	gate := &gatedScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}, open: make(chan struct{})}
+	t.Cleanup(func() {
+		select {
+		case <-gate.open:
+		default:
+			close(gate.open)
+		}
+	})
+	r := h.startWith(func(c *Config) {
+		c.Scanner = gate
+		c.SweepEvery, c.ScanEvery, c.IdleScanEvery, c.QuietAfter = base, time.Hour, time.Hour, time.Hour
+	})
+	<-r.eng.CaughtUp()
+	// Before the sweep's first look: its event comes while the sweep is
+	// not backed off, and the scan it asks for is held.
+	const sid = "eeeeeeee-1111-4111-8111-0000000000f4"
+	dir, p := h.session("late", sid)
+	h.write(p, prompt(sid, "run the slow build"), answer(sid, "m1", "running it", "tool_use"))
+	every := func() time.Duration { return time.Duration(r.eng.sweepEvery.Load()) }
+	waitFor(t, "the sweep backed off to a minute, the workspace not found yet", func() bool { return every() >= time.Minute })
+	close(gate.open)
+	id := r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.Status, event.StateWorking))
+	waitFor(t, "the sweep back at its base rate", func() bool { return every() == base })
 }

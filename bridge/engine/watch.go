@@ -310,9 +310,10 @@ type stamp struct {
 // its first steps (idleStart): the idle sweeps at 3, 8, 18 and 38 s of
 // the doubling found nothing the watches had not told of, and each woke
 // the runtime's threads 7 to 35 times, a third of an idle bridge's first
-// minute. A file event or a hook brings it back to its base rate as
-// before; where folders are not watched the sweep finds new session
-// files, and it backs off step by step.
+// minute. A file event, a hook or a workspace read with a session at work
+// (snapshot) brings it back to its base rate; where folders are not
+// watched the sweep finds new session files, and it backs off step by
+// step.
 //
 // maxSweep is the longest the sweep waits while every agent is idle,
 // where folders are watched: there every new file and write has its own

@@ -653,7 +653,25 @@ func (w *workspace) snapshot() bool {
 		return strings.Compare(a.SessionID, b.SessionID)
 	})
 	old := w.snap.Swap(s)
+	if w.eng.sweepIdle.Load() && s.working() {
+		// A session at work while the sweep has backed off: it comes back
+		// to its base rate (reaps, quiet spells), whether or not a file
+		// event told it so. A workspace found by a scan after the sweep
+		// last looked, its session already at work, told nothing: its
+		// event came while the sweep was not backed off yet.
+		w.eng.active()
+	}
 	return old == nil || !sameView(old, s)
+}
+
+// working reports whether a session of s is at work.
+func (s *snapshot) working() bool {
+	for _, si := range s.sessions {
+		if si.Status == event.StateWorking {
+			return true
+		}
+	}
+	return false
 }
 
 // reuse returns evs emptied for the next batch. The events are cleared,
