@@ -71,29 +71,11 @@ func TestSubagentFilesArePlacedAsClaudeCodeWritesThem(t *testing.T) {
 // session with a record of its own is that session's at once.
 func TestBesideSessionOfAResumedRunsWarmups(t *testing.T) {
 	const resumed, empty = "11111111-2222-4333-8444-555555555555", "4c7edd0f-8169-40a3-9356-872f34e325a8"
-	src := filepath.Join("..", "..", "usage", "testdata", "resume2077")
-	dir := t.TempDir()
-	files, err := filepath.Glob(filepath.Join(src, "*.jsonl"))
-	if err != nil || len(files) != 8 {
-		t.Fatalf("testdata: %d files, %v", len(files), err)
-	}
-	var warmups []string // the files whose first line names the empty record
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.Base(f))
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if first, _, _ := strings.Cut(string(b), "\n"); strings.HasPrefix(filepath.Base(f), "agent-") && strings.Contains(first, empty) {
-			warmups = append(warmups, p)
-		}
-	}
-	if len(warmups) != 3 {
-		t.Fatalf("%d warm-ups of the resumed run, want 3", len(warmups))
-	}
+	// the files whose first line names the empty record
+	dir, warmups := copyRecorded(t, "resume2077", func(b []byte) bool {
+		first, _, _ := strings.Cut(string(b), "\n")
+		return strings.Contains(first, empty)
+	})
 	agents, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
 	for _, p := range agents {
 		if got, decided := (Agent{}).BesideSession(p); got != resumed || !decided {
@@ -127,29 +109,8 @@ func TestBesideSessionOfAResumedRunsWarmups(t *testing.T) {
 // up to resumeWindow; with no prompt by then it is the empty session's.
 func TestBesideSessionOfAWarmupAnsweredUnderTheEmptyID(t *testing.T) {
 	const resumed, empty = "11111111-2222-4333-8444-555555555555", "ff13d7b0-4b7e-48b9-b951-91e3ce5bcda2"
-	src := filepath.Join("..", "..", "usage", "testdata", "resume2077hooked")
-	dir := t.TempDir()
-	files, err := filepath.Glob(filepath.Join(src, "*.jsonl"))
-	if err != nil || len(files) != 8 {
-		t.Fatalf("testdata: %d files, %v", len(files), err)
-	}
-	var warmups []string // answered under the empty record's id
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.Base(f))
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(filepath.Base(f), "agent-") && strings.Count(string(b), empty) == 2 {
-			warmups = append(warmups, p)
-		}
-	}
-	if len(warmups) != 3 {
-		t.Fatalf("%d warm-ups answered under the empty id, want 3", len(warmups))
-	}
+	// answered under the empty record's id
+	dir, warmups := copyRecorded(t, "resume2077hooked", func(b []byte) bool { return strings.Count(string(b), empty) == 2 })
 	agents, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
 	for _, p := range agents {
 		if got, decided := (Agent{}).BesideSession(p); got != resumed || !decided {
@@ -183,4 +144,34 @@ func TestBesideSessionOfAWarmupAnsweredUnderTheEmptyID(t *testing.T) {
 			}
 		}
 	}
+}
+
+// copyRecorded copies the eight files of a recorded 2.0.77 resume
+// (bridge/usage's testdata/name) into a folder of the test's, and returns
+// it with the paths of the three warm-ups (agent-*.jsonl) that warmup
+// picks by their bytes.
+func copyRecorded(t *testing.T, name string, warmup func([]byte) bool) (dir string, warmups []string) {
+	t.Helper()
+	dir = t.TempDir()
+	files, err := filepath.Glob(filepath.Join("..", "..", "usage", "testdata", name, "*.jsonl"))
+	if err != nil || len(files) != 8 {
+		t.Fatalf("testdata %s: %d files, %v", name, len(files), err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.Base(f))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(filepath.Base(f), "agent-") && warmup(b) {
+			warmups = append(warmups, p)
+		}
+	}
+	if len(warmups) != 3 {
+		t.Fatalf("testdata %s: %d warm-ups of the resumed run, want 3", name, len(warmups))
+	}
+	return dir, warmups
 }
