@@ -18,7 +18,7 @@ import (
 
 // runBenchBacklog is issue 12's risk 5: a session writes mb megabytes of
 // transcript while the bridge is down; the bridge restarts and catches up
-// from its journaled cursor. Resident memory is sampled throughout.
+// from its journaled mark. Resident memory is sampled throughout.
 func runBenchBacklog(ctx context.Context, r *benchReport, exe, root string, mb int) error {
 	h, err := makeBenchHome(root, 1, 1, 0)
 	if err != nil {
@@ -28,7 +28,7 @@ func runBenchBacklog(ctx context.Context, r *benchReport, exe, root string, mb i
 	if err != nil {
 		return err
 	}
-	time.Sleep(500 * time.Millisecond) // the cursor journaled
+	time.Sleep(500 * time.Millisecond) // the mark journaled
 	last := lastEventID(ctx, c)
 	if err := c.close(); err != nil {
 		return fmt.Errorf("stop the bridge: %w", err)

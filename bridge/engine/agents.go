@@ -9,7 +9,7 @@ import (
 )
 
 // agents are the engine's drivers (Config.Agents). The first is the
-// default: the agent of a journal cursor that names none (journals from
+// default: the agent of a journal mark that names none (journals from
 // before agents were named) and of a record no other agent owns.
 type agents []agent.Agent
 

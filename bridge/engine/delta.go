@@ -12,20 +12,20 @@ import (
 	"conductorbridge/bridge/linefile"
 )
 
-// A live agent's batch is one event of a few hundred bytes, its cursor
+// A live agent's batch is one event of a few hundred bytes, its mark
 // kilobytes (the parser's state: the turn's sums, the responses counted
-// once). Journaling the cursor with every batch made the journal ten
+// once). Journaling the mark with every batch made the journal ten
 // times the events. So most lines carry a delta instead: where each
 // session's reading stands, and its status when it changed. The parser
 // state is not in it: it follows from the bytes read, parsing being
 // deterministic, so a restart rebuilds it by parsing again the bytes
-// between the last whole cursor and the newest delta, dropping the
+// between the last whole mark and the newest delta, dropping the
 // events (they are journaled, with their ids). A change the bytes do not
 // explain (a hook ending a turn, a quiet spell, a session or subagent
 // coming or going, a transcript read again from its start) journals
-// the whole cursor.
+// the whole mark.
 
-// delta is a journal line's resume point in place of the whole cursor.
+// delta is a journal line's resume point in place of the whole mark.
 type delta struct {
 	Sessions map[string]sessionDelta `json:"s"` // the sessions whose position or status moved
 }
@@ -52,11 +52,11 @@ type journaled struct {
 	since          time.Time
 	lastID         int64
 	shape, state   uint64 // see shapeOf and stateOf
-	wholeAt        int64  // offset at the last whole cursor the engine asked for
+	wholeAt        int64  // offset at the last whole mark the engine asked for
 }
 
 // maxReplay bounds the transcript bytes a restart parses again per
-// session: beyond it the whole cursor is journaled. Events are cut to a
+// session: beyond it the whole mark is journaled. Events are cut to a
 // bound, so a few kilobytes of journal can stand for megabytes of tool
 // output.
 const maxReplay = 8 << 20
@@ -64,20 +64,20 @@ const maxReplay = 8 << 20
 // idleReplay bounds it for a session whose turn just ended, where its
 // journal most often ends while the bridge restarts: a cold start reads
 // a thousand workspaces, and should not parse megabytes of each again.
-// One whole cursor per turn of this much transcript costs next to nothing.
+// One whole mark per turn of this much transcript costs next to nothing.
 const idleReplay = 64 << 10
 
 // shapeOf hashes what a delta cannot change: which files the session
-// reads, and which subagents' states the cursor carries.
-func shapeOf(tc tailCursor) uint64 {
+// reads, and which subagents' states the mark carries.
+func shapeOf(tc tailMark) uint64 {
 	h := newFNV()
 	// Needs changes with a hook, not with bytes read: a change of it
-	// journals the whole cursor.
+	// journals the whole mark.
 	h.str(tc.Path)
 	h.str(tc.Agent)
 	h.str(tc.Needs)
 	h.int(tc.SubsDone.UnixNano())
-	eachSorted(tc.Subs, func(p string, _ subCursor) { h.str(p) })
+	eachSorted(tc.Subs, func(p string, _ subMark) { h.str(p) })
 	return uint64(h)
 }
 
@@ -87,10 +87,10 @@ func shapeOf(tc tailCursor) uint64 {
 // journals, so through maphash (words at a time, seeded per workspace:
 // its hashes are compared with its own only), not FNV's byte at a time,
 // and a parser that can hash its state without encoding it (stateHasher)
-// does. tc is t's cursor (its subagents' states are in it).
+// does. tc is t's mark (its subagents' states are in it).
 // h is the workspace's (stateHash), reset here: one made for each call
 // was a heap allocation a line.
-func stateOf(h *maphash.Hash, t *tail, tc tailCursor) uint64 {
+func stateOf(h *maphash.Hash, t *tail, tc tailMark) uint64 {
 	h.Reset()
 	if sh, ok := t.parser.(stateHasher); ok {
 		sh.HashState(h)
@@ -101,7 +101,7 @@ func stateOf(h *maphash.Hash, t *tail, tc tailCursor) uint64 {
 		h.Write(raw)
 	}
 	h.WriteByte(0)
-	eachSorted(tc.Subs, func(_ string, sc subCursor) {
+	eachSorted(tc.Subs, func(_ string, sc subMark) {
 		h.Write(sc.Parser)
 		h.WriteByte(0)
 	})
@@ -126,11 +126,11 @@ func (w *workspace) stateHash() *maphash.Hash {
 // workspaceShape hashes the sessions followed and the retired ones. A
 // retired entry is written once, when its session stops being followed,
 // so its path, offset and time of leaving tell every change of it.
-func workspaceShape(c cursor) uint64 {
+func workspaceShape(c mark) uint64 {
 	h := newFNV()
-	eachSorted(c.Sessions, func(id string, _ tailCursor) { h.str(id) })
+	eachSorted(c.Sessions, func(id string, _ tailMark) { h.str(id) })
 	h.byte(1)
-	eachSorted(c.Retired, func(p string, r tailCursor) {
+	eachSorted(c.Retired, func(p string, r tailMark) {
 		h.str(p)
 		h.int(r.Offset)
 		h.int(r.Left.UnixNano())
@@ -139,9 +139,9 @@ func workspaceShape(c cursor) uint64 {
 }
 
 // delta returns what changed since the journal's last line as a delta,
-// or whole when only the whole cursor can say it. An empty delta means
+// or whole when only the whole mark can say it. An empty delta means
 // nothing changed.
-func (w *workspace) delta(c cursor) (d delta, whole bool) {
+func (w *workspace) delta(c mark) (d delta, whole bool) {
 	if !w.journaledOK || workspaceShape(c) != w.journaledShape {
 		return d, true
 	}
@@ -191,7 +191,7 @@ func (w *workspace) delta(c cursor) (d delta, whole bool) {
 }
 
 // journaledAs records that the journal now holds c (whole when asked).
-func (w *workspace) journaledAs(c cursor, whole bool) {
+func (w *workspace) journaledAs(c mark, whole bool) {
 	w.journaledOK, w.journaledShape = true, workspaceShape(c)
 	for id, tc := range c.Sessions {
 		t := w.tails[id]
@@ -210,7 +210,7 @@ func (w *workspace) journaledAs(c cursor, whole bool) {
 	}
 }
 
-// replay brings the tails restored from the last whole cursor up to the
+// replay brings the tails restored from the last whole mark up to the
 // deltas journaled after it, one line at a time as they were read. A
 // session whose bytes cannot be parsed again (its transcript shrank or
 // is gone) is put at its journaled position with the state it reached,

@@ -266,7 +266,7 @@ func TestRestartAfterDeltasResumesTheTurnExactly(t *testing.T) {
 		return has(event.Assistant, fmt.Sprintf("sub step %d", lt.calls))(f1.got[max(0, len(f1.got)-8):])
 	})
 	if !strings.Contains(lastLine(t, journalFile(t, lt.h)), `"d":`) {
-		t.Fatal("the journal's last line is a whole cursor: nothing to replay")
+		t.Fatal("the journal's last line is a whole mark: nothing to replay")
 	}
 	r.stop()
 	for range whileDown {
@@ -312,10 +312,10 @@ func TestRestartAfterDeltasResumesTheTurnExactly(t *testing.T) {
 	}
 }
 
-// TestWholeCursorWhenTheBytesDoNotExplainTheChange: a delta stands for the
-// cursor only when a restart can rebuild the state from the bytes; every
-// other change journals the whole cursor.
-func TestWholeCursorWhenTheBytesDoNotExplainTheChange(t *testing.T) {
+// TestWholeMarkWhenTheBytesDoNotExplainTheChange: a delta stands for the
+// mark only when a restart can rebuild the state from the bytes; every
+// other change journals the whole mark.
+func TestWholeMarkWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 	const id = "0b0e0f10-0000-4000-8000-000000000001"
 	tests := []struct {
 		name   string
@@ -337,7 +337,7 @@ func TestWholeCursorWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 		{"session added", func(w *workspace, _ *tail) {
 			w.tails["other"] = &tail{id: "other", reader: linefile.Reader{Path: "/x/other.jsonl"}, parser: &transcript.Parser{}}
 		}, true, ""},
-		{"session retired", func(w *workspace, _ *tail) { w.retired = map[string]tailCursor{"/x/old.jsonl": {Offset: 9}} }, true, ""},
+		{"session retired", func(w *workspace, _ *tail) { w.retired = map[string]tailMark{"/x/old.jsonl": {Offset: 9}} }, true, ""},
 		{"subagent started", func(_ *workspace, tl *tail) {
 			sp, _ := claude.Agent{}.NewSubParser(nil)
 			tl.subs = map[string]*subTail{"/x/" + id + "/subagents/agent-1.jsonl": {grew: time.Now(), parser: sp}}
@@ -350,9 +350,9 @@ func TestWholeCursorWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tl := &tail{id: id, reader: linefile.Reader{Path: "/x/" + id + ".jsonl", Offset: 100}, parser: &transcript.Parser{}, status: event.StateWorking}
 			w := &workspace{tails: map[string]*tail{id: tl}}
-			w.journaledAs(w.cursor(), true)
+			w.journaledAs(w.mark(), true)
 			tt.change(w, tl)
-			d, whole := w.delta(w.cursor())
+			d, whole := w.delta(w.mark())
 			if whole != tt.whole {
 				t.Fatalf("whole = %v, want %v (delta %+v)", whole, tt.whole, d)
 			}
@@ -395,12 +395,12 @@ func TestRestartAfterDeltasOnAShorterTranscript(t *testing.T) {
 	}
 }
 
-// TestCursorStaysTheBatchs: a cursor may be encoded after its workspace
+// TestMarkStaysTheBatchs: a mark may be encoded after its workspace
 // has read on (the journal makes it only when it writes it whole), so it
 // must hold copies, not the live parsers' maps or the retired list: here
-// a subagent's open tool call and a retired session come after the cursor
+// a subagent's open tool call and a retired session come after the mark
 // was made, and encoding it still gives the batch's state.
-func TestCursorStaysTheBatchs(t *testing.T) {
+func TestMarkStaysTheBatchs(t *testing.T) {
 	const id = "0b0e0f10-0000-4000-8000-000000000002"
 	sub := "/x/" + id + "/subagents/agent-1.jsonl"
 	sp, err := claude.Agent{}.NewSubParser(nil)
@@ -413,8 +413,8 @@ func TestCursorStaysTheBatchs(t *testing.T) {
 	st := &subTail{grew: time.Now(), reader: linefile.Reader{Path: sub, Offset: 10}, parser: sp}
 	tl := &tail{id: id, reader: linefile.Reader{Path: "/x/" + id + ".jsonl", Offset: 100}, parser: &transcript.Parser{},
 		status: event.StateWorking, subs: map[string]*subTail{sub: st}}
-	w := &workspace{tails: map[string]*tail{id: tl}, retired: map[string]tailCursor{"/x/a.jsonl": {Offset: 1}}}
-	c := w.cursor()
+	w := &workspace{tails: map[string]*tail{id: tl}, retired: map[string]tailMark{"/x/a.jsonl": {Offset: 1}}}
+	c := w.mark()
 	before, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
@@ -422,33 +422,33 @@ func TestCursorStaysTheBatchs(t *testing.T) {
 	if _, err := sp.Line([]byte(sideToolLine("toolu_2", "Bash")), nil); err != nil {
 		t.Fatal(err)
 	}
-	w.retired["/x/b.jsonl"] = tailCursor{Offset: 2}
+	w.retired["/x/b.jsonl"] = tailMark{Offset: 2}
 	after, _ := json.Marshal(c)
 	if string(after) != string(before) {
-		t.Errorf("the cursor changed with the workspace after it was made:\nbefore %s\nafter  %s", before, after)
+		t.Errorf("the mark changed with the workspace after it was made:\nbefore %s\nafter  %s", before, after)
 	}
 }
 
 // The shape hash must move with every field a delta cannot carry, and
 // only with those; string boundaries count ("ab"+"c" is not "a"+"bc").
 func TestShapeHashSeesWhatADeltaCannotCarry(t *testing.T) {
-	base := tailCursor{Path: "/p/a.jsonl", Agent: "claude", Needs: "", Offset: 10,
-		Subs: map[string]subCursor{"/p/a/subagents/x.jsonl": {Offset: 1}}}
+	base := tailMark{Path: "/p/a.jsonl", Agent: "claude", Needs: "", Offset: 10,
+		Subs: map[string]subMark{"/p/a/subagents/x.jsonl": {Offset: 1}}}
 	for _, tt := range []struct {
 		name  string
-		edit  func(*tailCursor)
+		edit  func(*tailMark)
 		moves bool
 	}{
-		{"path", func(c *tailCursor) { c.Path = "/p/b.jsonl" }, true},
-		{"agent", func(c *tailCursor) { c.Agent = "codex" }, true},
-		{"needs", func(c *tailCursor) { c.Needs = "question" }, true},
-		{"boundary", func(c *tailCursor) { c.Path, c.Agent = "/p/a.jsonlc", "laude" }, true},
-		{"subs done", func(c *tailCursor) { c.SubsDone = time.Unix(5, 0) }, true},
-		{"a subagent more", func(c *tailCursor) {
-			c.Subs = map[string]subCursor{"/p/a/subagents/x.jsonl": {}, "/p/a/subagents/y.jsonl": {}}
+		{"path", func(c *tailMark) { c.Path = "/p/b.jsonl" }, true},
+		{"agent", func(c *tailMark) { c.Agent = "codex" }, true},
+		{"needs", func(c *tailMark) { c.Needs = "question" }, true},
+		{"boundary", func(c *tailMark) { c.Path, c.Agent = "/p/a.jsonlc", "laude" }, true},
+		{"subs done", func(c *tailMark) { c.SubsDone = time.Unix(5, 0) }, true},
+		{"a subagent more", func(c *tailMark) {
+			c.Subs = map[string]subMark{"/p/a/subagents/x.jsonl": {}, "/p/a/subagents/y.jsonl": {}}
 		}, true},
-		{"offset", func(c *tailCursor) { c.Offset = 99 }, false},
-		{"a subagent's offset", func(c *tailCursor) { c.Subs = map[string]subCursor{"/p/a/subagents/x.jsonl": {Offset: 7}} }, false},
+		{"offset", func(c *tailMark) { c.Offset = 99 }, false},
+		{"a subagent's offset", func(c *tailMark) { c.Subs = map[string]subMark{"/p/a/subagents/x.jsonl": {Offset: 7}} }, false},
 	} {
 		c := base
 		tt.edit(&c)
@@ -456,11 +456,11 @@ func TestShapeHashSeesWhatADeltaCannotCarry(t *testing.T) {
 			t.Errorf("%s: shape moved %v, want %v", tt.name, moved, tt.moves)
 		}
 	}
-	two := map[string]subCursor{"/b": {Parser: []byte("2")}, "/a": {Parser: []byte("1")}}
+	two := map[string]subMark{"/b": {Parser: []byte("2")}, "/a": {Parser: []byte("1")}}
 	var h maphash.Hash
 	tl := &tail{parser: &transcript.Parser{}}
 	for range 20 { // map order must not matter
-		if stateOf(&h, tl, tailCursor{Subs: two}) != stateOf(&h, tl, tailCursor{Subs: map[string]subCursor{"/a": {Parser: []byte("1")}, "/b": {Parser: []byte("2")}}}) {
+		if stateOf(&h, tl, tailMark{Subs: two}) != stateOf(&h, tl, tailMark{Subs: map[string]subMark{"/a": {Parser: []byte("1")}, "/b": {Parser: []byte("2")}}}) {
 			t.Fatal("stateOf depends on map order")
 		}
 	}

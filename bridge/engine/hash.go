@@ -6,7 +6,7 @@ import (
 )
 
 // fnv64 is 64-bit FNV-1a, fed strings and numbers directly: hash.Hash64
-// wants a []byte for each, and the cursor's shapes are hashed for every
+// wants a []byte for each, and the mark's shapes are hashed for every
 // batch a workspace reads. Each string ends with a zero byte, so "ab","c"
 // and "a","bc" differ.
 type fnv64 uint64

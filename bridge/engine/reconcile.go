@@ -208,10 +208,10 @@ func (w *workspace) finish(t *tail, evs []event.Event) []event.Event {
 // retire remembers where an ended session was left.
 func (w *workspace) retire(t *tail) {
 	if w.retired == nil {
-		w.retired = make(map[string]tailCursor)
+		w.retired = make(map[string]tailMark)
 	}
-	tc := t.cursor()
-	// The cursor is journaled with every batch of the workspace: keep a
+	tc := t.mark()
+	// The mark is journaled with every batch of the workspace: keep a
 	// retired session's to where it was read, not its parser's memory
 	// (an ended session has no open turn worth carrying).
 	tc.Parser, tc.Subs, tc.Left = nil, nil, time.Now()

@@ -273,7 +273,7 @@ func (w *workspace) startRows(id string, wt wanted) *tail {
 // resumeRows finds again, at a restart, the record of rows a journaled
 // session was read from, and reports whether it did. One not found (yet)
 // is kept with where it was read up to, to resume when it is found.
-func (w *workspace) resumeRows(id string, tc tailCursor) {
+func (w *workspace) resumeRows(id string, tc tailMark) {
 	for _, m := range w.ws.Sessions {
 		if m.ID != id {
 			continue
@@ -300,7 +300,7 @@ func (w *workspace) resumeRows(id string, tc tailCursor) {
 		break
 	}
 	if w.retired == nil {
-		w.retired = make(map[string]tailCursor)
+		w.retired = make(map[string]tailMark)
 	}
 	tc.Left = time.Now()
 	w.retired[tc.Path] = tc

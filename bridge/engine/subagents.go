@@ -32,17 +32,17 @@ type subTail struct {
 }
 
 // subIdle is how long a subagent's file stays unchanged, with no tool
-// call open, before the journal stops carrying its own cursor: a session
-// may start hundreds of subagents, and the cursor is journaled with every
-// batch. The journal keeps instead one time (tailCursor.SubsDone): a
+// call open, before the journal stops carrying its own mark: a session
+// may start hundreds of subagents, and the mark is journaled with every
+// batch. The journal keeps instead one time (tailMark.SubsDone): a
 // subagent file last changed before it was read to its end.
 const subIdle = time.Minute
 
-// subCursor is a subagent file's resume point in the journal.
-type subCursor struct {
+// subMark is a subagent file's resume point in the journal.
+type subMark struct {
 	Offset int64 `json:"offset"`
-	// Parser is what the subagent parser's Save returned when the cursor
-	// was made, as the session's is, so that a cursor encoded later (see
+	// Parser is what the subagent parser's Save returned when the mark
+	// was made, as the session's is, so that a mark encoded later (see
 	// stream.Topic.PublishLazy) still says this batch.
 	Parser json.RawMessage `json:"parser"`
 }
@@ -163,15 +163,15 @@ func (f *tail) addSub(w *workspace, p string, cold bool) {
 	f.subs[p] = st
 }
 
-// subCursors returns the subagent resume points for the journal: those
+// subMarks returns the subagent resume points for the journal: those
 // of subagents still at work, and the time before which every other
 // subagent file was read to its end. Its size follows the subagents at
 // work, not the session's length.
-func (f *tail) subCursors() (map[string]subCursor, time.Time) {
+func (f *tail) subMarks() (map[string]subMark, time.Time) {
 	if len(f.subs) == 0 {
 		return nil, time.Time{}
 	}
-	out := make(map[string]subCursor)
+	out := make(map[string]subMark)
 	var done time.Time
 	idle := time.Now().Add(-subIdle)
 	for p, st := range f.subs {
@@ -188,7 +188,7 @@ func (f *tail) subCursors() (map[string]subCursor, time.Time) {
 		if err != nil {
 			continue // cannot be encoded: the file is read again from its start
 		}
-		out[p] = subCursor{Offset: st.reader.Offset, Parser: raw}
+		out[p] = subMark{Offset: st.reader.Offset, Parser: raw}
 	}
 	if len(out) == 0 {
 		out = nil
@@ -198,7 +198,7 @@ func (f *tail) subCursors() (map[string]subCursor, time.Time) {
 
 // restoreSubs resumes subagent tails from the journal; files it does not
 // name and last changed before done were read to their end.
-func (f *tail) restoreSubs(cs map[string]subCursor, done time.Time) {
+func (f *tail) restoreSubs(cs map[string]subMark, done time.Time) {
 	f.subsDone = done
 	for p, c := range cs {
 		if !f.isSubagent(p) && !f.isBeside(p) {

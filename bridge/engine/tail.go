@@ -56,8 +56,8 @@ type tail struct {
 	stale     bool      // a restart could not parse its journaled bytes again (see replay)
 }
 
-// tailCursor is a session's resume point in the workspace's journal.
-type tailCursor struct {
+// tailMark is a session's resume point in the workspace's journal.
+type tailMark struct {
 	Path  string `json:"path"`
 	Agent string `json:"agent,omitempty"`
 	// Source is the driver reading a record of rows (rows.go), whose
@@ -69,9 +69,9 @@ type tailCursor struct {
 	Reason string          `json:"reason,omitempty"`
 	// Needs is what a hook said the agent waits for (a permission
 	// prompt), which its record does not show: kept across a restart.
-	Needs string               `json:"needs,omitempty"`
-	Since time.Time            `json:"since,omitzero"`
-	Subs  map[string]subCursor `json:"subs,omitempty"`
+	Needs string             `json:"needs,omitempty"`
+	Since time.Time          `json:"since,omitzero"`
+	Subs  map[string]subMark `json:"subs,omitempty"`
 	// SubsDone: subagent files not in Subs and last changed before it
 	// were read to their end (subIdle).
 	SubsDone time.Time `json:"subs_done,omitzero"`
@@ -79,20 +79,20 @@ type tailCursor struct {
 	Left     time.Time `json:"left,omitzero"` // retired: when it stopped being followed
 }
 
-func (t *tail) cursor() tailCursor {
-	tc := t.cursorWithout()
+func (t *tail) mark() tailMark {
+	tc := t.markWithout()
 	tc.Parser, _ = t.parser.Save()
 	return tc
 }
 
-// cursorWithout is the cursor but for the parser's state.
-func (t *tail) cursorWithout() tailCursor {
-	subs, done := t.subCursors()
+// markWithout is the mark but for the parser's state.
+func (t *tail) markWithout() tailMark {
+	subs, done := t.subMarks()
 	src := ""
 	if t.rows != nil {
 		src = t.source
 	}
-	return tailCursor{Path: t.reader.Path, Agent: t.agent, Source: src, Offset: t.reader.Offset,
+	return tailMark{Path: t.reader.Path, Agent: t.agent, Source: src, Offset: t.reader.Offset,
 		Status: t.status, Reason: t.reason, Needs: t.needs, Since: t.since, Subs: subs, SubsDone: done, LastID: t.lastID}
 }
 

@@ -22,22 +22,22 @@ import (
 	"conductorbridge/bridge/stream"
 )
 
-// cursor is what a workspace journals with its events to resume exactly
+// mark is what a workspace journals with its events to resume exactly
 // where it stopped: every session's tail, and where recently retired
 // sessions were left (so one that comes back resumes in place).
-type cursor struct {
-	Sessions map[string]tailCursor `json:"sessions,omitempty"` // by session id
-	Retired  map[string]tailCursor `json:"retired,omitempty"`  // by transcript path
+type mark struct {
+	Sessions map[string]tailMark `json:"sessions,omitempty"` // by session id
+	Retired  map[string]tailMark `json:"retired,omitempty"`  // by transcript path
 
-	// The single-session cursor journals held before sessions were
+	// The single-session mark journals held before sessions were
 	// followed one by one: read on restore only.
-	Path   string                `json:"path,omitempty"`
-	Offset int64                 `json:"offset,omitempty"`
-	Parser json.RawMessage       `json:"parser,omitempty"`
-	Status string                `json:"status,omitempty"`
-	Since  time.Time             `json:"since,omitzero"`
-	Subs   map[string]subCursor  `json:"subs,omitempty"`
-	Others map[string]tailCursor `json:"others,omitempty"`
+	Path   string              `json:"path,omitempty"`
+	Offset int64               `json:"offset,omitempty"`
+	Parser json.RawMessage     `json:"parser,omitempty"`
+	Status string              `json:"status,omitempty"`
+	Since  time.Time           `json:"since,omitzero"`
+	Subs   map[string]subMark  `json:"subs,omitempty"`
+	Others map[string]tailMark `json:"others,omitempty"`
 }
 
 // maxRetired bounds how many ended sessions' positions a workspace keeps.
@@ -75,8 +75,8 @@ type workspace struct {
 
 	// Owned by the goroutine at work (one at a time).
 	ws      discover.Workspace
-	tails   map[string]*tail      // by session id
-	retired map[string]tailCursor // by path
+	tails   map[string]*tail    // by session id
+	retired map[string]tailMark // by path
 	quiet   *time.Timer
 	evs     []event.Event
 	warned  map[string]bool
@@ -193,7 +193,7 @@ func (w *workspace) setWorkspace(ws discover.Workspace) {
 	w.poke(true)
 }
 
-// follow begins following: the journal's cursor first, then a first read.
+// follow begins following: the journal's mark first, then a first read.
 func (w *workspace) follow() {
 	w.enqueue(func() {
 		w.restore()
@@ -261,25 +261,25 @@ func (w *workspace) lookBeforeEnds() {
 	}
 }
 
-// restore resumes from the cursor journaled with the topic's last events:
+// restore resumes from the mark journaled with the topic's last events:
 // the last whole one, brought up to the deltas after it.
 func (w *workspace) restore() {
 	res := w.topic.Resume()
-	raw := res.Cursor
+	raw := res.Mark
 	if raw == nil {
 		return
 	}
-	var c cursor
+	var c mark
 	if err := json.Unmarshal(raw, &c); err != nil {
-		w.eng.log.Warn().Err(err).Str("workspace", w.id).Msg("journal cursor unreadable; starting from the transcripts' tails")
+		w.eng.log.Warn().Err(err).Str("workspace", w.id).Msg("journal mark unreadable; starting from the transcripts' tails")
 		return
 	}
 	w.retired = c.Retired
 	if c.Path != "" { // a journal from before sessions were followed one by one
-		c.Sessions = map[string]tailCursor{sessionID(c.Path): {Path: c.Path, Offset: c.Offset, Parser: c.Parser, Status: c.Status, Since: c.Since, Subs: c.Subs}}
+		c.Sessions = map[string]tailMark{sessionID(c.Path): {Path: c.Path, Offset: c.Offset, Parser: c.Parser, Status: c.Status, Since: c.Since, Subs: c.Subs}}
 		for p, o := range c.Others {
 			if w.retired == nil {
-				w.retired = make(map[string]tailCursor)
+				w.retired = make(map[string]tailMark)
 			}
 			w.retired[p] = o
 		}
@@ -298,9 +298,9 @@ func (w *workspace) restore() {
 	w.replay(res.Deltas)
 }
 
-// resume makes a tail from its journaled cursor; nil if its parser state
+// resume makes a tail from its journaled mark; nil if its parser state
 // cannot be read (the session is then read afresh from its tail).
-func (w *workspace) resume(id string, tc tailCursor) *tail {
+func (w *workspace) resume(id string, tc tailMark) *tail {
 	p, err := w.eng.newParser(cmpOr(tc.Source, tc.Agent), tc.Parser)
 	if err != nil {
 		w.warnOnce("resume", "resume session", err)
@@ -473,7 +473,7 @@ func (w *workspace) sorted() []*tail {
 	return out
 }
 
-// publish sends evs to the topic, journaled with every session's cursor
+// publish sends evs to the topic, journaled with every session's mark
 // (or a delta that stands for it), then publishes a fresh snapshot.
 func (w *workspace) publish(evs []event.Event) {
 	if len(evs) > 0 && w.unlisted() {
@@ -481,21 +481,21 @@ func (w *workspace) publish(evs []event.Event) {
 		// must be listed before its first event goes out.
 		w.snapshot()
 	}
-	// The parsers' states are encoded only when the cursor is written
+	// The parsers' states are encoded only when the mark is written
 	// whole: most lines journal a delta, and encoding kilobytes of state
 	// for each was the most a line cost the workspace.
-	c := w.cursorWithout()
+	c := w.markWithout()
 	d, whole := w.delta(c)
 	switch {
 	case whole:
 		w.withParsers(c)
 		raw, err := json.Marshal(c)
 		if err != nil {
-			w.warnOnce("resume", "encode cursor", err)
+			w.warnOnce("resume", "encode mark", err)
 			raw = nil
 		}
 		res := w.topic.Resume()
-		if raw != nil && string(raw) == string(res.Cursor) && len(res.Deltas) == 0 && len(evs) == 0 {
+		if raw != nil && string(raw) == string(res.Mark) && len(res.Deltas) == 0 && len(evs) == 0 {
 			w.journaledAs(c, false) // the journal holds it already (an idle restart writes nothing)
 			break
 		}
@@ -506,16 +506,16 @@ func (w *workspace) publish(evs []event.Event) {
 			}
 		}
 	case len(d.Sessions) == 0 && len(evs) == 0:
-		// Nothing moved: the delta covers every field of the cursor.
+		// Nothing moved: the delta covers every field of the mark.
 	default:
 		// Its own encoder, called directly: json.Marshal would check
 		// and compact its output again.
 		draw, err := d.MarshalJSON()
-		if err != nil { // cannot happen for these types; the whole cursor says it too
-			w.warnOnce("resume", "encode cursor delta", err)
+		if err != nil { // cannot happen for these types; the whole mark says it too
+			w.warnOnce("resume", "encode mark delta", err)
 			draw = nil
 		}
-		// The whole cursor is encoded only if the journal writes it: most
+		// The whole mark is encoded only if the journal writes it: most
 		// lines carry the delta alone. PublishLazy makes it, if at all,
 		// before it returns, while the parsers are still the batch's.
 		w.publishItems(w.topic.PublishLazy(evs, func() json.RawMessage {
@@ -565,30 +565,30 @@ func (w *workspace) publishItems(items []stream.Item, err error) {
 	}
 }
 
-func (w *workspace) cursor() cursor {
-	c := w.cursorWithout()
+func (w *workspace) mark() mark {
+	c := w.markWithout()
 	w.withParsers(c)
 	return c
 }
 
-// cursorWithout is the cursor but for the sessions' parser states
+// markWithout is the mark but for the sessions' parser states
 // (withParsers adds them).
-func (w *workspace) cursorWithout() cursor {
-	// Retired is copied: the cursor may be encoded after the workspace
+func (w *workspace) markWithout() mark {
+	// Retired is copied: the mark may be encoded after the workspace
 	// has moved on (see publish).
-	c := cursor{Sessions: make(map[string]tailCursor, len(w.tails))}
+	c := mark{Sessions: make(map[string]tailMark, len(w.tails))}
 	if len(w.retired) > 0 {
 		c.Retired = maps.Clone(w.retired)
 	}
 	for id, t := range w.tails {
-		c.Sessions[id] = t.cursorWithout()
+		c.Sessions[id] = t.markWithout()
 	}
 	return c
 }
 
 // withParsers adds the sessions' parser states, as they are now, to a
-// cursor made by cursorWithout.
-func (w *workspace) withParsers(c cursor) {
+// mark made by markWithout.
+func (w *workspace) withParsers(c mark) {
 	for id, tc := range c.Sessions {
 		if t := w.tails[id]; t != nil && tc.Parser == nil {
 			tc.Parser, _ = t.parser.Save()

@@ -57,8 +57,8 @@ func TestJournalsOpenStayWithinTheBudget(t *testing.T) {
 		if got := ids(hist); len(got) != 6 || got[0] != 1 || got[5] != 6 {
 			t.Errorf("w%d after restart: ids %v, want 1..6", i, got)
 		}
-		if c := string(tp.Cursor()); c != `{"r":2}` {
-			t.Errorf("w%d cursor %s", i, c)
+		if c := string(tp.Mark()); c != `{"r":2}` {
+			t.Errorf("w%d mark %s", i, c)
 		}
 		items, err := tp.Publish(texts(1, "more"), nil)
 		if err != nil || items[0].ID != 7 {

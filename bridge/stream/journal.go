@@ -19,24 +19,24 @@ import (
 
 // Journal is a topic's append-only file: one JSON line per Publish,
 //
-//	{"e":[<events>],"c":<cursor>,"n":<next id>}
+//	{"e":[<events>],"c":<mark>,"n":<next id>}
 //
 // so the events and the producer's resume point are written together, in
-// one write(2). A producer whose cursor is large next to its events (a
-// live agent's: one event a batch, a cursor of kilobytes) may offer a
+// one write(2). A producer whose mark is large next to its events (a
+// live agent's: one event a batch, a mark of kilobytes) may offer a
 // delta with it, what changed since its last line; most lines then carry
-// "d":<delta> in place of "c", and a whole cursor is written again once
+// "d":<delta> in place of "c", and a whole mark is written again once
 // the lines since the last one outweigh it many times (fullEvery), so
 // the file stays within a small constant of the events' own bytes. Load
-// hands back the last whole cursor and the deltas after it (Resume). A
+// hands back the last whole mark and the deltas after it (Resume). A
 // torn last line (the bridge killed mid-write, before its events were
-// sent to anyone) is dropped on load, which rewinds cursors and ids
+// sent to anyone) is dropped on load, which rewinds marks and ids
 // together. A whole line that is garbled is dropped with everything after
 // it, kept aside in <path>.damaged and reported (Damaged), but ids never
 // rewind past it: they were sent. When the file grows past a bound it is
 // rewritten as one line holding the kept history. A second producer of the
 // topic (the workspace's browser, bridge/browse) keeps its own resume point
-// beside the first's, "x":{"<key>":<cursor>}, written whole with its
+// beside the first's, "x":{"<key>":<mark>}, written whole with its
 // events; Load hands back each key's last one.
 //
 // A write that fails (disk full) is cut off again, so the file stays a run
@@ -61,30 +61,30 @@ type Journal struct {
 	budget *fdBudget // nil: the file stays open until Close
 	size   int64     // bytes of whole lines in f
 	torn   bool      // f may hold a partial line past size: cut it before writing
-	behind bool      // the last append failed: the file lacks its cursor
+	behind bool      // the last append failed: the file lacks its mark
 
-	// Since the last whole cursor in the file: its length, and the bytes
+	// Since the last whole mark in the file: its length, and the bytes
 	// of the lines after it (0, 0: the file holds none).
 	fullLen, sinceFull int64
 
 	// Damaged says what Load found wrong in the file: a whole line that
 	// is not a journal line, and what was done about it (nil: nothing).
 	Damaged error
-	// sides are the side cursors as last loaded or appended, by key: a
+	// sides are the side marks as last loaded or appended, by key: a
 	// compacted file, or the line after a failed append, carries them all.
 	sides map[string]json.RawMessage
 }
 
 // Resume is a producer's resume point as journaled: the last whole
-// cursor, and the deltas journaled after it, oldest first.
+// mark, and the deltas journaled after it, oldest first.
 type Resume struct {
-	Cursor json.RawMessage
+	Mark   json.RawMessage
 	Deltas []json.RawMessage
 	// Sides are the other producers' resume points, each key's last.
 	Sides map[string]json.RawMessage
 }
 
-// side is one producer's resume point, journaled beside the main cursor.
+// side is one producer's resume point, journaled beside the main mark.
 type side struct {
 	key string
 	raw json.RawMessage // nil: none with this line
@@ -100,10 +100,10 @@ type journalFile interface {
 
 type journalLine struct {
 	Events []json.RawMessage          `json:"e,omitempty"`
-	Cursor json.RawMessage            `json:"c,omitempty"`
+	Mark   json.RawMessage            `json:"c,omitempty"`
 	Delta  json.RawMessage            `json:"d,omitempty"` // what changed since the line before
 	Next   int64                      `json:"n,omitempty"` // no id below this may be handed out again
-	Sides  map[string]json.RawMessage `json:"x,omitempty"` // other producers' cursors, whole
+	Sides  map[string]json.RawMessage `json:"x,omitempty"` // other producers' marks, whole
 }
 
 // OpenJournal opens (creating if needed) the journal at path, 0600.
@@ -118,7 +118,7 @@ func OpenJournal(path string) (*Journal, error) {
 	return &Journal{Path: path, f: f}, nil
 }
 
-// Load reads the journal, keeping the newest max events, the last cursor
+// Load reads the journal, keeping the newest max events, the last mark
 // and the deltas after it, and truncates a torn or garbled tail so
 // appends start clean.
 func (j *Journal) Load(max int) ([]Item, Resume, error) {
@@ -186,10 +186,10 @@ func (j *Journal) Load(max int) ([]Item, Resume, error) {
 			items = append(items[:0:0], items[len(items)-max:]...)
 		}
 		switch {
-		case jl.Cursor != nil:
-			res = Resume{Cursor: jl.Cursor}
-			j.fullLen, j.sinceFull = int64(len(jl.Cursor)), 0
-		case jl.Delta != nil && res.Cursor != nil:
+		case jl.Mark != nil:
+			res = Resume{Mark: jl.Mark}
+			j.fullLen, j.sinceFull = int64(len(jl.Mark)), 0
+		case jl.Delta != nil && res.Mark != nil:
 			res.Deltas = append(res.Deltas, jl.Delta)
 			fallthrough
 		default:
@@ -227,7 +227,7 @@ func (j *Journal) Load(max int) ([]Item, Resume, error) {
 
 // setAside handles a whole line that is not a journal line (a disk's
 // damage, an editor): it and everything after it are dropped from the
-// journal (a cursor after it may depend on it) and copied to
+// journal (a mark after it may depend on it) and copied to
 // <path>.damaged, and LastID moves past every id they may hold, so that
 // ids never go back below one clients have seen. A later whole line's
 // watermark says exactly how far ids went; a line that cannot be read
@@ -267,32 +267,32 @@ func (j *Journal) setAside(at int64, garbled []byte, r *bufio.Reader) error {
 	return nil
 }
 
-// fullEvery is how many bytes of lines may follow a whole cursor before
-// the next is written: many times the cursor, so whole cursors add a
+// fullEvery is how many bytes of lines may follow a whole mark before
+// the next is written: many times the mark, so whole marks add a
 // small fraction to the file, and a floor, so a small one is not
 // rewritten every few lines. It also bounds what a restart replays.
 func (j *Journal) fullEvery() int64 { return max(64<<10, 16*j.fullLen) }
 
 // Append writes one batch. When the file has outgrown MaxBytes it is
 // rewritten from history (the events kept before this batch), the batch and
-// the current cursor, replacing the old file atomically.
+// the current mark, replacing the old file atomically.
 //
 // If it fails, the file is left as it was and the batch's ids count as
 // spent: the next line to reach the file carries them in its watermark,
-// and the current cursor rather than cursor (which may be nil, meaning
-// "unchanged"), so that cursor and ids on disk move past the lost batch
+// and the current mark rather than mark (which may be nil, meaning
+// "unchanged"), so that mark and ids on disk move past the lost batch
 // together.
-func (j *Journal) Append(items []Item, cursor json.RawMessage, history []Item, max int, current json.RawMessage) error {
-	return j.appendDelta(items, rawCursor(cursor), nil, history, max, rawCursor(current), side{})
+func (j *Journal) Append(items []Item, mark json.RawMessage, history []Item, max int, current json.RawMessage) error {
+	return j.appendDelta(items, rawMark(mark), nil, history, max, rawMark(current), side{})
 }
 
-// appendDelta is Append where delta, when set with cursor, may be written
-// in cursor's place: when the file holds a whole cursor, the last append
+// appendDelta is Append where delta, when set with mark, may be written
+// in mark's place: when the file holds a whole mark, the last append
 // reached the file (the delta is relative to the line before), and not
-// too much has been written since the last whole cursor. The cursors are
-// encoded only if written whole. A side cursor, if set, goes with the line
+// too much has been written since the last whole mark. The marks are
+// encoded only if written whole. A side mark, if set, goes with the line
 // (every side the journal knows when the line must stand for them all).
-func (j *Journal) appendDelta(items []Item, lazy *lazyCursor, delta json.RawMessage, history []Item, max int, current *lazyCursor, sd side) error {
+func (j *Journal) appendDelta(items []Item, lazy *lazyMark, delta json.RawMessage, history []Item, max int, current *lazyMark, sd side) error {
 	if j.budget != nil {
 		if victim := j.budget.use(j); victim != nil {
 			victim.release()
@@ -310,23 +310,23 @@ func (j *Journal) appendDelta(items []Item, lazy *lazyCursor, delta json.RawMess
 	if lazy == nil || j.fullLen == 0 || j.sinceFull >= j.fullEvery() {
 		delta = nil
 	}
-	var cursor json.RawMessage
+	var mark json.RawMessage
 	if delta == nil {
-		cursor = lazy.get()
+		mark = lazy.get()
 	}
 	sides := j.sidesFor(sd)
 	// The line is written at once and not kept: its buffer goes back to
 	// the hub's pool for the next batch (a line a batch, thousands a
 	// second when agents work), not kept by each of a thousand journals.
 	buf := j.budget.lineBuffer()
-	line := encodeLine((*buf)[:0], items, cursor, delta, sides, last+1)
+	line := encodeLine((*buf)[:0], items, mark, delta, sides, last+1)
 	defer j.budget.putLine(buf, line)
 	limit := j.MaxBytes
 	if limit <= 0 {
 		limit = 4 << 20
 	}
 	var err error
-	if j.size+int64(len(line)) > limit && !current.lost() { // a compacted file needs the whole cursor: the next batch with one compacts
+	if j.size+int64(len(line)) > limit && !current.lost() { // a compacted file needs the whole mark: the next batch with one compacts
 		kept := append(append([]Item(nil), history...), items...)
 		if len(kept) > max {
 			kept = kept[len(kept)-max:]
@@ -338,8 +338,8 @@ func (j *Journal) appendDelta(items []Item, lazy *lazyCursor, delta json.RawMess
 		}
 	} else {
 		err = j.write(line)
-		if err == nil && delta == nil && cursor != nil {
-			j.noteFull(cursor)
+		if err == nil && delta == nil && mark != nil {
+			j.noteFull(mark)
 		} else if err == nil {
 			j.sinceFull += int64(len(line))
 		}
@@ -348,7 +348,7 @@ func (j *Journal) appendDelta(items []Item, lazy *lazyCursor, delta json.RawMess
 	return err
 }
 
-// sidesFor notes sd and returns the side cursors a line must carry: sd's
+// sidesFor notes sd and returns the side marks a line must carry: sd's
 // alone, or all of them after a failed append, whose line the file lacks.
 func (j *Journal) sidesFor(sd side) map[string]json.RawMessage {
 	if sd.raw != nil {
@@ -366,7 +366,7 @@ func (j *Journal) sidesFor(sd side) map[string]json.RawMessage {
 	return nil
 }
 
-// noteFull records that the file's last line holds the whole cursor c.
+// noteFull records that the file's last line holds the whole mark c.
 func (j *Journal) noteFull(c json.RawMessage) {
 	if c != nil {
 		j.fullLen, j.sinceFull = int64(len(c)), 0
@@ -460,8 +460,8 @@ func (j *Journal) Close() error {
 }
 
 // encodeLine appends one journal line to dst: with delta, if set, in
-// place of cursor, and the side cursors given.
-func encodeLine(dst []byte, items []Item, cursor, delta json.RawMessage, sides map[string]json.RawMessage, next int64) []byte {
+// place of mark, and the side marks given.
+func encodeLine(dst []byte, items []Item, mark, delta json.RawMessage, sides map[string]json.RawMessage, next int64) []byte {
 	dst = append(dst, `{"e":[`...)
 	for i, it := range items {
 		if i > 0 {
@@ -474,9 +474,9 @@ func encodeLine(dst []byte, items []Item, cursor, delta json.RawMessage, sides m
 	case delta != nil:
 		dst = append(dst, `,"d":`...)
 		dst = append(dst, delta...)
-	case cursor != nil:
+	case mark != nil:
 		dst = append(dst, `,"c":`...)
-		dst = append(dst, cursor...)
+		dst = append(dst, mark...)
 	}
 	if len(sides) > 0 {
 		dst = append(dst, `,"x":{`...)

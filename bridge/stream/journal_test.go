@@ -103,7 +103,7 @@ func TestFailedAppendIsCutOffAndItsIDsStaySpent(t *testing.T) {
 		t.Errorf("journal is %d bytes after the failed write, want %d: partial line not cut off", after.Size(), before.Size())
 	}
 
-	// The disk has room again. This batch carries no cursor of its own.
+	// The disk has room again. This batch carries no mark of its own.
 	d.full = false
 	if items, err := tp.Publish(texts(1, "b"), nil); err != nil || items[0].ID != 6 {
 		t.Fatalf("publish after the failure: %v, %v", ids(items), err)
@@ -119,10 +119,10 @@ func TestFailedAppendIsCutOffAndItsIDsStaySpent(t *testing.T) {
 	if tp2.LastID() != 6 {
 		t.Errorf("last id after reload = %d, want 6", tp2.LastID())
 	}
-	// The lost batch's cursor went to disk with the next line, so the
+	// The lost batch's mark went to disk with the next line, so the
 	// producer resumes after the events it already numbered.
-	if got := string(tp2.Cursor()); got != `{"off":2}` {
-		t.Errorf("cursor after reload = %s, want {\"off\":2}", got)
+	if got := string(tp2.Mark()); got != `{"off":2}` {
+		t.Errorf("mark after reload = %s, want {\"off\":2}", got)
 	}
 	hist := tp2.History(0)
 	if got := ids(hist); len(got) != 4 || got[0] != 1 || got[2] != 3 || got[3] != 6 {
@@ -144,8 +144,8 @@ func TestFailedAppendIsCutOffAndItsIDsStaySpent(t *testing.T) {
 	h2.Close()
 
 	tp3, _ := NewHub(dir, 100).Topic("w")
-	if tp3.LastID() != 9 || string(tp3.Cursor()) != `{"off":4}` {
-		t.Errorf("after second reload: last id %d cursor %s, want 9 {\"off\":4}", tp3.LastID(), tp3.Cursor())
+	if tp3.LastID() != 9 || string(tp3.Mark()) != `{"off":4}` {
+		t.Errorf("after second reload: last id %d mark %s, want 9 {\"off\":4}", tp3.LastID(), tp3.Mark())
 	}
 	if items, _ := tp3.Publish(texts(2, "d"), nil); items[0].ID != 10 {
 		t.Errorf("next id = %d, want 10", items[0].ID)
@@ -188,8 +188,8 @@ func TestPartialLineThatCannotBeCutIsCutBeforeTheNextAppend(t *testing.T) {
 	if got := ids(tp2.History(0)); len(got) != 2 || got[0] != 1 || got[1] != 4 {
 		t.Errorf("history after reload = %v, want [1 4]", got)
 	}
-	if tp2.LastID() != 4 || string(tp2.Cursor()) != `{"off":4}` {
-		t.Errorf("after reload: last id %d cursor %s", tp2.LastID(), tp2.Cursor())
+	if tp2.LastID() != 4 || string(tp2.Mark()) != `{"off":4}` {
+		t.Errorf("after reload: last id %d mark %s", tp2.LastID(), tp2.Mark())
 	}
 }
 
@@ -214,8 +214,8 @@ func TestCompactionAfterFailedAppendKeepsWatermark(t *testing.T) {
 	if got := ids(tp2.History(0)); len(got) != 3 || got[0] != 3 || got[2] != 5 {
 		t.Errorf("history after compaction = %v, want [3 4 5]", got)
 	}
-	if tp2.LastID() != 5 || string(tp2.Cursor()) != `{"off":2}` {
-		t.Errorf("after compaction: last id %d cursor %s", tp2.LastID(), tp2.Cursor())
+	if tp2.LastID() != 5 || string(tp2.Mark()) != `{"off":2}` {
+		t.Errorf("after compaction: last id %d mark %s", tp2.LastID(), tp2.Mark())
 	}
 }
 

@@ -13,8 +13,8 @@ import (
 
 // A second producer's resume point (the workspace's browser) is journaled
 // with its own events and read back after a restart, without touching the
-// main producer's cursor or its deltas; each key keeps its newest value.
-func TestSideCursorSurvivesRestartBesideTheMainCursor(t *testing.T) {
+// main producer's mark or its deltas; each key keeps its newest value.
+func TestSideMarkSurvivesRestartBesideTheMainMark(t *testing.T) {
 	dir, h, tp := hubTopic(t, 100)
 	if _, err := tp.PublishDelta(texts(2, "agent"), json.RawMessage(`{"off":1}`), nil); err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestSideCursorSurvivesRestartBesideTheMainCursor(t *testing.T) {
 	if _, err := tp.PublishSide(browseEvents(1), "browse", json.RawMessage(`{"id":3}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tp.PublishSide(nil, "other", json.RawMessage(`"x"`)); err != nil { // a cursor alone, no events
+	if _, err := tp.PublishSide(nil, "other", json.RawMessage(`"x"`)); err != nil { // a mark alone, no events
 		t.Fatal(err)
 	}
 	if got := string(tp.Side("browse")); got != `{"id":3}` {
@@ -42,8 +42,8 @@ func TestSideCursorSurvivesRestartBesideTheMainCursor(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := tp2.Resume()
-	if string(res.Cursor) != `{"off":1}` || len(res.Deltas) != 1 || string(res.Deltas[0]) != `{"d":2}` {
-		t.Errorf("main cursor after restart: %s %s", res.Cursor, res.Deltas)
+	if string(res.Mark) != `{"off":1}` || len(res.Deltas) != 1 || string(res.Deltas[0]) != `{"d":2}` {
+		t.Errorf("main mark after restart: %s %s", res.Mark, res.Deltas)
 	}
 	if got := string(tp2.Side("browse")); got != `{"id":3}` {
 		t.Errorf("browse side after restart: %s", got)
@@ -57,10 +57,10 @@ func TestSideCursorSurvivesRestartBesideTheMainCursor(t *testing.T) {
 	h2.Close()
 }
 
-// A torn last line takes its side cursor with it: events and resume point
+// A torn last line takes its side mark with it: events and resume point
 // rewind together, so the browser's entries of that line are asked for
 // again and numbered once.
-func TestTornLineRewindsTheSideCursorWithItsEvents(t *testing.T) {
+func TestTornLineRewindsTheSideMarkWithItsEvents(t *testing.T) {
 	dir, h, tp := hubTopic(t, 100)
 	path := filepath.Join(dir, "w.jsonl")
 	tp.PublishSide(browseEvents(1), "browse", json.RawMessage(`{"id":1}`))
@@ -78,8 +78,8 @@ func TestTornLineRewindsTheSideCursorWithItsEvents(t *testing.T) {
 	h2.Close()
 }
 
-// Compaction rewrites the file from history: every side cursor is kept.
-func TestCompactionKeepsEverySideCursor(t *testing.T) {
+// Compaction rewrites the file from history: every side mark is kept.
+func TestCompactionKeepsEverySideMark(t *testing.T) {
 	dir, h, tp := hubTopic(t, 10)
 	tp.journal.MaxBytes = 4 << 10
 	tp.PublishSide(browseEvents(1), "browse", json.RawMessage(`{"id":1}`))
@@ -95,15 +95,15 @@ func TestCompactionKeepsEverySideCursor(t *testing.T) {
 	}
 	h2 := NewHub(dir, 10)
 	tp2, _ := h2.Topic("w")
-	if tp2.Side("browse") == nil || string(tp2.Side("other")) != `{"n":7}` || string(tp2.Resume().Cursor) != `{"off":9}` {
-		t.Errorf("after compaction: browse %s, other %s, main %s", tp2.Side("browse"), tp2.Side("other"), tp2.Resume().Cursor)
+	if tp2.Side("browse") == nil || string(tp2.Side("other")) != `{"n":7}` || string(tp2.Resume().Mark) != `{"off":9}` {
+		t.Errorf("after compaction: browse %s, other %s, main %s", tp2.Side("browse"), tp2.Side("other"), tp2.Resume().Mark)
 	}
 	h2.Close()
 }
 
-// A side cursor whose line failed to reach the disk is written with the
+// A side mark whose line failed to reach the disk is written with the
 // next line that does, whoever's line that is.
-func TestSideCursorOfAFailedAppendGoesWithTheNextLine(t *testing.T) {
+func TestSideMarkOfAFailedAppendGoesWithTheNextLine(t *testing.T) {
 	dir, h, tp := hubTopic(t, 100)
 	tp.PublishSide(browseEvents(1), "browse", json.RawMessage(`{"id":1}`))
 	d := failingJournal(t, tp)

@@ -66,16 +66,16 @@ type Topic struct {
 	max     int
 	subs    map[*Subscriber]struct{}
 	journal *Journal                   // nil: in memory only
-	cursor  *lazyCursor                // the producer's resume point, journaled with events
-	deltas  []json.RawMessage          // journaled after cursor, loaded: see Resume
+	mark    *lazyMark                  // the producer's resume point, journaled with events
+	deltas  []json.RawMessage          // journaled after mark, loaded: see Resume
 	sides   map[string]json.RawMessage // other producers' resume points, by key: see PublishSide
 }
 
-// lazyCursor is a resume point encoded only when someone reads it: the
-// journal writes a live batch's delta, not its cursor, and encoding
+// lazyMark is a resume point encoded only when someone reads it: the
+// journal writes a live batch's delta, not its mark, and encoding
 // kilobytes of parser state that nobody reads, for each line an agent
 // writes, was most of what a busy workspace allocated.
-type lazyCursor struct {
+type lazyMark struct {
 	raw  json.RawMessage
 	make func() json.RawMessage // nil once made, or forgotten
 	// forgotten: not made while its batch was published (the journal
@@ -83,20 +83,20 @@ type lazyCursor struct {
 	forgotten bool
 }
 
-// lost reports whether c is a cursor that was never made and is now
+// lost reports whether c is a mark that was never made and is now
 // forgotten: there is a resume point, but not in memory.
-func (c *lazyCursor) lost() bool { return c != nil && c.forgotten }
+func (c *lazyMark) lost() bool { return c != nil && c.forgotten }
 
-func rawCursor(raw json.RawMessage) *lazyCursor {
+func rawMark(raw json.RawMessage) *lazyMark {
 	if raw == nil {
 		return nil
 	}
-	return &lazyCursor{raw: raw}
+	return &lazyMark{raw: raw}
 }
 
-// get encodes the cursor the first time it is asked for. A nil cursor is
+// get encodes the mark the first time it is asked for. A nil mark is
 // nil: "unchanged" to the journal.
-func (c *lazyCursor) get() json.RawMessage {
+func (c *lazyMark) get() json.RawMessage {
 	if c == nil {
 		return nil
 	}
@@ -113,7 +113,7 @@ func newTopic(id string, max int, j *Journal) (*Topic, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load journal of %s: %w", id, err)
 		}
-		t.history, t.cursor, t.deltas, t.sides = newHistory(max, items), rawCursor(res.Cursor), res.Deltas, res.Sides
+		t.history, t.mark, t.deltas, t.sides = newHistory(max, items), rawMark(res.Mark), res.Deltas, res.Sides
 		if n := len(items); n > 0 {
 			t.next = items[n-1].ID + 1
 		}
@@ -124,21 +124,21 @@ func newTopic(id string, max int, j *Journal) (*Topic, error) {
 	return t, nil
 }
 
-// Cursor returns the resume point journaled with the newest events; a
+// Mark returns the resume point journaled with the newest events; a
 // producer that publishes deltas reads Resume instead.
-func (t *Topic) Cursor() json.RawMessage {
+func (t *Topic) Mark() json.RawMessage {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.cursor.get()
+	return t.mark.get()
 }
 
-// Resume returns the newest whole cursor and the deltas to apply to it,
+// Resume returns the newest whole mark and the deltas to apply to it,
 // oldest first: those the journal held after it when loaded, none once
-// the producer has published a cursor since.
+// the producer has published a mark since.
 func (t *Topic) Resume() Resume {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return Resume{Cursor: t.cursor.get(), Deltas: t.deltas}
+	return Resume{Mark: t.mark.get(), Deltas: t.deltas}
 }
 
 // LastID returns the id of the newest event, 0 if none.
@@ -149,33 +149,33 @@ func (t *Topic) LastID() int64 {
 }
 
 // Publish numbers events, keeps them for replay, journals them together with
-// cursor (nil keeps the previous cursor) and hands them to every subscriber.
-// Events and cursor are journaled in one write, so after a crash the bridge
+// mark (nil keeps the previous mark) and hands them to every subscriber.
+// Events and mark are journaled in one write, so after a crash the bridge
 // resumes exactly after the last event it numbered. If the journal write
 // fails the events are still kept and delivered, and the error returned
 // with them; their ids stay spent (see Journal), so a restart does not hand
 // them out again to clients that have already seen them. The items
 // returned are the ones subscribers received: read them, never change them.
-func (t *Topic) Publish(evs []event.Event, cursor json.RawMessage) ([]Item, error) {
-	return t.PublishDelta(evs, cursor, nil)
+func (t *Topic) Publish(evs []event.Event, mark json.RawMessage) ([]Item, error) {
+	return t.PublishDelta(evs, mark, nil)
 }
 
-// PublishDelta is Publish with a delta the journal may write in cursor's
+// PublishDelta is Publish with a delta the journal may write in mark's
 // place: what changed since the producer's previous Publish, such that
-// the cursor last journaled whole, with every delta after it applied in
-// order, yields cursor. The journal decides which it writes (see Journal);
-// cursor must be set with delta.
-func (t *Topic) PublishDelta(evs []event.Event, cursor, delta json.RawMessage) ([]Item, error) {
-	return t.publish(evs, rawCursor(cursor), delta, side{})
+// the mark last journaled whole, with every delta after it applied in
+// order, yields mark. The journal decides which it writes (see Journal);
+// mark must be set with delta.
+func (t *Topic) PublishDelta(evs []event.Event, mark, delta json.RawMessage) ([]Item, error) {
+	return t.publish(evs, rawMark(mark), delta, side{})
 }
 
 // PublishSide is Publish for a second producer of the topic, one that
 // keeps its own resume point under key (the workspace's browser, whose
-// entries come from elsewhere than the agents' records): cursor is
-// journaled with evs, in the same write, and the main cursor is left as
+// entries come from elsewhere than the agents' records): mark is
+// journaled with evs, in the same write, and the main mark is left as
 // it is. Side reads it back, after a restart too.
-func (t *Topic) PublishSide(evs []event.Event, key string, cursor json.RawMessage) ([]Item, error) {
-	return t.publish(evs, nil, nil, side{key: key, raw: cursor})
+func (t *Topic) PublishSide(evs []event.Event, key string, mark json.RawMessage) ([]Item, error) {
+	return t.publish(evs, nil, nil, side{key: key, raw: mark})
 }
 
 // Side returns key's resume point as last published or journaled (nil if
@@ -186,22 +186,22 @@ func (t *Topic) Side(key string) json.RawMessage {
 	return t.sides[key]
 }
 
-// PublishLazy is PublishDelta with a cursor made only if it is needed:
+// PublishLazy is PublishDelta with a mark made only if it is needed:
 // when the journal writes it whole, or its append fails (the next line
-// must carry it). cursor is called at most once, and only during this
-// call, so it may encode its producer's state as it is then. A cursor
-// not made here is forgotten: until the next publish with a cursor,
-// Cursor and Resume say none, and the journal is not compacted (a
-// compacted file must hold the cursor whole).
-func (t *Topic) PublishLazy(evs []event.Event, cursor func() json.RawMessage, delta json.RawMessage) ([]Item, error) {
-	var c *lazyCursor
-	if cursor != nil {
-		c = &lazyCursor{make: cursor}
+// must carry it). mark is called at most once, and only during this
+// call, so it may encode its producer's state as it is then. A mark
+// not made here is forgotten: until the next publish with a mark,
+// Mark and Resume say none, and the journal is not compacted (a
+// compacted file must hold the mark whole).
+func (t *Topic) PublishLazy(evs []event.Event, mark func() json.RawMessage, delta json.RawMessage) ([]Item, error) {
+	var c *lazyMark
+	if mark != nil {
+		c = &lazyMark{make: mark}
 	}
 	return t.publish(evs, c, delta, side{})
 }
 
-func (t *Topic) publish(evs []event.Event, cursor *lazyCursor, delta json.RawMessage, sd side) ([]Item, error) {
+func (t *Topic) publish(evs []event.Event, mark *lazyMark, delta json.RawMessage, sd side) ([]Item, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	items := make([]Item, 0, len(evs))
@@ -215,11 +215,11 @@ func (t *Topic) publish(evs []event.Event, cursor *lazyCursor, delta json.RawMes
 		t.next++
 		items = append(items, NewItem(e, data))
 	}
-	if len(items) == 0 && cursor == nil && sd.raw == nil {
+	if len(items) == 0 && mark == nil && sd.raw == nil {
 		return nil, nil
 	}
-	if cursor != nil {
-		t.cursor, t.deltas = cursor, nil
+	if mark != nil {
+		t.mark, t.deltas = mark, nil
 	}
 	if sd.raw != nil {
 		if t.sides == nil {
@@ -229,13 +229,13 @@ func (t *Topic) publish(evs []event.Event, cursor *lazyCursor, delta json.RawMes
 	}
 	var jerr error
 	if t.journal != nil {
-		jerr = t.journal.appendDelta(items, cursor, delta, t.history.kept(), t.max, t.cursor, sd)
+		jerr = t.journal.appendDelta(items, mark, delta, t.history.kept(), t.max, t.mark, sd)
 	}
-	if cursor != nil && cursor.make != nil { // a lazy cursor the journal had no need of
+	if mark != nil && mark.make != nil { // a lazy mark the journal had no need of
 		if jerr != nil {
-			cursor.get() // the next line carries it: made while it is this batch's
+			mark.get() // the next line carries it: made while it is this batch's
 		} else {
-			cursor.make, cursor.forgotten = nil, true
+			mark.make, mark.forgotten = nil, true
 		}
 	}
 	for _, it := range items {

@@ -149,8 +149,8 @@ func TestJournalSurvivesRestartAndTornTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(tp2.Cursor()); got != `{"off":20}` {
-		t.Errorf("cursor = %s", got)
+	if got := string(tp2.Mark()); got != `{"off":20}` {
+		t.Errorf("mark = %s", got)
 	}
 	if tp2.LastID() != 5 {
 		t.Errorf("last id = %d, want 5", tp2.LastID())
@@ -168,7 +168,7 @@ func TestJournalSurvivesRestartAndTornTail(t *testing.T) {
 	}
 }
 
-func TestJournalCompactionKeepsIDsAndCursor(t *testing.T) {
+func TestJournalCompactionKeepsIDsAndMark(t *testing.T) {
 	dir, h, tp := hubTopic(t, 10)
 	tp.journal.MaxBytes = 2000
 	for i := 0; i < 100; i++ {
@@ -180,8 +180,8 @@ func TestJournalCompactionKeepsIDsAndCursor(t *testing.T) {
 		t.Errorf("journal not compacted: %d bytes", info.Size())
 	}
 	tp2, _ := NewHub(dir, 10).Topic("w")
-	if tp2.LastID() != 100 || string(tp2.Cursor()) != `{"n":99}` {
-		t.Errorf("after compaction: last id %d cursor %s", tp2.LastID(), tp2.Cursor())
+	if tp2.LastID() != 100 || string(tp2.Mark()) != `{"n":99}` {
+		t.Errorf("after compaction: last id %d mark %s", tp2.LastID(), tp2.Mark())
 	}
 	if h := tp2.History(0); len(h) != 10 || h[0].ID != 91 {
 		t.Errorf("history = %v", ids(h))

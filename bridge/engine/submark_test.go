@@ -15,12 +15,12 @@ import (
 	"conductorbridge/bridge/transcript"
 )
 
-// TestSubagentCursorsStaySmall: a session that ran 200 subagents, one of
-// them still waiting on a tool. The journaled cursor carries that one,
+// TestSubagentMarksStaySmall: a session that ran 200 subagents, one of
+// them still waiting on a tool. The journaled mark carries that one,
 // and one time for the rest, so it does not grow with the session; after
 // a restart the finished subagents are not read again, and the one at
 // work resumes where it was.
-func TestSubagentCursorsStaySmall(t *testing.T) {
+func TestSubagentMarksStaySmall(t *testing.T) {
 	h := newHome(t)
 	dir, proj := h.workspace("many-subs")
 	sid := "77777777-0000-4000-8000-000000000007"
@@ -50,9 +50,9 @@ func TestSubagentCursorsStaySmall(t *testing.T) {
 			}
 		}
 	}
-	tc := tl.cursor()
+	tc := tl.mark()
 	if len(tc.Subs) != 1 || !tc.SubsDone.Equal(past) {
-		t.Fatalf("cursor keeps %d subagents, done %v; want 1 and %v", len(tc.Subs), tc.SubsDone, past)
+		t.Fatalf("mark keeps %d subagents, done %v; want 1 and %v", len(tc.Subs), tc.SubsDone, past)
 	}
 	raw, err := json.Marshal(tc)
 	if err != nil {
@@ -60,19 +60,19 @@ func TestSubagentCursorsStaySmall(t *testing.T) {
 	}
 	// The session's parser state holds what the subagents spent, bounded
 	// by its count-once window whatever their number; the rest of the
-	// cursor must not grow with them.
+	// mark must not grow with them.
 	if len(raw)-len(tc.Parser) > 2048 || len(tc.Parser) > 4096 {
-		t.Errorf("cursor of a session with %d subagents: %d bytes, %d of them the parser's", n, len(raw), len(tc.Parser))
+		t.Errorf("mark of a session with %d subagents: %d bytes, %d of them the parser's", n, len(raw), len(tc.Parser))
 	}
-	if b, _ := json.Marshal(tl.cursor()); string(b) != string(raw) {
-		t.Errorf("the cursor changed with nothing read:\n%s\n%s", raw, b)
+	if b, _ := json.Marshal(tl.mark()); string(b) != string(raw) {
+		t.Errorf("the mark changed with nothing read:\n%s\n%s", raw, b)
 	}
 
 	// A restart: the finished files were last changed before SubsDone.
 	for i := range n - 1 {
 		os.Chtimes(filepath.Join(subDir, fmt.Sprintf("agent-%03d.jsonl", i)), past.Add(-time.Second), past.Add(-time.Second))
 	}
-	var back tailCursor
+	var back tailMark
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
