@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"conductorbridge/bridge/conductorrows"
 	"conductorbridge/bridge/sqliteread"
 )
 
@@ -18,16 +19,16 @@ import (
 type conductorConn struct {
 	ro      *sqliteread.Conn // to the database at ro.Path(), nil before the first read
 	version int64
-	rows    dbRows
+	rows    conductorrows.Rows
 	queries int // how many times the tables were read (tests count them)
 }
 
 // read returns the database's rows, read afresh only when the database
 // changed since the last read.
-func (c *conductorConn) read(ctx context.Context, path string) (dbRows, error) {
+func (c *conductorConn) read(ctx context.Context, path string) (conductorrows.Rows, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return dbRows{}, fmt.Errorf("open conductor db: %w", err)
+		return conductorrows.Rows{}, fmt.Errorf("open conductor db: %w", err)
 	}
 	if c.ro != nil && c.ro.Path() != abs {
 		c.close() // moved: a connection to the old path sees the old file
@@ -37,18 +38,18 @@ func (c *conductorConn) read(ctx context.Context, path string) (dbRows, error) {
 	}
 	v, fresh, err := c.ro.DataVersion(ctx)
 	if err != nil {
-		c.rows = dbRows{}
-		return dbRows{}, err
+		c.rows = conductorrows.Rows{}
+		return conductorrows.Rows{}, err
 	}
 	if !fresh && v == c.version {
 		return c.rows, nil
 	}
-	rows, err := fetchConductor(ctx, c.ro.SQL())
+	rows, err := conductorrows.Read(ctx, c.ro.SQL())
 	if err != nil {
 		// A later scan starts over on a new connection: an error may have
 		// left this one unusable (a cancelled query, a corrupt file).
 		c.close()
-		return dbRows{}, fmt.Errorf("read conductor db %s: %w", abs, err)
+		return conductorrows.Rows{}, fmt.Errorf("read conductor db %s: %w", abs, err)
 	}
 	c.queries++
 	c.version, c.rows = v, rows
@@ -60,7 +61,7 @@ func (c *conductorConn) close() {
 	if c.ro != nil {
 		c.ro.Close()
 	}
-	c.ro, c.rows = nil, dbRows{}
+	c.ro, c.rows = nil, conductorrows.Rows{}
 }
 
 // DatabaseReads is how many scans read Conductor's tables; the others

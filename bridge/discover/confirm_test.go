@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"conductorbridge/bridge/agent/claude"
+	"conductorbridge/bridge/conductorrows"
 )
 
 // TestConfirmSessionByItsTranscript: a Claude tab's id is claude_session_id,
@@ -57,7 +58,7 @@ func TestConfirmSessionByItsTranscript(t *testing.T) {
 			}
 			ws := []Workspace{{ID: "w1", Directory: dir}}
 			agents := []Agent{claude.Agent{Projects: projects}}
-			placeSessions([]sessionRow{{id: tt.candidates[1], wsID: "w1", agentID: tt.candidates[0], agentType: tt.agent}}, ws, agents)
+			placeSessions([]conductorrows.Session{{ID: tt.candidates[1], WorkspaceID: "w1", AgentSessionID: tt.candidates[0], AgentType: tt.agent}}, ws, agents)
 			fillTabs(agents, ws)
 			id, tr := ws[0].Sessions[0].ID, ws[0].Sessions[0].Transcript
 			if id != tt.wantID || (tr != "") != tt.wantFile || (tr != "" && tr != file(id)) {

@@ -56,7 +56,7 @@ func (s *Scanner) readConductor(ctx context.Context) (ConductorRead, error) {
 	if err != nil {
 		return ConductorRead{}, err
 	}
-	return rows.resolve(s.ConductorRoot, s.Agents), nil
+	return placeRows(rows, s.ConductorRoot, s.Agents), nil
 }
 
 // Close drops the Scanner's connection to Conductor's database; a later
