@@ -3,27 +3,29 @@ package agent_test
 import (
 	"go/scanner"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 )
 
-// agentWord is the issue's check (grep -iE 'claude|codex|cursor|opencode'),
-// applied to the code of a file and not to its comments. "cursor" alone
-// is also the engine's word for a journal's resume point, older than
-// Cursor the agent: a token is flagged for it only when it names the
-// agent ("cursor" as a string, AgentCursor).
-var (
-	agentWord  = regexp.MustCompile(`(?i)claude|codex|opencode`)
-	cursorName = regexp.MustCompile(`(?i)^"cursor"$|agentcursor`)
-)
+// agentWord is the issue's check, grep -iE 'claude|codex|cursor|opencode',
+// applied to the code of a file and not to its comments: a name or a
+// string that holds one of these words names an agent.
+var agentWord = regexp.MustCompile(`(?i)claude|codex|cursor|opencode`)
 
-// namesAgents returns the lines of a Go file whose code (comments aside)
-// names an agent.
-func namesAgents(t *testing.T, path string) []int {
+// naming is a name or a literal in a file's code that holds an agent's
+// word, and its line.
+type naming struct {
+	line  int
+	token string
+}
+
+// namesAgents returns each name or literal in a Go file's code (comments
+// aside) that holds an agent's word.
+func namesAgents(t *testing.T, path string) []naming {
 	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -32,83 +34,88 @@ func namesAgents(t *testing.T, path string) []int {
 	fset := token.NewFileSet()
 	file := fset.AddFile(path, -1, len(src))
 	var s scanner.Scanner
-	s.Init(file, src, nil, 0) // comments are skipped
-	var lines []int
+	s.Init(file, src, func(pos token.Position, msg string) { t.Errorf("%s: %s", pos, msg) }, 0) // comments are skipped
+	var hits []naming
 	for {
 		pos, tok, lit := s.Scan()
 		if tok == token.EOF {
-			break
+			return hits
 		}
-		if lit != "" && (agentWord.MatchString(lit) || cursorName.MatchString(lit)) {
-			if l := fset.Position(pos).Line; !slices.Contains(lines, l) {
-				lines = append(lines, l)
-			}
+		if (tok == token.IDENT || tok == token.STRING || tok == token.CHAR) && agentWord.MatchString(lit) {
+			hits = append(hits, naming{fset.Position(pos).Line, lit})
 		}
 	}
-	return lines
-}
-
-// stillNaming are the files that name an agent today and how many lines
-// do, while their agent-specific parts move into the agents' packages
-// (issue 27): the count may only go down, and a file not listed must name
-// none. The engine names none.
-var stillNaming = map[string]int{
-	// Conductor's column for every agent's session id is named for the
-	// first agent (sessions.claude_session_id): the one line naming it.
-	"bridge/discover/dbsessions.go": 1,
 }
 
 // TestCoreNamesNoAgent: the engine, discovery, delivery, usage (and its
-// driver seam) and the tray know agents only through bridge/agent's and
-// bridge/usage/driver's interfaces and the drivers app lists; their code
-// names no agent (a comment may).
+// driver seam) and the tray name no agent in their code (a comment may):
+// no name or string in their non-test Go files holds claude, codex,
+// cursor or opencode, whatever the case.
 func TestCoreNamesNoAgent(t *testing.T) {
 	root := filepath.Join("..", "..")
-	var offenders []string
-	for _, dir := range []string{"bridge/engine", "bridge/discover", "bridge/inject", "bridge/usage", "bridge/usage/driver", "tray"} {
-		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no Go files in %s: %v", dir, err)
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
+	files := 0
+	for _, dir := range coreDirs { // each with the packages under it (bridge/usage/driver)
+		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
 			}
-			rel := filepath.ToSlash(strings.TrimPrefix(f, root+string(filepath.Separator)))
-			lines := namesAgents(t, f)
-			if len(lines) > stillNaming[rel] {
-				offenders = append(offenders, rel)
-				t.Errorf("%s: %d lines name an agent (lines %v), at most %d may", rel, len(lines), lines, stillNaming[rel])
+			if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+				return filepath.SkipDir
 			}
+			if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return nil
+			}
+			files++
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			for _, n := range namesAgents(t, p) {
+				t.Errorf("%s:%d: names an agent: %s", filepath.ToSlash(rel), n.line, n.token)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("walk %s: %v", dir, err)
 		}
 	}
-	if testing.Verbose() {
-		t.Logf("files over their allowance: %v", offenders)
+	if files < 2*len(coreDirs) { // the walk saw the packages, not an empty tree
+		t.Fatalf("only %d Go files under %v", files, coreDirs)
 	}
 }
 
-// TestNamesAgentsSeesCodeNotComments: the check is not blind.
+// TestNamesAgentsSeesCodeNotComments: the check is not blind, and reads
+// no comment.
 func TestNamesAgentsSeesCodeNotComments(t *testing.T) {
-	dir := t.TempDir()
 	cases := []struct {
+		name string
 		src  string
-		want int
+		want []string // the tokens flagged, in order
 	}{
-		{"package x\n// Claude, Codex, Cursor and OpenCode\nvar a = 1\n", 0},
-		{"package x\nvar a = \"claude\"\n", 1},
-		{"package x\nfunc f() { _ = codex.NewParser }\n", 1},
-		{"package x\nvar tailCursor, c cursor\n", 0},
-		{"package x\nvar a = \"cursor\"\nconst AgentCursor = 1\n", 2},
-		{"package x\nimport _ \"conductorbridge/bridge/agent/opencode\"\n", 1},
-		{"package x\n/* claude */ var b = 2 // codex\n", 0},
+		{"comments only", "package x\n// Claude, Codex, Cursor and OpenCode\nvar a = 1\n", nil},
+		{"a string", "package x\nvar a = \"claude\"\n", []string{`"claude"`}},
+		{"a raw string", "package x\nvar a = `codex exec`\n", []string{"`codex exec`"}},
+		{"a selector", "package x\nfunc f() { _ = codex.NewParser }\n", []string{"codex"}},
+		{"a name, whatever its case", "package x\nvar tailCursor, c cursor\n", []string{"tailCursor", "cursor"}},
+		{"a constant", "package x\nvar a = \"cursor\"\nconst AgentCursor = 1\n", []string{`"cursor"`, "AgentCursor"}},
+		{"an import", "package x\nimport _ \"conductorbridge/bridge/agent/opencode\"\n", []string{`"conductorbridge/bridge/agent/opencode"`}},
+		{"a column", "package x\nconst c = \"claude_session_id\"\n", []string{`"claude_session_id"`}},
+		{"comments beside code", "package x\n/* claude */ var b = 2 // codex\n", nil},
 	}
-	for i, c := range cases {
-		p := filepath.Join(dir, "x.go")
-		if err := os.WriteFile(p, []byte(c.src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if got := namesAgents(t, p); len(got) != c.want {
-			t.Errorf("case %d: %d lines %v, want %d", i, len(got), got, c.want)
-		}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, "x.go")
+			if err := os.WriteFile(p, []byte(c.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, n := range namesAgents(t, p) {
+				got = append(got, n.token)
+			}
+			if strings.Join(got, " ") != strings.Join(c.want, " ") {
+				t.Errorf("flagged %q, want %q", got, c.want)
+			}
+		})
 	}
 }
