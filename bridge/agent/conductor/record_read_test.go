@@ -15,43 +15,21 @@ import (
 // after the parser's cursor, a page at a time, from a real database of
 // each schema shape.
 func TestTabRecordReadsRowsAfterTheCursor(t *testing.T) {
-	ctx := context.Background()
 	for _, shape := range conductordb.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) {
 			w := newDB(t, shape, "s-tab", "cursor", "s-other", "claude")
 			write(t, w, "s-tab", "first prompt", "second prompt", "third prompt")
 			write(t, w, "s-other", "not this tab's")
-			rec, err := Agent{DB: w.Path}.FindRows(ctx, agent.RowSession{Tab: "s-tab"})
-			if err != nil || rec == nil {
-				t.Fatalf("FindRows = %v, %v", rec, err)
-			}
-			defer rec.Close()
-			p, _ := NewParser(nil)
-			var got []string
-			read := func(limit int) bool {
-				t.Helper()
-				more, err := rec.Read(ctx, p, limit, func(line []byte) {
-					evs, err := p.Line(line, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, e := range evs {
-						if e.Type == event.User {
-							got = append(got, e.Content)
-						}
-					}
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return more
-			}
-			if !read(2) {
+			tab := openTab(t, w, "s-tab")
+			got, more := tab.prompts(2)
+			if !more {
 				t.Error("a full page says there is no more")
 			}
-			if read(2) {
+			rest, more := tab.prompts(2)
+			if more {
 				t.Error("a short page says there is more")
 			}
+			got = append(got, rest...)
 			want := []string{"first prompt", "second prompt", "third prompt"}
 			if len(got) != len(want) {
 				t.Fatalf("prompts %q, want %q", got, want)
@@ -73,7 +51,6 @@ func TestTabRecordReadsRowsAfterTheCursor(t *testing.T) {
 // shape's index it read the tab's whole history and sorted it, at every
 // row.
 func TestTabRecordReadsNearAndFarFromTheEnd(t *testing.T) {
-	ctx := context.Background()
 	for _, shape := range conductordb.Shapes(t) {
 		t.Run(shape.Name, func(t *testing.T) {
 			w := newDB(t, shape, "s-tab", "cursor", "s-other", "claude")
@@ -83,29 +60,7 @@ INSERT INTO session_messages (id, session_id, role, content, created_at) SELECT 
 				t.Fatal(err)
 			}
 			write(t, w, "s-tab", "second prompt")
-			rec, err := Agent{DB: w.Path}.FindRows(ctx, agent.RowSession{Tab: "s-tab"})
-			if err != nil || rec == nil {
-				t.Fatalf("FindRows = %v, %v", rec, err)
-			}
-			defer rec.Close()
-			p, _ := NewParser(nil)
-			read := func() (got []string) {
-				t.Helper()
-				if _, err := rec.Read(ctx, p, 512, func(line []byte) {
-					evs, err := p.Line(line, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, e := range evs {
-						if e.Type == event.User {
-							got = append(got, e.Content)
-						}
-					}
-				}); err != nil {
-					t.Fatal(err)
-				}
-				return got
-			}
+			tab := openTab(t, w, "s-tab")
 			for _, c := range []struct {
 				name  string
 				write []any
@@ -116,7 +71,7 @@ INSERT INTO session_messages (id, session_id, role, content, created_at) SELECT 
 				{"nothing new", nil, nil},
 			} {
 				write(t, w, "s-tab", c.write...)
-				if got := read(); !slices.Equal(got, c.want) {
+				if got, _ := tab.prompts(512); !slices.Equal(got, c.want) {
 					t.Errorf("%s: prompts %q, want %q", c.name, got, c.want)
 				}
 			}
@@ -127,4 +82,47 @@ INSERT INTO session_messages (id, session_id, role, content, created_at) SELECT 
 			}
 		})
 	}
+}
+
+// tabReader reads one tab's record as the engine does: a page of rows at
+// a time, through the tab's own parser.
+type tabReader struct {
+	t   *testing.T
+	rec agent.RowRecord
+	p   *Parser
+}
+
+// openTab finds tab's record in w's database (FindRows), closed when the
+// test ends, with a fresh parser.
+func openTab(t *testing.T, w *conductordb.Writer, tab string) tabReader {
+	t.Helper()
+	rec, err := Agent{DB: w.Path}.FindRows(context.Background(), agent.RowSession{Tab: tab})
+	if err != nil || rec == nil {
+		t.Fatalf("FindRows = %v, %v", rec, err)
+	}
+	t.Cleanup(func() { rec.Close() })
+	p, _ := NewParser(nil)
+	return tabReader{t: t, rec: rec, p: p}
+}
+
+// prompts reads a page of at most limit rows after the parser's cursor
+// and returns the person's prompts in it, and whether more rows were
+// waiting.
+func (r tabReader) prompts(limit int) (got []string, more bool) {
+	r.t.Helper()
+	more, err := r.rec.Read(context.Background(), r.p, limit, func(line []byte) {
+		evs, err := r.p.Line(line, nil)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.Type == event.User {
+				got = append(got, e.Content)
+			}
+		}
+	})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return got, more
 }
