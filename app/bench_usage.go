@@ -244,29 +244,35 @@ func (r *benchReport) benchTokscale(ctx context.Context, env []string, home, wha
 	}
 	tkWhat := what + "; " + ver + " models --json -c claude (offline: its price fetches fail at once)"
 	cacheDir := filepath.Join(home, ".config", "tokscale", "cache")
-	cold, err := usageRuns(mk, func() error { return os.RemoveAll(cacheDir) })
-	if err != nil {
-		r.unknown("usage: tokscale wall time", "s", tkWhat+": "+err.Error())
-		return
+	// Cold, warm and after an append; cold and warm also as a ratio to
+	// the bridge's own.
+	for _, run := range []struct {
+		name, unit string
+		scale      time.Duration
+		before     func() error
+		how        string
+		ratio      string // "" sets none
+		bridge     float64
+		both       string
+	}{
+		{"usage: tokscale wall time", "s", time.Second, func() error { return os.RemoveAll(cacheDir) },
+			"cold (its cache removed)", "usage: tokscale time / bridge time", coldS, "both cold"},
+		{"usage: tokscale warm wall time", "ms", time.Millisecond, nil,
+			"warm", "usage: tokscale warm time / bridge warm time", warmMS, "both warm"},
+		{"usage: tokscale wall time after a 1 MB append", "ms", time.Millisecond, func() error { *appended++; return appendUsageSession(grow, *appended) },
+			"1 MB appended to one session before each run", "", 0, ""},
+	} {
+		runs, err := usageRuns(mk, run.before)
+		if err != nil {
+			r.unknown(run.name, run.unit, tkWhat+": "+err.Error())
+			return
+		}
+		v, each := median(runs, run.scale)
+		r.add(run.name, v, run.unit, tkWhat+"; "+run.how+": "+each)
+		if run.ratio != "" {
+			r.add(run.ratio, v/run.bridge, "×", tkWhat+"; "+run.both)
+		}
 	}
-	s, each := median(cold, time.Second)
-	r.add("usage: tokscale wall time", s, "s", tkWhat+"; cold (its cache removed): "+each)
-	r.add("usage: tokscale time / bridge time", s/coldS, "×", tkWhat+"; both cold")
-	warm, err := usageRuns(mk, nil)
-	if err != nil {
-		r.unknown("usage: tokscale warm wall time", "ms", tkWhat+": "+err.Error())
-		return
-	}
-	ms, each := median(warm, time.Millisecond)
-	r.add("usage: tokscale warm wall time", ms, "ms", tkWhat+"; warm: "+each)
-	r.add("usage: tokscale warm time / bridge warm time", ms/warmMS, "×", tkWhat+"; both warm")
-	after, err := usageRuns(mk, func() error { *appended++; return appendUsageSession(grow, *appended) })
-	if err != nil {
-		r.unknown("usage: tokscale wall time after a 1 MB append", "ms", tkWhat+": "+err.Error())
-		return
-	}
-	ms, each = median(after, time.Millisecond)
-	r.add("usage: tokscale wall time after a 1 MB append", ms, "ms", tkWhat+"; 1 MB appended to one session before each run: "+each)
 }
 
 // biggestSession is the largest session file of the corpus: the one a
