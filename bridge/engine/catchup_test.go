@@ -18,17 +18,16 @@ import (
 // its turn_complete come after the last id a client saw.
 func TestSessionBornWhileDownIsPublished(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("downtime")
 	const a, b = "aaaaaaaa-2222-4222-8222-0000000000a1", "bbbbbbbb-2222-4222-8222-0000000000b1"
-	cwdOf[a], cwdOf[b] = dir, dir
-	h.write(filepath.Join(proj, a+".jsonl"), prompt(a, "one"), answer(a, "m1", "a1", "end_turn"))
+	dir, pa, pb := h.twoSessions("downtime", a, b)
+	h.write(pa, prompt(a, "one"), answer(a, "m1", "a1", "end_turn"))
 	r := h.start()
 	id, seen := r.firstTurn(t, dir)
 	r.stop()
 
 	// Longer than the cold start's tail (4 KiB here), stamped now as the
 	// agent stamps its lines.
-	h.write(filepath.Join(proj, b+".jsonl"), now(prompt(b, "born while down")), now(answer(b, "m2", "answered while down", "end_turn")),
+	h.write(pb, now(prompt(b, "born while down")), now(answer(b, "m2", "answered while down", "end_turn")),
 		now(prompt(b, "a long one")), now(answer(b, "m3", strings.Repeat("long ", 2000), "end_turn")))
 	r2 := h.start()
 	r2.waitWorkspace(t, dir)
@@ -57,14 +56,12 @@ func now(line string) string {
 // it stood — none of its day-old history is published again.
 func TestSessionResumedWhileDownStreamsFromWhereItStood(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("resumed")
 	const a, c = "aaaaaaaa-3333-4333-8333-0000000000a1", "cccccccc-3333-4333-8333-0000000000c1"
-	cwdOf[a], cwdOf[c] = dir, dir
-	old := filepath.Join(proj, c+".jsonl")
+	dir, pa, old := h.twoSessions("resumed", a, c)
 	h.write(old, prompt(c, "yesterday"), answer(c, "m0", strings.Repeat("old ", 2000), "end_turn"))
 	day := time.Now().Add(-24 * time.Hour)
 	os.Chtimes(old, day, day)
-	h.write(filepath.Join(proj, a+".jsonl"), now(prompt(a, "one")), now(answer(a, "m1", "a1", "end_turn")))
+	h.write(pa, now(prompt(a, "one")), now(answer(a, "m1", "a1", "end_turn")))
 	r := h.start()
 	id, seen := r.firstTurn(t, dir)
 	r.stop()

@@ -54,6 +54,14 @@ func (h *home) session(name, sid string) (dir, path string) {
 	return dir, filepath.Join(proj, sid+".jsonl")
 }
 
+// twoSessions makes workspace name with the transcripts of two sessions,
+// a and b, in it (as session does for one).
+func (h *home) twoSessions(name, a, b string) (dir, pa, pb string) {
+	dir, pa = h.session(name, a)
+	_, pb = h.session(name, b)
+	return dir, pa, pb
+}
+
 func (h *home) write(path string, lines ...string) {
 	h.t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

@@ -34,8 +34,7 @@ func TestHookPIDsPlaceSessions(t *testing.T) {
 	}
 	h := newHome(t)
 	const a, b = "aaaaaaaa-1111-4111-8111-0000000000c1", "bbbbbbbb-1111-4111-8111-0000000000c2"
-	dir, pa := h.session("pids", a)
-	_, pb := h.session("pids", b)
+	dir, pa, pb := h.twoSessions("pids", a, b)
 	h.write(pa, prompt(a, "A"), answer(a, "ma", "A-answer", "end_turn"))
 	h.write(pb, prompt(b, "B"), answer(b, "mb", "B-answer", "end_turn"))
 	const fromArgs = 4242 // what the scan read from A's process's arguments

@@ -88,9 +88,8 @@ func TestIdleWorkspacesHoldNoGoroutine(t *testing.T) {
 // so a session that grew fast before it was noticed keeps its start.
 func TestColdTailOnlyAtStart(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("cold")
 	const a, b = "dddddddd-1111-4111-8111-0000000000a1", "dddddddd-1111-4111-8111-0000000000b2"
-	cwdOf[a], cwdOf[b] = dir, dir
+	dir, pa, pb := h.twoSessions("cold", a, b)
 	pad := strings.Repeat("x", 1000)
 	long := func(sid, first string) []string {
 		lines := []string{prompt(sid, first)}
@@ -99,7 +98,6 @@ func TestColdTailOnlyAtStart(t *testing.T) {
 		}
 		return append(lines, prompt(sid, "last"))
 	}
-	pa := filepath.Join(proj, a+".jsonl")
 	h.write(pa, long(a, "before start")...)
 	r := h.startWith(func(c *Config) { c.TailBytes, c.ColdTailBytes = 1<<20, 2048 })
 	id := r.waitWorkspace(t, dir)
@@ -108,7 +106,6 @@ func TestColdTailOnlyAtStart(t *testing.T) {
 	if has(event.User, "before start")(evs) {
 		t.Errorf("a session there at start was read whole: %s", summary(evs))
 	}
-	pb := filepath.Join(proj, b+".jsonl")
 	h.write(pb, long(b, "after start")...)
 	evs = r.collect(t, id, 0, func(evs []event.Event) bool {
 		for _, e := range evs {

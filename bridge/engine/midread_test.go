@@ -20,8 +20,7 @@ import (
 func TestAPictureThatLandsMidReadIsListed(t *testing.T) {
 	h := newHome(t)
 	const old, fresh = "aaaaaaaa-1111-4111-8111-0000000000c1", "aaaaaaaa-1111-4111-8111-0000000000c2"
-	dir, po := h.session("midread", old)
-	_, pf := h.session("midread", fresh)
+	dir, po, pf := h.twoSessions("midread", old, fresh)
 	h.write(po, prompt(old, "before"), answer(old, "m1", "ok", "end_turn"))
 	ts := &tabScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}}
 	watch := true

@@ -130,11 +130,10 @@ func TestATurnEndsWhenItsAgentDies(t *testing.T) {
 // turn_complete.
 func TestAnOrphanTurnEndsAfterItsQuiet(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("orphan")
 	const a, b = "aaaaaaaa-5555-4555-8555-0000000000a1", "bbbbbbbb-5555-4555-8555-0000000000b1"
-	cwdOf[a], cwdOf[b] = dir, dir
-	h.write(filepath.Join(proj, a+".jsonl"), prompt(a, "spent"), answer(a, "m1", "working", "tool_use"))
-	h.write(filepath.Join(proj, b+".jsonl"), prompt(b, "nothing answered"))
+	dir, pa, pb := h.twoSessions("orphan", a, b)
+	h.write(pa, prompt(a, "spent"), answer(a, "m1", "working", "tool_use"))
+	h.write(pb, prompt(b, "nothing answered"))
 	r := h.startWith(func(c *Config) { c.OrphanAfter = 300 * time.Millisecond })
 	id := r.waitWorkspace(t, dir)
 	evs := r.collect(t, id, 0, func(evs []event.Event) bool {

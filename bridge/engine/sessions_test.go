@@ -82,8 +82,7 @@ func sessionOf(in Info, id string) (SessionInfo, bool) {
 func TestTwoTabsStreamUnderTheirOwnSessionIDs(t *testing.T) {
 	h := newHome(t)
 	const a, b = "aaaaaaaa-1111-4111-8111-000000000001", "bbbbbbbb-2222-4222-8222-000000000002"
-	dir, pa := h.session("tabs", a)
-	_, pb := h.session("tabs", b)
+	dir, pa, pb := h.twoSessions("tabs", a, b)
 	h.write(pa, prompt(a, "A1"))
 	h.write(pb, prompt(b, "B1"))
 	r := h.start()
@@ -160,15 +159,14 @@ func TestTwoTabsStreamUnderTheirOwnSessionIDs(t *testing.T) {
 // workspace shows the most urgent of its sessions.
 func TestConductorStatusesAndTheMostUrgentSession(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("urgent")
 	const a, b, c = "aaaaaaaa-1111-4111-8111-00000000000a", "bbbbbbbb-2222-4222-8222-00000000000b", "cccccccc-3333-4333-8333-00000000000c"
-	cwdOf[a], cwdOf[b] = dir, dir
-	h.write(filepath.Join(proj, a+".jsonl"), prompt(a, "A"), answer(a, "ma", "done", "end_turn"))
-	h.write(filepath.Join(proj, b+".jsonl"), prompt(b, "B"), answer(b, "mb", "done", "end_turn"))
+	dir, pa, pb := h.twoSessions("urgent", a, b)
+	h.write(pa, prompt(a, "A"), answer(a, "ma", "done", "end_turn"))
+	h.write(pb, prompt(b, "B"), answer(b, "mb", "done", "end_turn"))
 	r, ts := h.startTabs()
 	ts.set(dir,
-		discover.Session{ID: a, ConductorID: "tab-a", Agent: "claude", Title: "Fix login", Active: true, ConductorStatus: "idle", Transcript: filepath.Join(proj, a+".jsonl")},
-		discover.Session{ID: b, ConductorID: "tab-b", Agent: "claude", Title: "Plan it", ConductorStatus: "needs_plan_response", Transcript: filepath.Join(proj, b+".jsonl")},
+		discover.Session{ID: a, ConductorID: "tab-a", Agent: "claude", Title: "Fix login", Active: true, ConductorStatus: "idle", Transcript: pa},
+		discover.Session{ID: b, ConductorID: "tab-b", Agent: "claude", Title: "Plan it", ConductorStatus: "needs_plan_response", Transcript: pb},
 		discover.Session{ID: c, ConductorID: "tab-c", Agent: "cursor", Title: "Cursor tab", ConductorStatus: "working"},
 	)
 	r.eng.Rescan(context.Background())
@@ -193,10 +191,10 @@ func TestConductorStatusesAndTheMostUrgentSession(t *testing.T) {
 	// The plan is answered; now the active tab asks a question through
 	// Conductor's tool: needs input, reason question, from the transcript.
 	ts.set(dir,
-		discover.Session{ID: a, ConductorID: "tab-a", Agent: "claude", Active: true, ConductorStatus: "idle", Transcript: filepath.Join(proj, a+".jsonl")},
-		discover.Session{ID: b, ConductorID: "tab-b", Agent: "claude", ConductorStatus: "idle", Transcript: filepath.Join(proj, b+".jsonl")},
+		discover.Session{ID: a, ConductorID: "tab-a", Agent: "claude", Active: true, ConductorStatus: "idle", Transcript: pa},
+		discover.Session{ID: b, ConductorID: "tab-b", Agent: "claude", ConductorStatus: "idle", Transcript: pb},
 	)
-	h.write(filepath.Join(proj, a+".jsonl"), prompt(a, "next"),
+	h.write(pa, prompt(a, "next"),
 		`{"type":"assistant","sessionId":"`+a+`","cwd":"`+dir+`","requestId":"r-q","message":{"id":"mq","model":"claude-sonnet-4-5","stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1},"content":[{"type":"tool_use","id":"tq","name":"mcp__conductor__AskUserQuestion","input":{"question":"which one?"}}]}}`)
 	r.eng.Rescan(context.Background())
 	waitFor(t, "the question", func() bool {
@@ -221,8 +219,7 @@ func TestConductorStatusesAndTheMostUrgentSession(t *testing.T) {
 func TestTabResumedUnderANewID(t *testing.T) {
 	h := newHome(t)
 	const old, fresh = "aaaaaaaa-1111-4111-8111-0000000000a1", "aaaaaaaa-1111-4111-8111-0000000000a2"
-	dir, po := h.session("resume", old)
-	_, pf := h.session("resume", fresh)
+	dir, po, pf := h.twoSessions("resume", old, fresh)
 	h.write(po, prompt(old, "before"), answer(old, "m1", "ok", "end_turn"))
 	r, ts := h.startTabs()
 	ts.set(dir, discover.Session{ID: old, ConductorID: "tab", Agent: "claude", Active: true, Transcript: po})
@@ -267,8 +264,7 @@ func TestTabResumedUnderANewID(t *testing.T) {
 func TestHooksActOnTheirOwnSession(t *testing.T) {
 	h := newHome(t)
 	const a, b = "aaaaaaaa-1111-4111-8111-0000000000b1", "bbbbbbbb-1111-4111-8111-0000000000b2"
-	dir, pa := h.session("hooks", a)
-	_, pb := h.session("hooks", b)
+	dir, pa, pb := h.twoSessions("hooks", a, b)
 	// 2.0-style lines: no final stop reason, so only the hook (or a
 	// quiet spell, set long here) ends a turn.
 	h.write(pa, prompt(a, "A"), answer(a, "ma", "A-answer", ""))
@@ -306,14 +302,12 @@ func TestHooksActOnTheirOwnSession(t *testing.T) {
 // workspace's own transcript folder.
 func TestHookAdoptsANewSession(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("adopt")
 	const a, b = "aaaaaaaa-1111-4111-8111-0000000000c1", "bbbbbbbb-1111-4111-8111-0000000000c2"
-	cwdOf[a], cwdOf[b] = dir, dir
-	h.write(filepath.Join(proj, a+".jsonl"), prompt(a, "first"))
+	dir, pa, pb := h.twoSessions("adopt", a, b)
+	h.write(pa, prompt(a, "first"))
 	r := h.startWith(func(c *Config) { c.SweepEvery = time.Hour; c.ScanEvery = time.Hour; f := false; c.WatchDirs = &f })
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.User, "first"))
-	pb := filepath.Join(proj, b+".jsonl")
 	h.write(pb, prompt(b, "second tab"))
 	outside := filepath.Join(t.TempDir(), b+".jsonl")
 	os.WriteFile(outside, []byte(prompt(b, "not here")+"\n"), 0o644)
@@ -376,17 +370,16 @@ func TestPermissionPromptInConductorTabIsNotNeedsInput(t *testing.T) {
 // and the folder's listing finds it, without waiting for another scan.
 func TestTabWhoseTranscriptAppearsAfterTheScan(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("late")
 	const other, late = "bbbbbbbb-1111-4111-8111-0000000000b1", "bbbbbbbb-1111-4111-8111-0000000000b2"
-	cwdOf[other], cwdOf[late] = dir, dir
-	h.write(filepath.Join(proj, other+".jsonl"), prompt(other, "first"))
+	dir, pother, plate := h.twoSessions("late", other, late)
+	h.write(pother, prompt(other, "first"))
 	r, ts := h.startTabs()
 	ts.set(dir, discover.Session{ID: late, ConductorID: "tab-late", Title: "Late tab", Agent: "claude", Active: true})
 	r.eng.Rescan(context.Background())
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.User, "first"))
 
-	h.write(filepath.Join(proj, late+".jsonl"), prompt(late, "hello"))
+	h.write(plate, prompt(late, "hello"))
 	r.collect(t, id, 0, has(event.User, "hello"))
 	var last Info
 	waitFor(t, "the late tab listed as Conductor's", func() bool {

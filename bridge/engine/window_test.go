@@ -78,8 +78,7 @@ func TestNewestFileOnlyWhereNoIDIsKnown(t *testing.T) {
 	t.Run("tabs known by id", func(t *testing.T) {
 		h := newHome(t)
 		const a, hidden = "aaaaaaaa-0000-4000-8000-0000000000a2", "bbbbbbbb-0000-4000-8000-0000000000b2"
-		dir, pa := h.session("tabs", a)
-		_, ph := h.session("tabs", hidden)
+		dir, pa, ph := h.twoSessions("tabs", a, hidden)
 		h.write(pa, prompt(a, "the tab"))
 		h.write(ph, prompt(hidden, "the hidden tab"))
 		old(t, pa, hourAgo.Add(-time.Hour))
