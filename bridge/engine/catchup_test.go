@@ -94,11 +94,9 @@ func TestSessionResumedWhileDownStreamsFromWhereItStood(t *testing.T) {
 // lost its turn's first responses this way on a loaded machine).
 func TestSessionThatPlacesItsWorkspaceLateIsReadWhole(t *testing.T) {
 	h := newHome(t)
-	known, _ := h.workspace("known")
 	const k = "cccccccc-2222-4222-8222-0000000000c1"
-	cwdOf[k] = known
-	_, knownProj := h.workspace("known")
-	h.write(filepath.Join(knownProj, k+".jsonl"), prompt(k, "known"))
+	known, pk := h.session("known", k)
+	h.write(pk, prompt(k, "known"))
 	r := h.start()
 	r.waitWorkspace(t, known)
 
@@ -106,16 +104,10 @@ func TestSessionThatPlacesItsWorkspaceLateIsReadWhole(t *testing.T) {
 	os.MkdirAll(dir, 0o755)
 	const s = "dddddddd-2222-4222-8222-0000000000d1"
 	cwdOf[s] = dir
-	// Written beside, then moved in whole: the bridge's first sight of it
-	// is a finished record.
-	tmp := filepath.Join(h.root, s+".jsonl")
-	h.write(tmp, now(prompt(s, "first prompt")), now(answer(s, "m1", "first answer", "end_turn")),
-		now(prompt(s, "second prompt")), now(answer(s, "m2", strings.Repeat("long ", 2000), "end_turn")))
 	proj := filepath.Join(h.projects, claude.EncodeProjectDir(dir))
 	os.MkdirAll(proj, 0o755)
-	if err := os.Rename(tmp, filepath.Join(proj, s+".jsonl")); err != nil {
-		t.Fatal(err)
-	}
+	h.moveIn(filepath.Join(proj, s+".jsonl"), now(prompt(s, "first prompt")), now(answer(s, "m1", "first answer", "end_turn")),
+		now(prompt(s, "second prompt")), now(answer(s, "m2", strings.Repeat("long ", 2000), "end_turn")))
 	id := r.waitWorkspace(t, dir)
 	evs := r.collect(t, id, 0, func(evs []event.Event) bool { return countTurns(evs, s) >= 2 })
 	got := summary(evs)
@@ -129,13 +121,9 @@ func TestSessionThatPlacesItsWorkspaceLateIsReadWhole(t *testing.T) {
 	// event came too late is read from where it stood when the bridge
 	// began following, its start here.
 	const s2 = "dddddddd-2222-4222-8222-0000000000d2"
-	cwdOf[s2] = known
-	tmp = filepath.Join(h.root, s2+".jsonl")
-	h.write(tmp, now(prompt(s2, "third prompt")), now(answer(s2, "m3", "third answer", "end_turn")),
+	_, p2 := h.session("known", s2)
+	h.moveIn(p2, now(prompt(s2, "third prompt")), now(answer(s2, "m3", "third answer", "end_turn")),
 		now(prompt(s2, "fourth prompt")), now(answer(s2, "m4", strings.Repeat("long ", 2000), "end_turn")))
-	if err := os.Rename(tmp, filepath.Join(knownProj, s2+".jsonl")); err != nil {
-		t.Fatal(err)
-	}
 	kid := r.waitWorkspace(t, known)
 	evs = r.collect(t, kid, 0, func(evs []event.Event) bool { return countTurns(evs, s2) >= 2 })
 	if got := summary(evs); !strings.Contains(got, "user:third prompt") || !strings.Contains(got, "assistant:third answer") {
@@ -148,25 +136,18 @@ func TestSessionThatPlacesItsWorkspaceLateIsReadWhole(t *testing.T) {
 // old transcript is: its tail, not nothing and not all of it.
 func TestOldStampedRecordSeenLateGetsItsTail(t *testing.T) {
 	h := newHome(t)
-	dir, proj := h.workspace("restored")
-	const k = "eeeeeeee-2222-4222-8222-0000000000e1"
-	cwdOf[k] = dir
-	h.write(filepath.Join(proj, k+".jsonl"), prompt(k, "here first"))
+	const k, s = "eeeeeeee-2222-4222-8222-0000000000e1", "ffffffff-2222-4222-8222-0000000000f1"
+	dir, pk, ps := h.twoSessions("restored", k, s)
+	h.write(pk, prompt(k, "here first"))
 	r := h.start()
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.User, "here first"))
 
-	const s = "ffffffff-2222-4222-8222-0000000000f1"
-	cwdOf[s] = dir
-	tmp := filepath.Join(h.root, s+".jsonl")
-	h.write(tmp, prompt(s, "ancient history"))
+	lines := []string{prompt(s, "ancient history")}
 	for i := 0; i < 200; i++ { // far more than TailBytes (4 KiB)
-		h.write(tmp, answer(s, fmt.Sprintf("m%d", i), strings.Repeat("x", 100), "end_turn"))
+		lines = append(lines, answer(s, fmt.Sprintf("m%d", i), strings.Repeat("x", 100), "end_turn"))
 	}
-	h.write(tmp, prompt(s, "recent"))
-	if err := os.Rename(tmp, filepath.Join(proj, s+".jsonl")); err != nil {
-		t.Fatal(err)
-	}
+	h.moveIn(ps, append(lines, prompt(s, "recent"))...)
 	evs := r.collect(t, id, 0, has(event.User, "recent"))
 	if strings.Contains(summary(evs), "ancient history") {
 		t.Error("an old record seen late was read whole")

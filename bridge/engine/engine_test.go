@@ -62,6 +62,17 @@ func (h *home) twoSessions(name, a, b string) (dir, pa, pb string) {
 	return dir, pa, pb
 }
 
+// moveIn writes lines to a file beside the projects folder, then moves it
+// to path whole: the bridge's first sight of it is a finished record.
+func (h *home) moveIn(path string, lines ...string) {
+	h.t.Helper()
+	tmp := filepath.Join(h.root, filepath.Base(path))
+	h.write(tmp, lines...)
+	if err := os.Rename(tmp, path); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
 func (h *home) write(path string, lines ...string) {
 	h.t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
