@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -143,11 +142,7 @@ func TestOldStampedRecordSeenLateGetsItsTail(t *testing.T) {
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.User, "here first"))
 
-	lines := []string{prompt(s, "ancient history")}
-	for i := 0; i < 200; i++ { // far more than TailBytes (4 KiB)
-		lines = append(lines, answer(s, fmt.Sprintf("m%d", i), strings.Repeat("x", 100), "end_turn"))
-	}
-	h.moveIn(ps, append(lines, prompt(s, "recent"))...)
+	h.moveIn(ps, longHistory(s)...)
 	evs := r.collect(t, id, 0, has(event.User, "recent"))
 	if strings.Contains(summary(evs), "ancient history") {
 		t.Error("an old record seen late was read whole")

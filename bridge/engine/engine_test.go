@@ -323,15 +323,21 @@ func TestOldFormatTurnEndsAfterQuiet(t *testing.T) {
 	}
 }
 
+// longHistory is a record of sid far longer than TailBytes (4 KiB): the
+// prompt "ancient history", 200 answers, then the prompt "recent".
+func longHistory(sid string) []string {
+	lines := []string{prompt(sid, "ancient history")}
+	for i := 0; i < 200; i++ {
+		lines = append(lines, answer(sid, fmt.Sprintf("m%d", i), strings.Repeat("x", 100), "end_turn"))
+	}
+	return append(lines, prompt(sid, "recent"))
+}
+
 func TestColdStartReadsOnlyTheTail(t *testing.T) {
 	h := newHome(t)
 	const sid = "55555555-5555-4555-8555-555555555555"
 	dir, path := h.session("big", sid)
-	h.write(path, prompt(sid, "ancient history"))
-	for i := 0; i < 200; i++ { // far more than TailBytes (4 KiB)
-		h.write(path, answer(sid, fmt.Sprintf("m%d", i), strings.Repeat("x", 100), "end_turn"))
-	}
-	h.write(path, prompt(sid, "recent"))
+	h.write(path, longHistory(sid)...)
 	r := h.start()
 	id := r.waitWorkspace(t, dir)
 	evs := r.collect(t, id, 0, has(event.User, "recent"))
