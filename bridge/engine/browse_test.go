@@ -34,10 +34,8 @@ func TestBrowseServerFoundByTheEnginesWatch(t *testing.T) {
 	s1 := filepath.Join(proj, "b1111111-1111-4111-8111-111111111111.jsonl")
 	h.write(s1, prompt("b1", "open the login page"))
 	finder := &browse.Finder{Log: zerolog.Nop()}
-	defer finder.Close()
 	watchDirs := true
-	r := h.startWith(func(c *Config) {
-		c.Browse = finder
+	r := h.startBrowsing(finder, func(c *Config) {
 		c.SweepEvery = time.Hour // only file events can find it
 		c.WatchDirs = &watchDirs
 	})
@@ -91,12 +89,7 @@ func TestBrowseServerFoundByTheSweep(t *testing.T) {
 			const sid = "b2222222-2222-4222-8222-222222222222"
 			dir, path := h.session("osaka", sid)
 			h.write(path, prompt(sid, "hi"))
-			finder := &browse.Finder{Log: zerolog.Nop()}
-			defer finder.Close()
-			r := h.startWith(func(c *Config) {
-				c.Browse = finder
-				c.WatchDirs = &watchDirs
-			})
+			r := h.startBrowsing(&browse.Finder{Log: zerolog.Nop()}, func(c *Config) { c.WatchDirs = &watchDirs })
 			id := r.waitWorkspace(t, dir)
 			s := startBrowser(t, r, dir, id)
 			gstack := filepath.Join(dir, ".gstack")
@@ -120,6 +113,19 @@ func TestBrowseServerFoundByTheSweep(t *testing.T) {
 			r.collect(t, id, 0, hasBrowse(event.BrowseEnd, "https://example.com/second"))
 		})
 	}
+}
+
+// startBrowsing starts the engine with finder following the browse
+// servers, tuned further by tune (nil: no further); the finder is closed
+// once the engine has stopped.
+func (h *home) startBrowsing(finder *browse.Finder, tune func(*Config)) *running {
+	h.t.Cleanup(finder.Close)
+	return h.startWith(func(c *Config) {
+		c.Browse = finder
+		if tune != nil {
+			tune(c)
+		}
+	})
 }
 
 // hasBrowse is satisfied by a browse event of action whose page is url.
@@ -159,9 +165,7 @@ func TestUnhealthyBrowseServerFollowedOnceHealthy(t *testing.T) {
 	dir, path := h.session("kyoto", sid)
 	h.write(path, prompt(sid, "fill the form"))
 	logs := &logtest.Buffer{}
-	finder := &browse.Finder{Log: zerolog.New(logs), RetryAfter: 5 * time.Millisecond, Retries: 3}
-	defer finder.Close()
-	r := h.startWith(func(c *Config) { c.Browse = finder })
+	r := h.startBrowsing(&browse.Finder{Log: zerolog.New(logs), RetryAfter: 5 * time.Millisecond, Retries: 3}, nil)
 	id := r.waitWorkspace(t, dir)
 	s, err := browseserver.New(dir, browseserver.Options{NoState: true})
 	if err != nil {
@@ -191,9 +195,7 @@ func TestOneBrowseStreamWhateverTheSubscribers(t *testing.T) {
 	const sid = "b4444444-4444-4444-8444-444444444444"
 	dir, path := h.session("nara", sid)
 	h.write(path, prompt(sid, "look it up"))
-	finder := &browse.Finder{Log: zerolog.Nop()}
-	defer finder.Close()
-	r := h.startWith(func(c *Config) { c.Browse = finder })
+	r := h.startBrowsing(&browse.Finder{Log: zerolog.Nop()}, nil)
 	id := r.waitWorkspace(t, dir)
 	s := startBrowser(t, r, dir, id)
 	topic, _ := r.eng.Topic(id)
