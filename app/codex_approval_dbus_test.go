@@ -13,6 +13,7 @@ import (
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/codextest"
 	"conductorbridge/testkit/dbustest"
+	"conductorbridge/testkit/eventtest"
 	"conductorbridge/testkit/fakemodel"
 )
 
@@ -116,7 +117,7 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 	// The record of it: working, waiting for the person, working again
 	// once the approved command ran, idle at the turn's end.
 	evs := openStream(t, p, ws.ID, 0).until(t, 30*time.Second, func(evs []event.Event) bool {
-		return count(event.TurnComplete)(evs) == 1 && lastStatus(evs, thread) == event.StateIdle
+		return count(event.TurnComplete)(evs) == 1 && eventtest.LastStatus(evs, thread) == event.StateIdle
 	})
 	var states []string
 	for _, e := range evs {
@@ -202,16 +203,6 @@ func TestCodexApprovalNeedsInput(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "refused.txt")); err == nil {
 		t.Error("the refused command ran")
 	}
-}
-
-// lastStatus is the state of a session's last status event in evs.
-func lastStatus(evs []event.Event, session string) string {
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Type == event.Status && evs[i].SessionID == session {
-			return evs[i].State
-		}
-	}
-	return ""
 }
 
 // noteLines is each notification's summary and body, without the icon.

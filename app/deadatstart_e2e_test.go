@@ -14,6 +14,7 @@ import (
 	"conductorbridge/testkit/agenttest"
 	"conductorbridge/testkit/claudetest"
 	"conductorbridge/testkit/codextest"
+	"conductorbridge/testkit/eventtest"
 	"conductorbridge/testkit/fakemodel"
 )
 
@@ -198,7 +199,7 @@ func TestRealClaudeTurnStaysOpenWhileAnAgentRunsInItsFolder(t *testing.T) {
 	evs := c.until(t, stoppedTurnBudget, func(evs []event.Event) bool {
 		idle := 0
 		for _, s := range sessions {
-			if lastStatusOf(evs, s) == event.StateIdle {
+			if eventtest.LastStatus(evs, s) == event.StateIdle {
 				idle++
 			}
 		}
@@ -219,17 +220,6 @@ func TestRealClaudeTurnStaysOpenWhileAnAgentRunsInItsFolder(t *testing.T) {
 		}
 		usageAgrees(t, e.home, s, tc)
 	}
-}
-
-// lastStatusOf is session's last status in evs, "" if none.
-func lastStatusOf(evs []event.Event, session string) string {
-	st := ""
-	for _, ev := range evs {
-		if ev.Type == event.Status && ev.SessionID == session {
-			st = ev.State
-		}
-	}
-	return st
 }
 
 // sessionWorking reports whether w lists session, working.

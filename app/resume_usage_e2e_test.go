@@ -15,6 +15,7 @@ import (
 	"conductorbridge/bridge/event"
 	usagerep "conductorbridge/bridge/usage"
 	"conductorbridge/testkit/claudetest"
+	"conductorbridge/testkit/eventtest"
 	"conductorbridge/testkit/fakemodel"
 )
 
@@ -63,7 +64,7 @@ func TestRealClaudeResumeStreamsWhatUsageCounts(t *testing.T) {
 			c := openStream(t, e.p, ws.ID, 0)
 			defer c.cancel()
 			run(claudetest.Options{Resume: session, Prompt: "again"}, holds[1])
-			evs := c.until(t, 90*time.Second, func(evs []event.Event) bool { return len(turnsOf(evs)) >= 2 })
+			evs := c.until(t, 90*time.Second, func(evs []event.Event) bool { return len(eventtest.OfType(evs, event.TurnComplete)) >= 2 })
 
 			// Every warm-up answered counts in the session, whichever id its
 			// answer names: 2.0.77 writes each one's prompt, then its answer,
@@ -89,7 +90,7 @@ func TestRealClaudeResumeStreamsWhatUsageCounts(t *testing.T) {
 			}
 			var streamed event.Usage
 			var cost float64
-			for _, tc := range turnsOf(evs) {
+			for _, tc := range eventtest.OfType(evs, event.TurnComplete) {
 				if tc.SessionID != session {
 					t.Errorf("a turn of session %s: %+v", tc.SessionID, tc)
 				}
@@ -116,15 +117,4 @@ func TestRealClaudeResumeStreamsWhatUsageCounts(t *testing.T) {
 			}
 		})
 	}
-}
-
-// turnsOf is the turn_complete events of evs.
-func turnsOf(evs []event.Event) []event.Event {
-	var out []event.Event
-	for _, ev := range evs {
-		if ev.Type == event.TurnComplete {
-			out = append(out, ev)
-		}
-	}
-	return out
 }

@@ -118,7 +118,7 @@ func testRowTabs(t *testing.T, shape conductordb.Shape) {
 		return countType(evs, "s-cursor", event.TurnComplete) == 2 && countType(evs, "s-other", event.TurnComplete) == 1
 	})
 	for tab, wantText := range want {
-		got := eventtest.Describe(ofSession(evs, tab))
+		got := eventtest.Describe(eventtest.OfSession(evs, tab))
 		if got != wantText {
 			t.Errorf("%s streamed\n%s\nwant\n%s", tab, got, wantText)
 		}
@@ -160,19 +160,4 @@ func countType(evs []event.Event, session, typ string) int {
 		}
 	}
 	return n
-}
-
-// ofSession is a session's events of the kinds the corpus lists.
-func ofSession(evs []event.Event, session string) []event.Event {
-	var out []event.Event
-	for _, ev := range evs {
-		switch ev.Type {
-		case event.Status, event.Session:
-			continue
-		}
-		if ev.SessionID == session {
-			out = append(out, ev)
-		}
-	}
-	return out
 }

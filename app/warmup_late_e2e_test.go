@@ -11,6 +11,7 @@ import (
 	"conductorbridge/bridge/event"
 	usagerep "conductorbridge/bridge/usage"
 	"conductorbridge/testkit/claudetest"
+	"conductorbridge/testkit/eventtest"
 	"conductorbridge/testkit/fakemodel"
 )
 
@@ -73,8 +74,10 @@ func TestRealClaudeLateWarmupsCountInTheirTurn(t *testing.T) {
 		t.Fatal("2.0.77 sent no warm-up")
 	}
 	release()
-	evs = append(evs, c.until(t, 60*time.Second, func(more []event.Event) bool { return len(turnsOf(append(evs, more...))) > 0 })...)
-	tc := turnsOf(evs)[0]
+	evs = append(evs, c.until(t, 60*time.Second, func(more []event.Event) bool {
+		return len(eventtest.OfType(append(evs, more...), event.TurnComplete)) > 0
+	})...)
+	tc := eventtest.OfType(evs, event.TurnComplete)[0]
 	want := event.Usage{InputTokens: 111 + int64(warmups)*100, OutputTokens: 11 + int64(warmups)*20}
 	if tc.Usage != want || tc.Interrupted {
 		t.Errorf("turn_complete: %+v, interrupted %v; want %+v (%d warm-ups)", tc.Usage, tc.Interrupted, want, warmups)

@@ -12,6 +12,7 @@ import (
 	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/eventtest"
 )
 
 // Claude Code 2.0 writes each block of a response as a line of its own,
@@ -38,16 +39,6 @@ func (r *running) quietSpell(t *testing.T, id string) {
 	done := make(chan struct{})
 	w.enqueue(func() { w.quietSync(); close(done) })
 	<-done
-}
-
-func turnCompletes(evs []event.Event) []event.Event {
-	var out []event.Event
-	for _, e := range evs {
-		if e.Type == event.TurnComplete {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // TestAHooked20TurnWaitsForItsStopHook: in a 2.0 session whose hooks call
@@ -89,9 +80,9 @@ func TestAHooked20TurnWaitsForItsStopHook(t *testing.T) {
 				t.Fatal("the Stop hook's call was not taken")
 			}
 			evs := r.collect(t, id, 0, func(evs []event.Event) bool {
-				return len(turnCompletes(evs)) > 0 && evs[len(evs)-1].Type == event.Status && evs[len(evs)-1].State == event.StateIdle
+				return len(eventtest.OfType(evs, event.TurnComplete)) > 0 && evs[len(evs)-1].Type == event.Status && evs[len(evs)-1].State == event.StateIdle
 			})
-			tcs := turnCompletes(evs)
+			tcs := eventtest.OfType(evs, event.TurnComplete)
 			if len(tcs) != tt.wantTurns {
 				t.Fatalf("%d turn_complete events, want %d: %s", len(tcs), tt.wantTurns, summary(evs))
 			}
@@ -170,7 +161,7 @@ func TestAHeldTurnStillEnds(t *testing.T) {
 				r.quietSpell(t, id)
 			}
 			evs = r.collect(t, id, last, has(event.TurnComplete, ""))
-			tcs := turnCompletes(evs)
+			tcs := eventtest.OfType(evs, event.TurnComplete)
 			if len(tcs) != 1 || tcs[0].Interrupted != tt.interrupted || tcs[0].Usage.InputTokens != 10 {
 				t.Errorf("turn_complete events %+v, want one with 10 in, interrupted %v", tcs, tt.interrupted)
 			}

@@ -83,7 +83,7 @@ func testRelistBetweenRows(t *testing.T, shape conductordb.Shape) {
 		write(i)
 	}
 	r := start()
-	r.collect(t, ws, 0, func(evs []event.Event) bool { return len(ofTab(evs, tab)) == 2 }) // the prompt and the thinking
+	r.collect(t, ws, 0, func(evs []event.Event) bool { return len(eventtest.OfSession(evs, tab)) == 2 }) // the prompt and the thinking
 	r.stop()
 
 	r = start()
@@ -110,20 +110,9 @@ func testRelistBetweenRows(t *testing.T, shape conductordb.Shape) {
 		relist()
 	}
 	evs := r.collect(t, ws, 0, func(evs []event.Event) bool { return countTurns(evs, tab) == 1 })
-	if got := eventtest.Describe(ofTab(evs, tab)); got != want {
+	if got := eventtest.Describe(eventtest.OfSession(evs, tab)); got != want {
 		t.Errorf("streamed\n%s\nwant\n%s", got, want)
 	}
-}
-
-// ofTab is a session's events of the kinds a corpus lists.
-func ofTab(evs []event.Event, session string) []event.Event {
-	var out []event.Event
-	for _, ev := range evs {
-		if ev.SessionID == session && ev.Type != event.Status && ev.Type != event.Session {
-			out = append(out, ev)
-		}
-	}
-	return out
 }
 
 // corpusRows reads a recorded tab of bridge/agent/conductor's corpus and

@@ -13,6 +13,7 @@ import (
 	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/eventtest"
 )
 
 // tableScanner is a scan with a process table of its own, as the app's
@@ -130,7 +131,7 @@ func TestATurnWhoseAgentDiedBeforeTheStartEnds(t *testing.T) {
 				return
 			}
 			evs := r.collect(t, id, 0, func(evs []event.Event) bool {
-				return has(event.TurnComplete, "")(evs) && lastStatus(evs, s) == event.StateIdle
+				return has(event.TurnComplete, "")(evs) && eventtest.LastStatus(evs, s) == event.StateIdle
 			})
 			oneInterruptedTurn(t, evs, s)
 			waitFor(t, "the workspace idle", func() bool { in, _ := r.eng.Workspace(id); return in.Status == event.StateIdle })
@@ -165,7 +166,7 @@ func TestATurnHeldByALiveAgentEndsOnceItExits(t *testing.T) {
 	}
 	ts.set() // the agent in its folder exits
 	evs = r.collect(t, id, 0, func(evs []event.Event) bool {
-		return has(event.TurnComplete, "")(evs) && lastStatus(evs, s) == event.StateIdle
+		return has(event.TurnComplete, "")(evs) && eventtest.LastStatus(evs, s) == event.StateIdle
 	})
 	oneInterruptedTurn(t, evs, s)
 }
@@ -195,7 +196,7 @@ func TestATurnWhoseAgentDiedWhileTheBridgeWasDownEndsOnce(t *testing.T) {
 		asks := ts.asks.Load()
 		waitFor(t, "looks for the live agent's turn after the "+restart, func() bool { return ts.asks.Load() >= asks+3 })
 		evs := r.collect(t, id, 0, has(event.Status, event.StateWorking))
-		if has(event.TurnComplete, "")(evs) || lastStatus(evs, s) != event.StateWorking {
+		if has(event.TurnComplete, "")(evs) || eventtest.LastStatus(evs, s) != event.StateWorking {
 			t.Fatalf("%s: the live agent's turn ended: %s", restart, summary(evs))
 		}
 		seen = evs[len(evs)-1].ID
@@ -206,7 +207,7 @@ func TestATurnWhoseAgentDiedWhileTheBridgeWasDownEndsOnce(t *testing.T) {
 	r := h.startWith(tune)
 	r.waitWorkspace(t, dir)
 	evs := r.collect(t, id, seen, func(evs []event.Event) bool {
-		return has(event.TurnComplete, "")(evs) && lastStatus(evs, s) == event.StateIdle
+		return has(event.TurnComplete, "")(evs) && eventtest.LastStatus(evs, s) == event.StateIdle
 	})
 	oneInterruptedTurn(t, evs, s)
 	seen = evs[len(evs)-1].ID
@@ -241,17 +242,6 @@ func TestATurnWhoseAgentDiedWhileTheBridgeWasDownEndsOnce(t *testing.T) {
 			t.Errorf("a second turn_complete after the last restart: %+v", e)
 		}
 	}
-}
-
-// lastStatus is session s's last status in evs, "" if none.
-func lastStatus(evs []event.Event, s string) string {
-	st := ""
-	for _, e := range evs {
-		if e.Type == event.Status && e.SessionID == s {
-			st = e.State
-		}
-	}
-	return st
 }
 
 // oneInterruptedTurn checks evs hold one turn_complete of session s,
