@@ -20,17 +20,12 @@ func TestSessionBornWhileDownIsPublished(t *testing.T) {
 	const a, b = "aaaaaaaa-2222-4222-8222-0000000000a1", "bbbbbbbb-2222-4222-8222-0000000000b1"
 	dir, pa, pb := h.twoSessions("downtime", a, b)
 	h.write(pa, prompt(a, "one"), answer(a, "m1", "a1", "end_turn"))
-	r := h.start()
-	id, seen := r.firstTurn(t, dir)
-	r.stop()
-
-	// Longer than the cold start's tail (4 KiB here), stamped now as the
-	// agent stamps its lines.
-	h.write(pb, now(prompt(b, "born while down")), now(answer(b, "m2", "answered while down", "end_turn")),
-		now(prompt(b, "a long one")), now(answer(b, "m3", strings.Repeat("long ", 2000), "end_turn")))
-	r2 := h.start()
-	r2.waitWorkspace(t, dir)
-	after := r2.collect(t, id, seen, func(evs []event.Event) bool { return countTurns(evs, b) >= 2 })
+	after := h.acrossRestart(t, dir, b, 2, nil, func() {
+		// Longer than the cold start's tail (4 KiB here), stamped now as
+		// the agent stamps its lines.
+		h.write(pb, now(prompt(b, "born while down")), now(answer(b, "m2", "answered while down", "end_turn")),
+			now(prompt(b, "a long one")), now(answer(b, "m3", strings.Repeat("long ", 2000), "end_turn")))
+	})
 	got := summary(after)
 	for _, want := range []string{"user:born while down", "assistant:answered while down", "user:a long one"} {
 		if !strings.Contains(got, want) {
@@ -40,6 +35,22 @@ func TestSessionBornWhileDownIsPublished(t *testing.T) {
 	if strings.Contains(got, "user:one") {
 		t.Errorf("the known session was read again: %s", got)
 	}
+}
+
+// acrossRestart starts the engine (tuned by tune; nil: as it is) and
+// waits for workspace dir's first turn; stops it, has down write what
+// agents write while the bridge is down, and starts it again. It returns
+// the events after the last id a client saw before the stop, once session
+// has turns turn_completes among them.
+func (h *home) acrossRestart(t *testing.T, dir, session string, turns int, tune func(*Config), down func()) []event.Event {
+	t.Helper()
+	r := h.startWith(tune)
+	id, seen := r.firstTurn(t, dir)
+	r.stop()
+	down()
+	r2 := h.startWith(tune)
+	r2.waitWorkspace(t, dir)
+	return r2.collect(t, id, seen, func(evs []event.Event) bool { return countTurns(evs, session) >= turns })
 }
 
 var stamped = regexp.MustCompile(`"timestamp":"[^"]*"`)
@@ -61,17 +72,12 @@ func TestSessionResumedWhileDownStreamsFromWhereItStood(t *testing.T) {
 	day := time.Now().Add(-24 * time.Hour)
 	os.Chtimes(old, day, day)
 	h.write(pa, now(prompt(a, "one")), now(answer(a, "m1", "a1", "end_turn")))
-	r := h.start()
-	id, seen := r.firstTurn(t, dir)
-	r.stop()
-
-	// Two turns, longer than the cold start's tail (4 KiB here): read as
-	// an old transcript's tail, the first would be lost.
-	h.write(old, now(prompt(c, "today")), now(answer(c, "m2", "resumed while down", "end_turn")),
-		now(prompt(c, "a long one")), now(answer(c, "m3", strings.Repeat("long ", 2000), "end_turn")))
-	r2 := h.start()
-	r2.waitWorkspace(t, dir)
-	after := r2.collect(t, id, seen, func(evs []event.Event) bool { return countTurns(evs, c) >= 2 })
+	after := h.acrossRestart(t, dir, c, 2, nil, func() {
+		// Two turns, longer than the cold start's tail (4 KiB here): read
+		// as an old transcript's tail, the first would be lost.
+		h.write(old, now(prompt(c, "today")), now(answer(c, "m2", "resumed while down", "end_turn")),
+			now(prompt(c, "a long one")), now(answer(c, "m3", strings.Repeat("long ", 2000), "end_turn")))
+	})
 	got := summary(after)
 	for _, want := range []string{"user:today", "assistant:resumed while down", "user:a long one"} {
 		if !strings.Contains(got, want) {

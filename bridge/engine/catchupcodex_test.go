@@ -70,18 +70,13 @@ func TestCodexRolloutWhileDownIsPublished(t *testing.T) {
 					Processes: func() (map[string]int, error) { return nil, nil }}
 				c.Agents = testAgents(h.projects, codexHome)
 			}
-			r := h.startWith(tune)
-			id, seen := r.firstTurn(t, dir)
-			r.stop()
-
-			for i := range lines {
-				lines[i] = now(lines[i]) // written while down
-			}
-			os.MkdirAll(filepath.Dir(rollout), 0o755)
-			h.write(rollout, lines...)
-			r2 := h.startWith(tune)
-			r2.waitWorkspace(t, dir)
-			after := r2.collect(t, id, seen, func(evs []event.Event) bool { return countTurns(evs, corpus169ID) >= len(tc.want) })
+			after := h.acrossRestart(t, dir, corpus169ID, len(tc.want), tune, func() {
+				for i := range lines {
+					lines[i] = now(lines[i]) // written while down
+				}
+				os.MkdirAll(filepath.Dir(rollout), 0o755)
+				h.write(rollout, lines...)
+			})
 			got := summary(after)
 			var ends []event.Event
 			for _, e := range after {
