@@ -21,17 +21,10 @@ func TestSessionBornWhileDownIsPublished(t *testing.T) {
 	dir, pa, pb := h.twoSessions("downtime", a, b)
 	h.write(pa, prompt(a, "one"), answer(a, "m1", "a1", "end_turn"))
 	after := h.acrossRestart(t, dir, b, 2, nil, func() {
-		// Longer than the cold start's tail (4 KiB here), stamped now as
-		// the agent stamps its lines.
-		h.write(pb, now(prompt(b, "born while down")), now(answer(b, "m2", "answered while down", "end_turn")),
-			now(prompt(b, "a long one")), now(answer(b, "m3", strings.Repeat("long ", 2000), "end_turn")))
+		h.write(pb, twoTurns(b, "born while down", "answered while down", "a long one")...)
 	})
 	got := summary(after)
-	for _, want := range []string{"user:born while down", "assistant:answered while down", "user:a long one"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("missing %s: %s", want, got)
-		}
-	}
+	wantIn(t, got, "user:born while down", "assistant:answered while down", "user:a long one")
 	if strings.Contains(got, "user:one") {
 		t.Errorf("the known session was read again: %s", got)
 	}
@@ -51,6 +44,24 @@ func (h *home) acrossRestart(t *testing.T, dir, session string, turns int, tune 
 	r2 := h.startWith(tune)
 	r2.waitWorkspace(t, dir)
 	return r2.collect(t, id, seen, func(evs []event.Event) bool { return countTurns(evs, session) >= turns })
+}
+
+// twoTurns is two turns of sid stamped now, together longer than the cold
+// start's tail (4 KiB here): the prompt first and its answer reply, then
+// the prompt second and a long answer.
+func twoTurns(sid, first, reply, second string) []string {
+	return []string{now(prompt(sid, first)), now(answer(sid, "m2", reply, "end_turn")),
+		now(prompt(sid, second)), now(answer(sid, "m3", strings.Repeat("long ", 2000), "end_turn"))}
+}
+
+// wantIn fails the test for each of wants that got (a summary) lacks.
+func wantIn(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s: %s", want, got)
+		}
+	}
 }
 
 var stamped = regexp.MustCompile(`"timestamp":"[^"]*"`)
@@ -73,17 +84,11 @@ func TestSessionResumedWhileDownStreamsFromWhereItStood(t *testing.T) {
 	os.Chtimes(old, day, day)
 	h.write(pa, now(prompt(a, "one")), now(answer(a, "m1", "a1", "end_turn")))
 	after := h.acrossRestart(t, dir, c, 2, nil, func() {
-		// Two turns, longer than the cold start's tail (4 KiB here): read
-		// as an old transcript's tail, the first would be lost.
-		h.write(old, now(prompt(c, "today")), now(answer(c, "m2", "resumed while down", "end_turn")),
-			now(prompt(c, "a long one")), now(answer(c, "m3", strings.Repeat("long ", 2000), "end_turn")))
+		// Read as an old transcript's tail, the first would be lost.
+		h.write(old, twoTurns(c, "today", "resumed while down", "a long one")...)
 	})
 	got := summary(after)
-	for _, want := range []string{"user:today", "assistant:resumed while down", "user:a long one"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("missing %s of the turns taken while down: %s", want, got)
-		}
-	}
+	wantIn(t, got, "user:today", "assistant:resumed while down", "user:a long one")
 	if strings.Contains(got, "yesterday") || countTurns(after, c) != 2 {
 		t.Errorf("history published again: %s", got)
 	}
@@ -111,24 +116,17 @@ func TestSessionThatPlacesItsWorkspaceLateIsReadWhole(t *testing.T) {
 	cwdOf[s] = dir
 	proj := filepath.Join(h.projects, claude.EncodeProjectDir(dir))
 	os.MkdirAll(proj, 0o755)
-	h.moveIn(filepath.Join(proj, s+".jsonl"), now(prompt(s, "first prompt")), now(answer(s, "m1", "first answer", "end_turn")),
-		now(prompt(s, "second prompt")), now(answer(s, "m2", strings.Repeat("long ", 2000), "end_turn")))
+	h.moveIn(filepath.Join(proj, s+".jsonl"), twoTurns(s, "first prompt", "first answer", "second prompt")...)
 	id := r.waitWorkspace(t, dir)
 	evs := r.collect(t, id, 0, func(evs []event.Event) bool { return countTurns(evs, s) >= 2 })
-	got := summary(evs)
-	for _, want := range []string{"user:first prompt", "assistant:first answer", "user:second prompt"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("missing %s: %s", want, got)
-		}
-	}
+	wantIn(t, summary(evs), "user:first prompt", "assistant:first answer", "user:second prompt")
 
 	// The same in a workspace already followed: a session whose folder
 	// event came too late is read from where it stood when the bridge
 	// began following, its start here.
 	const s2 = "dddddddd-2222-4222-8222-0000000000d2"
 	_, p2 := h.session("known", s2)
-	h.moveIn(p2, now(prompt(s2, "third prompt")), now(answer(s2, "m3", "third answer", "end_turn")),
-		now(prompt(s2, "fourth prompt")), now(answer(s2, "m4", strings.Repeat("long ", 2000), "end_turn")))
+	h.moveIn(p2, twoTurns(s2, "third prompt", "third answer", "fourth prompt")...)
 	kid := r.waitWorkspace(t, known)
 	evs = r.collect(t, kid, 0, func(evs []event.Event) bool { return countTurns(evs, s2) >= 2 })
 	if got := summary(evs); !strings.Contains(got, "user:third prompt") || !strings.Contains(got, "assistant:third answer") {

@@ -73,11 +73,7 @@ func TestOldSubagentsOfAResumedSessionStayHistory(t *testing.T) {
 				}
 				after := r.collect(t, id, seen, func(evs []event.Event) bool { return countTurns(evs, c) >= 1 })
 				got := summary(after)
-				for _, want := range []string{"user:today", "assistant:resumed", "assistant:new subagent", "assistant:resumed part"} {
-					if !strings.Contains(got, want) {
-						t.Errorf("missing %s: %s", want, got)
-					}
-				}
+				wantIn(t, got, "user:today", "assistant:resumed", "assistant:new subagent", "assistant:resumed part")
 				for _, stale := range []string{"yesterday", "old subagent", "old part"} {
 					if strings.Contains(got, stale) {
 						t.Errorf("%q published again: %s", stale, got)
