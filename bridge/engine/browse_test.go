@@ -41,8 +41,7 @@ func TestBrowseServerFoundByTheEnginesWatch(t *testing.T) {
 	})
 	finder.OnChange = r.eng.BrowseChanged
 	changes := r.eng.Changes()
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.User, "open the login page"))
+	id := r.waitPrompt(t, dir, "open the login page")
 
 	s := startBrowser(t, r, dir, id)
 	select {

@@ -143,8 +143,7 @@ func TestOldStampedRecordSeenLateGetsItsTail(t *testing.T) {
 	dir, pk, ps := h.twoSessions("restored", k, s)
 	h.write(pk, prompt(k, "here first"))
 	r := h.start()
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.User, "here first"))
+	id := r.waitPrompt(t, dir, "here first")
 
 	h.moveIn(ps, longHistory(s)...)
 	evs := r.collect(t, id, 0, has(event.User, "recent"))

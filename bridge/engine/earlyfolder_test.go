@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"conductorbridge/bridge/event"
 )
 
 // A session that begins in a project folder that was there, with no
@@ -39,6 +37,5 @@ func TestNewSessionInAFolderThereFromTheStart(t *testing.T) {
 		t.Fatal("a scan is still asked for after the first one")
 	}
 	h.write(filepath.Join(proj, sid+".jsonl"), prompt(sid, "hello"))
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.User, "hello"))
+	r.waitPrompt(t, dir, "hello")
 }

@@ -31,8 +31,7 @@ func TestTurnEndFindsSubagentsFirst(t *testing.T) {
 				c.SweepEvery, c.ScanEvery = time.Hour, time.Hour // nothing but file events
 				c.QuietAfter = time.Hour                         // the test says when the spell is over
 			})
-			id := r.waitWorkspace(t, dir)
-			r.collect(t, id, 0, has(event.User, "go"))
+			id := r.waitPrompt(t, dir, "go")
 			h.write(main, answer(sid, "m1", "done", "")) // 10 in, 5 out; no stop reason: the end is inferred
 			evs := r.collect(t, id, 0, has(event.Assistant, "done"))
 			after := evs[len(evs)-1].ID

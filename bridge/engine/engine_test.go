@@ -139,8 +139,6 @@ func (r *running) waitWorkspace(t *testing.T, dir string) string {
 	return waitWorkspaceFor(t, r, dir, 5*time.Second)
 }
 
-// collect subscribes after `after` and gathers events until pred is
-// satisfied by the collected list, or fails after a timeout.
 // firstTurn waits for workspace dir and for its first turn_complete, and
 // returns the workspace's id and the last event id by then.
 func (r *running) firstTurn(t *testing.T, dir string) (id string, last int64) {
@@ -150,6 +148,17 @@ func (r *running) firstTurn(t *testing.T, dir string) (id string, last int64) {
 	return id, evs[len(evs)-1].ID
 }
 
+// waitPrompt waits for workspace dir and for the person's prompt text in
+// its stream, and returns the workspace's id.
+func (r *running) waitPrompt(t *testing.T, dir, text string) (id string) {
+	t.Helper()
+	id = r.waitWorkspace(t, dir)
+	r.collect(t, id, 0, has(event.User, text))
+	return id
+}
+
+// collect subscribes after `after` and gathers events until pred is
+// satisfied by the collected list, or fails after a timeout.
 func (r *running) collect(t *testing.T, id string, after int64, pred func([]event.Event) bool) []event.Event {
 	t.Helper()
 	topic, ok := r.eng.Topic(id)
@@ -272,8 +281,7 @@ func TestNewAndRemovedWorkspacesWithoutRestart(t *testing.T) {
 	dir, proj := h.workspace("later")
 	cwdOf["s3"] = dir
 	h.write(filepath.Join(proj, "33333333-3333-4333-8333-333333333333.jsonl"), prompt("s3", "hello"))
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.User, "hello"))
+	id := r.waitPrompt(t, dir, "hello")
 
 	topic, _ := r.eng.Topic(id)
 	_, _, sub := topic.Subscribe(0)
@@ -402,8 +410,7 @@ func TestMalformedLinesAreSkippedAndCounted(t *testing.T) {
 	dir, path := h.session("bad", sid)
 	h.write(path, prompt(sid, "ok"), "{not json", `{"type":"user","message":`, prompt(sid, "still ok"))
 	r := h.start()
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.User, "still ok"))
+	id := r.waitPrompt(t, dir, "still ok")
 	if in, _ := r.eng.Workspace(id); in.Malformed != 2 {
 		t.Errorf("malformed = %d, want 2", in.Malformed)
 	}
@@ -472,8 +479,7 @@ func TestTwoLiveSessionsInOneWorkspace(t *testing.T) {
 	b := filepath.Join(proj, "bbbbbbbb-0000-4000-8000-00000000000b.jsonl")
 	h.write(a, prompt("sa", "A-first"))
 	r := h.start()
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.User, "A-first"))
+	id := r.waitPrompt(t, dir, "A-first")
 	steps := []struct{ path, sid, text string }{{b, "sb", "B-first"}, {a, "sa", "A-second"}, {b, "sb", "B-second"}, {a, "sa", "A-third"}}
 	for _, st := range steps {
 		time.Sleep(30 * time.Millisecond) // a newer modification time

@@ -62,8 +62,7 @@ func TestAHooked20TurnWaitsForItsStopHook(t *testing.T) {
 			dir, path := h.session("held", sid)
 			h.write(path, prompt(sid, "write the big file"))
 			r := h.startWith(func(c *Config) { c.QuietAfter = time.Hour }) // the test says when a spell is over
-			id := r.waitWorkspace(t, dir)
-			r.collect(t, id, 0, has(event.User, "write the big file"))
+			id := r.waitPrompt(t, dir, "write the big file")
 			if tt.hooked {
 				r.eng.HooksCall(id, Call{SessionID: sid}) // the UserPromptSubmit hook
 			}
@@ -136,8 +135,7 @@ func TestAHeldTurnStillEnds(t *testing.T) {
 					c.StopWait = 2 * c.QuietAfter // a spell or two pass first, ending nothing
 				}
 			})
-			id := r.waitWorkspace(t, dir)
-			r.collect(t, id, 0, has(event.User, "look around"))
+			id := r.waitPrompt(t, dir, "look around")
 			r.eng.HooksCall(id, Call{SessionID: sid})
 			h.write(path, answer(sid, "m1", "Looking.", ""))
 			evs := r.collect(t, id, 0, has(event.Assistant, "Looking."))

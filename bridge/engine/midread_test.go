@@ -31,8 +31,7 @@ func TestAPictureThatLandsMidReadIsListed(t *testing.T) {
 	ctx := context.Background()
 	ts.set(dir, discover.Session{ID: old, ConductorID: "tab", Agent: "claude", Active: true, Transcript: po})
 	r.eng.Rescan(ctx)
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.User, "before"))
+	id := r.waitPrompt(t, dir, "before")
 	// The resumed tab's file is found by its creation first, a stranger
 	// beside the tab's session, as it is when Conductor's database is
 	// written after the file.

@@ -224,8 +224,7 @@ func TestTabResumedUnderANewID(t *testing.T) {
 	r, ts := h.startTabs()
 	ts.set(dir, discover.Session{ID: old, ConductorID: "tab", Agent: "claude", Active: true, Transcript: po})
 	r.eng.Rescan(context.Background())
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.User, "before"))
+	id := r.waitPrompt(t, dir, "before")
 	// The tab is switched only once the workspace has taken the scan that
 	// names the old session as the tab's: its events come from the
 	// transcript alone, and a later picture stored before the workspace
@@ -306,8 +305,7 @@ func TestHookAdoptsANewSession(t *testing.T) {
 	dir, pa, pb := h.twoSessions("adopt", a, b)
 	h.write(pa, prompt(a, "first"))
 	r := h.startWith(func(c *Config) { c.SweepEvery = time.Hour; c.ScanEvery = time.Hour; f := false; c.WatchDirs = &f })
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.User, "first"))
+	id := r.waitPrompt(t, dir, "first")
 	h.write(pb, prompt(b, "second tab"))
 	outside := filepath.Join(t.TempDir(), b+".jsonl")
 	os.WriteFile(outside, []byte(prompt(b, "not here")+"\n"), 0o644)
@@ -376,8 +374,7 @@ func TestTabWhoseTranscriptAppearsAfterTheScan(t *testing.T) {
 	r, ts := h.startTabs()
 	ts.set(dir, discover.Session{ID: late, ConductorID: "tab-late", Title: "Late tab", Agent: "claude", Active: true})
 	r.eng.Rescan(context.Background())
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.User, "first"))
+	id := r.waitPrompt(t, dir, "first")
 
 	h.write(plate, prompt(late, "hello"))
 	r.collect(t, id, 0, has(event.User, "hello"))

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"conductorbridge/bridge/event"
 )
 
 // TestNewSessionListedBeforeItsFirstEvent: a client that hears of a new
@@ -20,8 +18,7 @@ func TestNewSessionListedBeforeItsFirstEvent(t *testing.T) {
 	cwdOf[first] = dir
 	h.write(filepath.Join(proj, first+".jsonl"), prompt(first, "first"))
 	r := h.start()
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.User, "first"))
+	id := r.waitPrompt(t, dir, "first")
 	topic, _ := r.eng.Topic(id)
 	_, _, sub := topic.Subscribe(1 << 62)
 	defer topic.Unsubscribe(sub)

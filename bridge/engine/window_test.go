@@ -72,8 +72,7 @@ func TestNewestFileOnlyWhereNoIDIsKnown(t *testing.T) {
 		h.write(p, prompt(a, "long ago"))
 		old(t, p, hourAgo)
 		r := h.start()
-		id := r.waitWorkspace(t, dir)
-		r.collect(t, id, 0, has(event.User, "long ago"))
+		r.waitPrompt(t, dir, "long ago")
 	})
 	t.Run("tabs known by id", func(t *testing.T) {
 		h := newHome(t)
