@@ -11,6 +11,7 @@ import (
 
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/proc"
+	"conductorbridge/testkit/agenttest"
 )
 
 // On the real process table: a live process named claude in a session's
@@ -40,22 +41,12 @@ func TestUnownedFromTheProcessTable(t *testing.T) {
 
 	// A shell renamed claude, naming another session; a line on its stdin
 	// makes the same pid run a program that is no agent.
-	cmd := exec.Command("bash", "-c", `exec -a claude bash -c 'read x; exec -a not-an-agent sleep 600' --resume `+another)
-	cmd.Dir = dir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Skip("no bash:", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	waitArgv0(t, cmd.Process.Pid, "claude")
+	cmd, stdin := agenttest.StartAs(t, "claude", dir, "--resume", another)
 	if unowned() {
 		t.Error("unowned with a claude in its folder")
 	}
 	stdin.Write([]byte("go\n"))
-	waitArgv0(t, cmd.Process.Pid, "not-an-agent")
+	agenttest.WaitArgv0(t, cmd.Process.Pid, "not-an-agent")
 	if !unowned() {
 		t.Error("owned by a pid that runs another program")
 	}
@@ -66,7 +57,7 @@ func TestUnownedFromTheProcessTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { again.Process.Kill(); again.Wait() })
-	waitArgv0(t, again.Process.Pid, "claude")
+	agenttest.WaitArgv0(t, again.Process.Pid, "claude")
 	if unowned() {
 		t.Error("unowned with a claude in its folder")
 	}
@@ -85,20 +76,5 @@ func TestUnownedFromTheProcessTable(t *testing.T) {
 	again.Wait()
 	if !unowned() {
 		t.Error("owned once its agent was killed and reaped")
-	}
-}
-
-// waitArgv0 waits until the table shows pid's first argument as name.
-func waitArgv0(t *testing.T, pid int, name string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if a, err := proc.Args(pid); err == nil && len(a) > 0 && a[0] == name {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pid %d never ran as %s", pid, name)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

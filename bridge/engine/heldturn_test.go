@@ -12,6 +12,7 @@ import (
 	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/agenttest"
 	"conductorbridge/testkit/eventtest"
 )
 
@@ -120,7 +121,7 @@ func TestAHeldTurnStillEnds(t *testing.T) {
 			h := newHome(t)
 			const sid = "cccccccc-8888-4888-8888-0000000000c2"
 			dir, path := h.session("heldend", sid)
-			agent, _ := startProcess(t, "claude")
+			agent, _ := agenttest.StartAs(t, "claude", "")
 			ps := &pidScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}, dir: dir}
 			ps.pid.Store(int64(agent.Process.Pid))
 			h.write(path, prompt(sid, "look around"))

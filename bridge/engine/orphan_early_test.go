@@ -9,6 +9,7 @@ import (
 	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/agenttest"
 )
 
 // An agent killed right after its last line — before its record has been
@@ -34,7 +35,7 @@ func TestAnAgentKilledRightAfterItsLastLineEndsItsTurn(t *testing.T) {
 			quiet := 2 * time.Second
 			h := newHome(t)
 			dir, path := h.session("early", s)
-			agent, _ := startProcess(t, "claude")
+			agent, _ := agenttest.StartAs(t, "claude", "")
 			pid := agent.Process.Pid
 			ps := &pidScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}, dir: dir}
 			if tt.scan {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/proc"
+	"conductorbridge/testkit/agenttest"
 )
 
 // pidScanner gives the workspace of dir the pid it holds: the agent the
@@ -33,28 +33,6 @@ func (s *pidScanner) Scan(ctx context.Context) ([]discover.Workspace, error) {
 		}
 	}
 	return ws, err
-}
-
-// startProcess starts a real process whose arguments name it name, and
-// waits until the table shows it so. A line on its stdin makes the same
-// pid exec into a program that is no agent (as when an agent's pid is
-// reused by another program).
-func startProcess(t *testing.T, name string) (*exec.Cmd, io.WriteCloser) {
-	t.Helper()
-	cmd := exec.Command("bash", "-c", `exec -a `+name+` bash -c 'read x; exec -a not-an-agent sleep 600'`)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Skip("no bash:", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	waitFor(t, name+" in the process table", func() bool {
-		a, err := proc.Args(cmd.Process.Pid)
-		return err == nil && len(a) > 0 && a[0] == name
-	})
-	return cmd, in
 }
 
 // A turn whose agent is killed mid-tool ends: one turn_complete marked
@@ -213,10 +191,8 @@ type agentAtWork struct {
 func startAgentAtWork(t *testing.T, name, s string) agentAtWork {
 	t.Helper()
 	h := newHome(t)
-	dir, proj := h.workspace(name)
-	cwdOf[s] = dir
-	path := filepath.Join(proj, s+".jsonl")
-	agent, stdin := startProcess(t, "claude")
+	dir, path := h.session(name, s)
+	agent, stdin := agenttest.StartAs(t, "claude", "")
 	ps := &pidScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}, dir: dir}
 	ps.pid.Store(int64(agent.Process.Pid))
 	r := h.startWith(func(c *Config) { c.Scanner = ps })
