@@ -39,14 +39,13 @@ func TestUnownedFromTheProcessTable(t *testing.T) {
 		return free
 	}
 
-	// A shell renamed claude, naming another session; a line on its stdin
-	// makes the same pid run a program that is no agent.
-	cmd, stdin := agenttest.StartAs(t, "claude", dir, "--resume", another)
+	// A shell renamed claude, naming another session; reuse makes the
+	// same pid run a program that is no agent.
+	_, reuse := agenttest.StartAs(t, "claude", dir, "--resume", another)
 	if unowned() {
 		t.Error("unowned with a claude in its folder")
 	}
-	stdin.Write([]byte("go\n"))
-	agenttest.WaitArgv0(t, cmd.Process.Pid, "not-an-agent")
+	reuse()
 	if !unowned() {
 		t.Error("owned by a pid that runs another program")
 	}

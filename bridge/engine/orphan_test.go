@@ -4,7 +4,6 @@ package engine
 
 import (
 	"context"
-	"io"
 	"os/exec"
 	"sync/atomic"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/proc"
 	"conductorbridge/testkit/agenttest"
 )
 
@@ -52,7 +50,7 @@ func TestATurnEndsWhenItsAgentDies(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			const s = "aaaaaaaa-4444-4444-8444-0000000000a1"
 			a := startAgentAtWork(t, "killed", s)
-			r, id, agent, stdin := a.r, a.id, a.agent, a.stdin
+			r, id, agent := a.r, a.id, a.agent
 			// Quiet for many QuietAfters, agent alive: still working, and
 			// the looks for its agent read nothing (its record did not
 			// change, and the sweep asks again every second).
@@ -70,11 +68,7 @@ func TestATurnEndsWhenItsAgentDies(t *testing.T) {
 				agent.Process.Kill()
 				agent.Wait()
 			} else {
-				stdin.Write([]byte("go\n"))
-				waitFor(t, "the pid to run another program", func() bool {
-					a, err := proc.Args(agent.Process.Pid)
-					return err == nil && len(a) > 0 && a[0] == "not-an-agent"
-				})
+				a.reuse()
 			}
 			// The turn may have ended before the subscription began (the
 			// sweep looks while the pid changes hands): its status event
@@ -184,7 +178,7 @@ type agentAtWork struct {
 	id    string // the workspace
 	path  string // the session's transcript
 	agent *exec.Cmd
-	stdin io.WriteCloser // the agent's: a line makes it run another program
+	reuse func() // makes the agent's pid run another program
 	ps    *pidScanner
 }
 
@@ -192,12 +186,12 @@ func startAgentAtWork(t *testing.T, name, s string) agentAtWork {
 	t.Helper()
 	h := newHome(t)
 	dir, path := h.session(name, s)
-	agent, stdin := agenttest.StartAs(t, "claude", "")
+	agent, reuse := agenttest.StartAs(t, "claude", "")
 	ps := &pidScanner{inner: &discover.Scanner{Agents: []discover.Agent{claude.Agent{Projects: h.projects}}}, dir: dir}
 	ps.pid.Store(int64(agent.Process.Pid))
 	r := h.startWith(func(c *Config) { c.Scanner = ps })
 	h.write(path, prompt(s, "run the slow build"), answer(s, "m1", "running it", "tool_use"))
 	id := r.waitWorkspace(t, dir)
 	r.collect(t, id, 0, has(event.Status, event.StateWorking))
-	return agentAtWork{h: h, r: r, id: id, path: path, agent: agent, stdin: stdin, ps: ps}
+	return agentAtWork{h: h, r: r, id: id, path: path, agent: agent, reuse: reuse, ps: ps}
 }

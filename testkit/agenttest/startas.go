@@ -12,13 +12,13 @@ import (
 // StartAs starts a real process that the process table shows as name (a
 // shell renamed by exec -a) with args after it, in dir ("": this one),
 // and waits until the table shows it so; it is killed when the test
-// ends. A line written to its stdin makes the same pid exec into a
-// program that is no agent, "not-an-agent", as when an agent's pid is
-// reused by another program. Where bash does not start, the test is
-// skipped.
-func StartAs(t testing.TB, name, dir string, args ...string) (*exec.Cmd, io.WriteCloser) {
+// ends. reuse makes the same pid exec into a program that is no agent,
+// "not-an-agent", as when an agent's pid is reused by another program,
+// and waits until the table shows that. Where bash does not start, the
+// test is skipped.
+func StartAs(t testing.TB, name, dir string, args ...string) (cmd *exec.Cmd, reuse func()) {
 	t.Helper()
-	cmd := exec.Command("bash", append([]string{"-c", `exec -a "$0" bash -c 'read x; exec -a not-an-agent sleep 600' "$@"`, name}, args...)...)
+	cmd = exec.Command("bash", append([]string{"-c", `exec -a "$0" bash -c 'read x; exec -a not-an-agent sleep 600' "$@"`, name}, args...)...)
 	cmd.Dir = dir
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -29,7 +29,13 @@ func StartAs(t testing.TB, name, dir string, args ...string) (*exec.Cmd, io.Writ
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	WaitArgv0(t, cmd.Process.Pid, name)
-	return cmd, stdin
+	return cmd, func() {
+		t.Helper()
+		if _, err := io.WriteString(stdin, "go\n"); err != nil { // the line it waits for
+			t.Fatal(err)
+		}
+		WaitArgv0(t, cmd.Process.Pid, "not-an-agent")
+	}
 }
 
 // WaitArgv0 waits until the process table shows pid's first argument as

@@ -11,14 +11,13 @@ import (
 )
 
 // StartAs's process shows as the name and arguments asked for, in the
-// folder asked for, and one line on its stdin turns the same pid into
-// another program.
+// folder asked for, and reuse turns the same pid into another program.
 func TestStartAs(t *testing.T) {
 	dir, err := filepath.EvalSymlinks(t.TempDir()) // the table shows the real path
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd, stdin := StartAs(t, "claude", dir, "--resume", "abc")
+	cmd, reuse := StartAs(t, "claude", dir, "--resume", "abc")
 	pid := cmd.Process.Pid
 	args, err := proc.Args(pid)
 	if err != nil {
@@ -30,8 +29,8 @@ func TestStartAs(t *testing.T) {
 	if cwd, err := proc.Cwd(pid); err != nil || cwd != dir {
 		t.Errorf("folder %q (%v), want %q", cwd, err, dir)
 	}
-	if _, err := stdin.Write([]byte("go\n")); err != nil {
-		t.Fatal(err)
+	reuse()
+	if args, err := proc.Args(pid); err != nil || args[0] != "not-an-agent" {
+		t.Errorf("after reuse, arguments %q (%v), want not-an-agent", args, err)
 	}
-	WaitArgv0(t, pid, "not-an-agent")
 }
