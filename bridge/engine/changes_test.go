@@ -18,8 +18,7 @@ func TestChangesTellOfEveryStateChange(t *testing.T) {
 	dir, path := h.session("osaka", sid)
 	h.write(path, prompt(sid, "first"), answer(sid, "m0", "done", "end_turn"))
 	r := h.startWith(func(c *Config) { c.ScanEvery, c.SweepEvery = time.Minute, time.Minute })
-	id := r.waitWorkspace(t, dir)
-	r.collect(t, id, 0, has(event.TurnComplete, ""))
+	id, _ := r.firstTurn(t, dir)
 	changes := r.eng.Changes()
 	status := func() string {
 		ws, _ := r.eng.Workspace(id)

@@ -47,8 +47,7 @@ func TestAnAgentKilledRightAfterItsLastLineEndsItsTurn(t *testing.T) {
 				c.OrphanAfter = time.Hour
 			})
 			h.write(path, prompt(s, "before the turn"), answer(s, "m0", "ready", "end_turn"))
-			id := r.waitWorkspace(t, dir)
-			r.collect(t, id, 0, has(event.TurnComplete, ""))
+			id, _ := r.firstTurn(t, dir)
 			if tt.hook == 1 {
 				r.eng.AgentPID(id, Call{SessionID: s, PID: pid}, true)
 				waitFor(t, "the hook's pid in the listing", func() bool { return r.sessionPID(id, s) == pid })
