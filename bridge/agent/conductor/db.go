@@ -134,29 +134,41 @@ func (d *db) changed(ctx context.Context) (bool, error) {
 
 // rows appends the rows that match where, in rowid order, at most limit.
 func (d *db) rows(ctx context.Context, where string, limit int, out []Row, args ...any) ([]Row, error) {
-	st, err := d.stmt(ctx, "SELECT "+d.cols+" FROM session_messages WHERE "+where+" ORDER BY rowid LIMIT "+strconv.Itoa(limit))
+	err := d.each(ctx, where+" ORDER BY rowid LIMIT "+strconv.Itoa(limit), func(r *Row) { out = append(out, *r) }, args...)
+	return out, err
+}
+
+// selectRows is the query of the rows that match where (and what
+// follows it: an order, a limit).
+func (d *db) selectRows(where string) string {
+	return "SELECT " + d.cols + " FROM session_messages WHERE " + where
+}
+
+// each calls fn with each row that matches where, as selectRows asks
+// for them; the row is fn's only until it returns.
+func (d *db) each(ctx context.Context, where string, fn func(*Row), args ...any) error {
+	st, err := d.stmt(ctx, d.selectRows(where))
 	if err != nil {
-		return out, err
+		return err
 	}
 	rs, err := st.QueryContext(ctx, args...)
 	if err != nil {
-		return out, fmt.Errorf("read conductor db %s: session_messages: %w", d.path, err)
+		return fmt.Errorf("read conductor db %s: session_messages: %w", d.path, err)
 	}
 	defer rs.Close()
+	var r Row
+	var content, id, role, at, cancelled, session sql.NullString
 	for rs.Next() {
-		var r Row
-		var content, id, role, at, cancelled sql.NullString
-		var session sql.NullString
 		if err := rs.Scan(&r.RowID, &session, &content, &id, &role, &at, &cancelled); err != nil {
-			return out, fmt.Errorf("read conductor db %s: session_messages: %w", d.path, err)
+			return fmt.Errorf("read conductor db %s: session_messages: %w", d.path, err)
 		}
 		r.Session, r.Content, r.ID, r.Role, r.CreatedAt, r.Cancelled = session.String, content.String, id.String, role.String, at.String, cancelled.String != ""
-		out = append(out, r)
+		fn(&r)
 	}
 	if err := rs.Err(); err != nil {
-		return out, fmt.Errorf("read conductor db %s: session_messages: %w", d.path, err)
+		return fmt.Errorf("read conductor db %s: session_messages: %w", d.path, err)
 	}
-	return out, nil
+	return nil
 }
 
 // last is the table's last row now (rowids are given in order, so rows

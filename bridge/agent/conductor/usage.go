@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"conductorbridge/bridge/discover"
-	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/sqliteread"
 	"conductorbridge/bridge/usage/driver"
@@ -57,10 +56,13 @@ type usageMark struct {
 
 // ResumeUsage is ReadUsage going on from an earlier read (driver.Rows):
 // Conductor writes each session_messages row once, rowids in order, so
-// the rows after the earlier read's last are the new ones. The earlier
-// rows must be there as they were (sqliteread.Mark), the same agents
-// counted elsewhere, and each tab read before of the same agent and in
-// the same folder, else driver.ErrNoResume.
+// the rows after the earlier read's last are the new ones, read in one
+// pass by rowid and each handed to its tab's parser (tabReads); a tab
+// counted since (new, or its agent now one counted here) is read from
+// its first row. The earlier rows must be there as they were
+// (sqliteread.Mark), the same agents counted elsewhere, and each tab read
+// before of the same agent and in the same folder, else
+// driver.ErrNoResume.
 func (a Agent) ResumeUsage(g driver.Group, _ *price.Table, elsewhere []string, saved []byte, was []driver.Turn) ([]driver.Turn, []byte, error) {
 	var prev usageMark
 	var places []driver.Place
@@ -117,55 +119,39 @@ func (a Agent) ResumeUsage(g driver.Group, _ *price.Table, elsewhere []string, s
 			counted[t.id] = strings.ToLower(t.agent) + "\x00" + dirs[t.workspace]
 		}
 	}
-	for _, p := range places {
+	rs := tabReads{tabs: make(map[string]*tabRead, len(counted))}
+	for i := range places {
+		p := &places[i]
 		if k, ok := counted[p.ID]; !ok || k != p.Key {
 			return nil, nil, driver.ErrNoResume // another agent, another folder, or gone
 		}
+		rs.tabs[p.ID] = &tabRead{old: p}
 	}
-	var evs []event.Event
-	var rows []Row
-	var line []byte
+	var fresh []string // the tabs counted now and not then: every row of theirs is read
+	for _, t := range tabs {
+		if _, ok := counted[t.id]; ok && rs.tabs[t.id] == nil {
+			p, _ := NewParser(nil)
+			rs.tabs[t.id] = &tabRead{p: p}
+			fresh = append(fresh, t.id)
+		}
+	}
+	if err := rs.read(ctx, &d, prev.Mark.Rowid, fresh); err != nil {
+		return nil, nil, err
+	}
 	for _, t := range tabs {
 		k, ok := counted[t.id]
 		if !ok {
 			continue
 		}
+		tr := rs.tabs[t.id]
 		old := sp.Upto(t.id)
-		var state []byte
-		after := int64(0) // a tab new since: every row of it
-		if old != nil {
-			state, after = old.State, prev.Mark.Rowid
-		}
-		p, err := NewParser(state)
-		if err != nil {
-			return nil, nil, driver.ErrNoResume
-		}
-		last, n := int64(0), 0
-		if old != nil {
-			last = old.Last
-		}
-		for {
-			if rows, err = d.rows(ctx, "session_id = ? AND rowid > ?", 512, rows[:0], t.id, after); err != nil {
-				return nil, nil, err
-			}
-			for i := range rows {
-				line = rows[i].AppendLine(line[:0])
-				evs, _ = p.Line(line, evs) // a row that is not JSON is skipped, as the streams skip it
-				after, last = rows[i].RowID, rows[i].RowID
-				n++
-			}
-			if len(rows) < 512 {
-				break
-			}
-		}
-		if old != nil && n == 0 {
+		if old != nil && tr.n == 0 {
 			continue // as it was: Done or the next tab's Upto takes it
 		}
 		agent := strings.ToLower(t.agent)
-		if err := sp.Session(t.id, k, last, old, p, evs, agent, func() (string, string) { return dirs[t.workspace], t.id }); err != nil {
+		if err := sp.Session(t.id, k, tr.last, old, tr.p, tr.ends, agent, func() (string, string) { return dirs[t.workspace], t.id }); err != nil {
 			return nil, nil, err
 		}
-		evs = evs[:0]
 	}
 	turns, next := sp.Done()
 	state, err := driver.SaveTable(usageMark{Mark: mark, Elsewhere: elsewhere}, next)
