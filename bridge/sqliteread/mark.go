@@ -33,13 +33,20 @@ type Queryer interface {
 func MarkOf(ctx context.Context, conn Queryer, table, key string) (Mark, error) {
 	var m Mark
 	var k sql.NullString
-	q := "SELECT (SELECT schema_version FROM pragma_schema_version), count(*), COALESCE(max(rowid), 0), " +
-		"(SELECT " + key + " FROM " + table + " ORDER BY rowid DESC LIMIT 1) FROM " + table
-	if err := conn.QueryRowContext(ctx, q).Scan(&m.Schema, &m.Count, &m.Rowid, &k); err != nil {
+	if err := conn.QueryRowContext(ctx, markQuery(table, key)).Scan(&m.Schema, &m.Count, &m.Rowid, &k); err != nil {
 		return Mark{}, fmt.Errorf("mark %s: %w", table, err)
 	}
 	m.Key = k.String
 	return m, nil
+}
+
+// markQuery is MarkOf's query. Each figure is its own subquery, which
+// SQLite answers from the b-tree's ends and its count of entries: asked
+// together of one table, count(*) and max(rowid) stepped through every
+// row.
+func markQuery(table, key string) string {
+	return "SELECT (SELECT schema_version FROM pragma_schema_version), (SELECT count(*) FROM " + table + "), " +
+		"(SELECT COALESCE(max(rowid), 0) FROM " + table + "), (SELECT " + key + " FROM " + table + " ORDER BY rowid DESC LIMIT 1)"
 }
 
 // Holds reports whether table, on conn, still holds the rows up to m as
