@@ -67,7 +67,10 @@ func NewSplice(old []Place, was []Turn) (*Splice, error) {
 	if n != len(was) {
 		return nil, ErrNoResume
 	}
-	return &Splice{was: was, old: old}, nil
+	// Room for the earlier turns and sessions and a few new ones: grown
+	// by doubling, the copy of a long history was most of a warm read's
+	// allocation.
+	return &Splice{was: was, old: old, out: make([]Turn, 0, len(was)+16), next: make([]Place, 0, len(old)+16)}, nil
 }
 
 // Upto takes the sessions before id as they were (no row of theirs came
