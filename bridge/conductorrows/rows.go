@@ -33,6 +33,19 @@ type Rows struct {
 // Read probes the schema and reads the workspace and session rows. A
 // missing workspaces table (or its id or directory_name) is an error.
 func Read(ctx context.Context, db Queryer) (Rows, error) {
+	r, err := ReadWorkspaces(ctx, db)
+	if err != nil {
+		return Rows{}, err
+	}
+	if r.Sessions, err = querySessions(ctx, db); err != nil {
+		return Rows{}, err
+	}
+	return r, nil
+}
+
+// ReadWorkspaces is Read without the sessions: the workspace rows and what
+// the schema lacks, for a reader that needs only where workspaces are.
+func ReadWorkspaces(ctx context.Context, db Queryer) (Rows, error) {
 	q, missing, err := buildWorkspaceQuery(ctx, db)
 	if err != nil {
 		return Rows{}, err
@@ -41,11 +54,7 @@ func Read(ctx context.Context, db Queryer) (Rows, error) {
 	if err != nil {
 		return Rows{}, err
 	}
-	sess, err := querySessions(ctx, db)
-	if err != nil {
-		return Rows{}, err
-	}
-	return Rows{Workspaces: ws, Sessions: sess, Missing: missing}, nil
+	return Rows{Workspaces: ws, Missing: missing}, nil
 }
 
 // tableColumns returns the columns of table, none when it does not exist.

@@ -78,17 +78,6 @@ func (a Agent) ResumeUsage(g driver.Group, _ *price.Table, elsewhere []string, s
 	}
 	ctx := context.Background()
 	path := g.Files[0]
-	dirs := map[string]string{}
-	if r, err := discover.ReadConductor(ctx, path, a.Root); err == nil {
-		for _, w := range r.Workspaces {
-			dirs[w.ID] = w.Directory
-		}
-		for _, w := range r.NotLocal {
-			if w.Why == discover.NotLocalNoDirectory {
-				dirs[w.ID] = w.Directory // gone: its turns are still in its folder, named as before
-			}
-		}
-	}
 	d := dbAt(path)
 	defer d.close()
 	if err := d.open(ctx); err != nil {
@@ -108,6 +97,17 @@ func (a Agent) ResumeUsage(g driver.Group, _ *price.Table, elsewhere []string, s
 	mark, err := sqliteread.MarkOf(ctx, d.conn, "session_messages", key)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read conductor db %s: %w", path, err)
+	}
+	dirs := map[string]string{} // each workspace's folder, by id
+	if r, err := discover.ConductorWorkspaces(ctx, d.conn, a.Root); err == nil {
+		for _, w := range r.Workspaces {
+			dirs[w.ID] = w.Directory
+		}
+		for _, w := range r.NotLocal {
+			if w.Why == discover.NotLocalNoDirectory {
+				dirs[w.ID] = w.Directory // gone: its turns are still in its folder, named as before
+			}
+		}
 	}
 	tabs, err := d.tabs(ctx)
 	if err != nil {
