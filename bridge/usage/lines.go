@@ -269,11 +269,11 @@ var timestampKey = []byte(`"timestamp":"`)
 // line holding it once has it there; only a line that also nests one (a
 // relayed message) needs the walk that tells the levels apart.
 func timestampOf(line []byte) []byte {
-	i := indexQuoted(line, timestampKey)
+	i := indexKey(line, timestampKey)
 	if i < 0 {
 		return nil
 	}
-	if indexQuoted(line[i+len(timestampKey):], timestampKey) >= 0 {
+	if indexKey(line[i+len(timestampKey):], timestampKey) >= 0 {
 		return topLevelString(line, "timestamp")
 	}
 	v := line[i+len(timestampKey):]
@@ -283,23 +283,35 @@ func timestampOf(line []byte) []byte {
 	return nil
 }
 
-// indexQuoted is bytes.Index(line, key) for a key that starts with a
-// quote: it jumps from quote to quote. bytes.Index gives up on that after
-// the first few quotes of a line's head and compares at every byte of the
-// rest, a long tool output included, which made this search a third of
-// the whole report's time.
-func indexQuoted(line, key []byte) int {
-	for i := 0; ; {
-		j := bytes.IndexByte(line[i:], key[0])
-		if j < 0 {
+// indexKey is bytes.Index(line, key) for a key holding a colon, such as
+// `"timestamp":"`: it jumps from colon to colon, checking the key around
+// each. bytes.Index gives up jumping after the first few misses of a
+// line's head and compares at every byte of the rest, a long tool output
+// included, which made this search a third of the whole report's time;
+// jumping from quote to quote stops three times as often as from colon to
+// colon (every string has two quotes, every key one colon), and the
+// search runs on every line of a cold run that builds the cache.
+func indexKey(line, key []byte) int {
+	p := bytes.IndexByte(key, ':')
+	if p < 0 {
+		return bytes.Index(line, key)
+	}
+	first, last := key[0], key[len(key)-1]
+	for j := p; j < len(line); j++ {
+		k := bytes.IndexByte(line[j:], ':')
+		if k < 0 {
 			return -1
 		}
-		i += j
-		if bytes.HasPrefix(line[i:], key) {
+		j += k
+		i := j - p
+		if i+len(key) > len(line) {
+			return -1 // every later colon starts a later match, past the end too
+		}
+		if line[i] == first && line[i+len(key)-1] == last && string(line[i:i+len(key)]) == string(key) {
 			return i
 		}
-		i++
 	}
+	return -1
 }
 
 // topLevelString finds the value of key in a JSON object's top level

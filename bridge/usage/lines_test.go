@@ -39,10 +39,10 @@ func TestTimestampOf(t *testing.T) {
 	}
 }
 
-// TestIndexQuotedIsBytesIndex wants indexQuoted to find exactly what
+// TestIndexKeyIsBytesIndex wants indexKey to find exactly what
 // bytes.Index finds: at the corpus's lines, and at random mixes of quotes,
 // key fragments and text, where near misses abound.
-func TestIndexQuotedIsBytesIndex(t *testing.T) {
+func TestIndexKeyIsBytesIndex(t *testing.T) {
 	var lines [][]byte
 	files, _ := filepath.Glob("../transcript/testdata/corpus/*/*.jsonl")
 	for _, f := range files {
@@ -56,7 +56,7 @@ func TestIndexQuotedIsBytesIndex(t *testing.T) {
 		t.Fatalf("only %d corpus lines", len(lines))
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	parts := []string{`"`, `"timestamp":"`, `"timestamp"`, `timestamp":"`, `"timestam`, `\"`, `:`, `x`, "2026", `{`, `}`, `"t`}
+	parts := []string{`"`, `"timestamp":"`, `"timestamp"`, `timestamp":"`, `"timestam`, `\"`, `:`, `x`, "2026", `{`, `}`, `"t`, `":"`, `p"`, `::`, `"x:y"`}
 	for range 20000 {
 		var b []byte
 		for range r.IntN(12) {
@@ -64,10 +64,10 @@ func TestIndexQuotedIsBytesIndex(t *testing.T) {
 		}
 		lines = append(lines, b)
 	}
-	for _, key := range [][]byte{timestampKey, []byte(`"cwd":"`), []byte(`"sessionId":"`), []byte(`"`)} {
+	for _, key := range [][]byte{timestampKey, []byte(`"cwd":"`), []byte(`"sessionId":"`), []byte(`"x:y":"`), []byte(`"`)} {
 		for _, l := range lines {
-			if got, want := indexQuoted(l, key), bytes.Index(l, key); got != want {
-				t.Fatalf("indexQuoted(%q, %q) = %d, bytes.Index says %d", l, key, got, want)
+			if got, want := indexKey(l, key), bytes.Index(l, key); got != want {
+				t.Fatalf("indexKey(%q, %q) = %d, bytes.Index says %d", l, key, got, want)
 			}
 		}
 	}
