@@ -95,6 +95,28 @@ func BenchmarkReadClaude(b *testing.B) {
 	}
 }
 
+// BenchmarkReadCold reads a generated history on one worker with no
+// cache file yet, making it: the cold `usage` run, which besides reading
+// every line (BenchmarkReadClaude) reads each line's time, keeps what
+// made each turn's cost and writes the cache.
+func BenchmarkReadCold(b *testing.B) {
+	projects := filepath.Join(b.TempDir(), "projects")
+	b.SetBytes(writeSynthHistory(b, projects, 64))
+	path := filepath.Join(b.TempDir(), CacheFile)
+	for b.Loop() {
+		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+			b.Fatal(err)
+		}
+		c := &Cache{Path: path}
+		if _, err := (Source{Formats: agentsAt(projects, ""), Cache: c, Workers: 1}).Read(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		if c.reread.Load() == 0 {
+			b.Fatal("nothing was read")
+		}
+	}
+}
+
 // BenchmarkReadWarm reads a generated history with its cache file in
 // place and nothing changed, as a second `usage` run does (a new Cache
 // each time: the file is read and decoded every run).
