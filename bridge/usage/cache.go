@@ -124,6 +124,11 @@ type mark struct {
 	// after them. Not known after a read that did not look at every line.
 	Last, Max           time.Time
 	LastKnown, MaxKnown bool
+	// Untimed: the last this many bytes before Off were read without
+	// their lines' times (the file left last in a merge, from its start):
+	// Last and Max are of the lines before them, and a merged read going
+	// on from here reads their times first (timed).
+	Untimed int64
 }
 
 // snapShare bounds a saved state: it is kept only for files this many

@@ -32,7 +32,9 @@ const CacheFile = "usage.cache"
 // 9: Claude Code 2.0's warm-ups count in the turn they were asked for (a
 // turn waits for their answers); an empty transcript and the warm-ups
 // only it names are no session.
-const cacheVersion = 9
+// 10: a mark says how much of its file was read without the lines' times
+// (mark.Untimed); a reader of 9 would take that file's times for known.
+const cacheVersion = 10
 
 // priceKey identifies a price table: costs in the cache are of it.
 func priceKey(t *price.Table) uint64 {

@@ -534,6 +534,7 @@ func encodeSnap(r *resume) []byte {
 		e.time(m.Max)
 		e.bool(m.LastKnown)
 		e.bool(m.MaxKnown)
+		e.int(m.Untimed)
 	}
 	e.limits(r.Limits)
 	return e.b
@@ -549,6 +550,7 @@ func decodeSnap(raw []byte) (*resume, error) {
 		m.Path, m.Off, m.Parser = d.str(), d.int(), d.bytes()
 		m.Last, m.Max = d.time(zones), d.time(zones)
 		m.LastKnown, m.MaxKnown = d.bool(), d.bool()
+		m.Untimed = d.int()
 	}
 	r.Limits = d.limits(zones)
 	if d.err == nil && len(d.b) != 0 {

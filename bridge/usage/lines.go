@@ -24,6 +24,7 @@ type lineReader struct {
 	br    *bufio.Reader
 	long  []byte // a line longer than the read buffer, gathered
 	bytes int64
+	start int64    // where the line next returned last begins (bytes from the reader's start)
 	nl    bool     // the last byte read was a newline: a later read may start here
 	home  *buffers // where its buffers go back on Close (nil: nowhere)
 }
@@ -101,6 +102,7 @@ func (r *lineReader) took(b []byte) {
 // read as history, not followed.
 func (r *lineReader) next() ([]byte, error) {
 	for {
+		start := r.bytes
 		line, err := r.br.ReadSlice('\n')
 		r.took(line)
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -125,6 +127,7 @@ func (r *lineReader) next() ([]byte, error) {
 			return nil, fmt.Errorf("read %s: %w", r.f.Name(), err)
 		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
+			r.start = start
 			return t, nil
 		}
 		if err != nil {
@@ -146,8 +149,10 @@ func eofOr(err error) error {
 // the turn that ran it.
 //
 // A line's time is read only while it decides the order: once one file
-// is left, its lines are taken as they come, and the time of its last
-// line (which latest needs, rarely) is read again then.
+// is left, its lines are taken as they come (lazy, from lazyAt on), and
+// the times of those lines are read again only when asked: the time of
+// its last line when latest needs it (rarely), their latest when a read
+// going on from here needs it (mark.Untimed).
 type merged struct {
 	srcs  []*source
 	eager bool // read every line's time, as a plain merge does (the tests compare)
@@ -159,8 +164,12 @@ type source struct {
 	ts   time.Time
 	seen bool // ts is read up to the current line
 	lazy bool // a line was taken without reading its time: ts is stale
-	done bool
-	idx  int // which file: 0 is the session's own
+	// lazyAt is where the first line taken without its time begins
+	// (bytes from r's start): ts, max and known are those of the lines
+	// before it, every one of which was read with its time.
+	lazyAt int64
+	done   bool
+	idx    int // which file: 0 is the session's own
 	// max is the latest time a line of it said (lines read eagerly);
 	// known is false while ts is a resumed file's time not yet known.
 	max   time.Time
@@ -229,11 +238,13 @@ func (m *merged) latest() (time.Time, error) {
 	for _, s := range m.srcs {
 		ts := s.ts
 		if s.lazy {
-			t, err := lastTime(s.r.f, s.r.bytes)
-			if err != nil {
+			// A lazy source is one read from its start (a read going on
+			// from a mark reads every time): lazyAt is its offset in the file.
+			t := source{ts: s.ts, max: s.max, known: s.known}
+			if _, err := t.timesIn(s.r.f, s.lazyAt, s.r.bytes-s.lazyAt); err != nil {
 				return last, err
 			}
-			ts = t
+			ts = t.ts
 		}
 		if ts.After(last) {
 			last = ts
@@ -242,24 +253,44 @@ func (m *merged) latest() (time.Time, error) {
 	return last, nil
 }
 
-// lastTime reads the first n bytes of f again (the lines a lineReader
-// read, from the file still open: it may be gone from its folder by now)
-// for the time the last of them with one says (zero: none has).
-func lastTime(f *os.File, n int64) (time.Time, error) {
-	r := &lineReader{f: f, br: bufio.NewReaderSize(io.NewSectionReader(f, 0, n), readBuffer)}
-	var last time.Time
+// timesIn reads the n bytes from off of f again (lines a lineReader took
+// without their times, from the file still open or opened again) and
+// reads each line's time into s, as an eager read would have: s is then
+// what it would have been after them. It returns the bytes read.
+func (s *source) timesIn(f *os.File, off, n int64) (int64, error) {
+	r := &lineReader{f: f, br: bufio.NewReaderSize(io.NewSectionReader(f, off, n), readBuffer)}
 	for {
 		line, err := r.next()
 		if errors.Is(err, io.EOF) {
-			return last, nil
+			return r.bytes, nil
 		}
 		if err != nil {
-			return last, err
+			return r.bytes, err
 		}
-		if ts, err := time.Parse(time.RFC3339Nano, string(timestampOf(line))); err == nil {
-			last = ts
-		}
+		s.line, s.seen = line, false
+		s.timeOf()
 	}
+}
+
+// timed is mk with the times of its Untimed lines read: the lines a read
+// took without their times, which a merged read going on from mk must
+// know (the new lines must come after every line before).
+func timed(path string, mk mark) (mark, error) {
+	f, err := regular.Open(path)
+	if err != nil {
+		return mk, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	s := source{ts: mk.Last, max: mk.Max, known: mk.LastKnown}
+	n, err := s.timesIn(f, mk.Off-mk.Untimed, mk.Untimed)
+	if err != nil {
+		return mk, err
+	}
+	if n != mk.Untimed {
+		return mk, errNoResume // shorter than it was: not the file read
+	}
+	mk.Last, mk.LastKnown, mk.Max, mk.Untimed = s.ts, s.known, s.max, 0
+	return mk, nil
 }
 
 var timestampKey = []byte(`"timestamp":"`)
@@ -395,8 +426,8 @@ func (m *merged) next(fn func(line []byte, idx int)) (bool, error) {
 	if best == nil {
 		return false, nil
 	}
-	if alone && !best.seen {
-		best.lazy = true // no other file's line to order it against
+	if alone && !best.seen && !best.lazy {
+		best.lazy, best.lazyAt = true, best.r.start // no other file's line to order it against
 	}
 	fn(best.line, best.idx)
 	return true, m.advance(best)

@@ -82,9 +82,13 @@ func readLines(f driver.Lines, g group, prices *price.Table, lean bool, bufs *bu
 		return out, err
 	}
 	multi := len(g.Files) > 1
-	// A resumed read, and one kept for resuming a group of several
-	// files, reads every line's time: the next read needs the latest.
-	m := merged{eager: !lean || from != nil || (keep && multi)}
+	// A resumed read reads every line's time: the next read needs the
+	// latest. A read from the start reads a line's time only while it
+	// decides the order; the file left last is taken without them, and
+	// its mark says how much of it was (mark.Untimed): a read going on
+	// from there reads those times then, far faster than it reads the
+	// lines, and most groups are never read on.
+	m := merged{eager: !lean || from != nil}
 	var readers []*lineReader
 	var srcs []*source
 	var offs []int64
@@ -102,6 +106,19 @@ func readLines(f driver.Lines, g group, prices *price.Table, lean bool, bufs *bu
 		if from != nil {
 			if mk = marks[path]; mk == nil && i == 0 {
 				return out, errNoResume
+			}
+			if mk != nil && mk.Untimed > 0 {
+				c := *mk
+				if multi {
+					if c, err = timed(path, c); err != nil {
+						return out, errNoResume
+					}
+				} else {
+					// One file: no order to keep, its times are not needed
+					// (and stay unknown, as a lazy read left them).
+					c.Last, c.LastKnown, c.Max, c.MaxKnown, c.Untimed = time.Time{}, false, time.Time{}, false, 0
+				}
+				mk = &c
 			}
 			if mk != nil {
 				if !mk.MaxKnown && multi {
@@ -183,7 +200,7 @@ func readLines(f driver.Lines, g group, prices *price.Table, lean bool, bufs *bu
 	out.bytes = bytesOf(readers) + sum(offs)
 	out.done = n
 	if keep && out.whole {
-		out.snap = resumeOf(rd, srcs, readers, olds, paths, files, m.eager)
+		out.snap = resumeOf(rd, srcs, readers, olds, paths, files)
 		for i, r := range readers {
 			id, err := identify(r.f, paths[i], offs[i]+r.bytes)
 			if err != nil {
@@ -225,11 +242,12 @@ func readLines(f driver.Lines, g group, prices *price.Table, lean bool, bufs *bu
 }
 
 // resumeOf saves where a read stopped: the reader's state, and each
-// file's offset, own state and times. Nothing is saved when a file ends
-// mid-line (the rest of that line may come), or when the reader's state
-// cannot be saved.
+// file's offset, own state and times (of the lines before Untimed, for
+// the file whose last lines were taken without them). Nothing is saved
+// when a file ends mid-line (the rest of that line may come), or when the
+// reader's state cannot be saved.
 func resumeOf(rd driver.Reader, srcs []*source, readers []*lineReader,
-	olds []*mark, paths []string, files []int, eager bool) *resume {
+	olds []*mark, paths []string, files []int) *resume {
 	st, own, err := rd.Save()
 	if err != nil {
 		return nil
@@ -248,9 +266,12 @@ func resumeOf(rd driver.Reader, srcs []*source, readers []*lineReader,
 		if files[i] < len(own) {
 			mk.Parser = own[files[i]]
 		}
-		if eager && !s.lazy {
-			mk.Last, mk.LastKnown = s.ts, s.known
-			mk.Max, mk.MaxKnown = s.max, old == nil || old.MaxKnown
+		// Every line not taken lazily was read with its time (a line is
+		// taken without it only when its file is the last left).
+		mk.Last, mk.LastKnown = s.ts, s.known
+		mk.Max, mk.MaxKnown = s.max, old == nil || old.MaxKnown
+		if s.lazy {
+			mk.Untimed = r.bytes - s.lazyAt
 		}
 		res.Files = append(res.Files, mk)
 	}
