@@ -1,0 +1,107 @@
+package stream
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"conductorbridge/bridge/event"
+)
+
+// subscribers is how many subscribers tp has.
+func subscribers(tp *Topic) int {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	return len(tp.subs)
+}
+
+// A client that stops reading its stream (a laptop asleep, a tab
+// frozen) holds up nothing: the workspace's publisher never waits on its
+// socket, so a client reading along gets every event, in order, while
+// the stopped one's socket is full, and the stopped one is cut loose to
+// replay from its last id when it reads again. The stopped client's
+// write timeout is an hour: a publisher that wrote to its socket itself
+// would wait that long.
+func TestAStoppedStreamHoldsUpNothing(t *testing.T) {
+	tp, err := NewHub(t.TempDir(), 100).Topic("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		SSE{WriteTimeout: time.Hour}.Serve(r.Context(), w, r, tp)
+	}))
+	defer srv.Close()
+
+	// The stopped client asks for the stream and never reads a byte.
+	stopped, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopped.Close() // before srv.Close: its handler ends with it
+	fmt.Fprintf(stopped, "GET / HTTP/1.1\r\nHost: bridge\r\n\r\n")
+	for subscribers(tp) < 1 {
+		time.Sleep(time.Millisecond) // until its handler has subscribed
+	}
+
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got := make(chan int64, 64)
+	go func() {
+		defer close(got)
+		Read(bufio.NewReader(resp.Body), func(m Message) error { got <- m.ID; return nil })
+	}()
+	for subscribers(tp) < 2 {
+		time.Sleep(time.Millisecond)
+	}
+
+	// Each event is as large as Bound lets it be (2.5 KB of text): 10,000
+	// are 25 MB, more than the stopped client's socket buffers on both
+	// sides and its subscriber's buffer hold. A batch is published once
+	// the reading client has the one before: it keeps up.
+	const n, batch = 10000, 10
+	text := strings.Repeat("x", event.MaxText)
+	read := make(chan struct{}, 1) // a publisher held up leaves the next batch's word here
+	go func() {
+		for range n / batch {
+			if _, ok := <-read; !ok {
+				return
+			}
+			evs := make([]event.Event, batch)
+			for i := range evs {
+				evs[i] = event.Event{Type: event.Assistant, Content: text, Input: text, Output: text, Args: text, Result: text}
+			}
+			if _, err := tp.Publish(evs, nil); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	defer close(read)
+	for want := int64(1); want <= n; want++ {
+		if want%batch == 1 {
+			read <- struct{}{}
+		}
+		select {
+		case id, ok := <-got:
+			if !ok {
+				t.Fatalf("the reading client's stream ended after %d of %d events", want-1, n)
+			}
+			if id != want {
+				t.Fatalf("the reading client got event %d where %d was next", id, want)
+			}
+		case <-time.After(30 * time.Second): // a hang, not a measure: the events are in memory
+			t.Fatalf("the reading client got %d of %d events and no more: the publisher waits on the stopped client", want-1, n)
+		}
+	}
+	if k := subscribers(tp); k != 1 {
+		t.Errorf("%d subscribers after the burst, want 1: the stopped client is not cut loose", k)
+	}
+}
