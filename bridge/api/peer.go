@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 
 	"conductorbridge/bridge/auth"
 	"conductorbridge/bridge/peer"
@@ -40,6 +41,9 @@ type connPeer struct {
 	// user can reach and whose listener accepts the user's connections
 	// only (bridge/localsock). No browser can dial it.
 	socket bool
+	// raw is the connection for a raw write (streams written on the
+	// publisher's goroutine), nil if it has none.
+	raw syscall.RawConn
 }
 
 // ownedConn is a connection whose peer the listener looked up.
@@ -51,12 +55,38 @@ type ownedConn interface {
 // ConnContext is the http.Server hook that remembers each connection's
 // ends, so its peer is looked up once per connection, not per request.
 func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
-	p := &connPeer{local: c.LocalAddr(), remote: c.RemoteAddr(), socket: c.LocalAddr().Network() == "unix"}
+	p := &connPeer{local: c.LocalAddr(), remote: c.RemoteAddr(), socket: c.LocalAddr().Network() == "unix", raw: rawConn(c)}
 	if o, ok := c.(ownedConn); ok {
 		p.once.Do(func() { p.uid, p.err = o.PeerUID() })
 		p.foreign = o.Foreign()
 	}
 	return context.WithValue(ctx, peerKey{}, p)
+}
+
+// rawConn is c's descriptor for a raw write, under httplimit's wrapper
+// (nothing else: a TLS connection's is not one to write to).
+func rawConn(c net.Conn) syscall.RawConn {
+	if u, ok := c.(interface{ Unlimited() net.Conn }); ok {
+		c = u.Unlimited()
+	}
+	switch c := c.(type) {
+	case *net.TCPConn:
+		raw, _ := c.SyscallConn()
+		return raw
+	case *net.UnixConn:
+		raw, _ := c.SyscallConn()
+		return raw
+	}
+	return nil
+}
+
+// streamConn is the connection under r for a stream's raw writes.
+func streamConn(r *http.Request) syscall.RawConn {
+	p, _ := r.Context().Value(peerKey{}).(*connPeer)
+	if p == nil || r.TLS != nil {
+		return nil
+	}
+	return p.raw
 }
 
 // ConnOwner finds the uid at an accepted connection's other end, for

@@ -62,7 +62,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		// belong to no session (pairing).
 		keep = func(it *stream.Item) bool { return it.SessionID == "" || it.SessionID == session }
 	}
-	s.SSE.ServeFiltered(ctx, w, r, t, keep)
+	sse := s.SSE
+	sse.Raw = streamConn // written on the publisher's goroutine while it keeps up
+	sse.ServeFiltered(ctx, w, r, t, keep)
 }
 
 // streamContext is a stream's lifetime: until the client leaves, the bridge

@@ -206,6 +206,10 @@ func (c *ownedConn) PeerUID() (int, error) { return c.uid, c.err }
 // user could not be told.
 func (c *ownedConn) Foreign() bool { return c.foreign }
 
+// Unlimited is the accepted connection itself, for a raw write to it
+// (bridge/stream's direct writes).
+func (c *conn) Unlimited() net.Conn { return c.Conn }
+
 func (c *conn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(func() {

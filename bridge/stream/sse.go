@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"syscall"
 	"time"
 
 	"conductorbridge/bridge/event"
@@ -20,6 +21,10 @@ type SSE struct {
 	// of it); a client that stops reading is disconnected instead of
 	// holding a goroutine forever (default 30 s).
 	WriteTimeout time.Duration
+	// Raw, when set, is the connection under a request, for writing its
+	// stream's events on the publisher's goroutine (direct.go); nil, or
+	// nil for a request, writes them on the stream's own.
+	Raw func(*http.Request) syscall.RawConn
 }
 
 // Cursor returns the id a client has seen up to: the larger of its
@@ -78,6 +83,13 @@ func (o SSE) ServeFiltered(ctx context.Context, w http.ResponseWriter, r *http.R
 	if sw.flush() != nil {
 		return
 	}
+	// An HTTP/1.1 response without a length is sent in chunks, which the
+	// publisher writes whole (direct.go).
+	if o.Raw != nil && r.ProtoAtLeast(1, 1) && r.Method == http.MethodGet {
+		if raw := o.Raw(r); raw != nil {
+			sub.direct.start(raw, sw) // pump takes it back before it returns
+		}
+	}
 	o.pump(ctx, r, sw, sub, nil)
 }
 
@@ -86,30 +98,56 @@ func (o SSE) ServeFiltered(ctx context.Context, w http.ResponseWriter, r *http.R
 func (o SSE) pump(ctx context.Context, r *http.Request, sw *sseWriter, sub *Subscriber, wake <-chan struct{}) bool {
 	tick := time.NewTicker(o.Heartbeat)
 	defer tick.Stop()
+	d := &sub.direct
+	// write runs fn with the connection to itself, after what a partial
+	// write of the publisher's left owed; end does too, and takes the
+	// connection back from the publisher for good: net/http writes the
+	// response's end once the stream returns.
+	write := func(fn func(), end bool) error {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		err := d.settle()
+		if end {
+			d.raw = nil
+		}
+		if err != nil {
+			return err
+		}
+		fn()
+		return sw.flush()
+	}
+	nothing := func() {}
 	for {
+		var err error
 		select {
 		case <-ctx.Done():
-			sw.drain(sub)
-			sw.flush()
+			write(func() { sw.drain(sub) }, true)
 			return false
 		case <-r.Context().Done():
+			write(nothing, true)
 			return false
 		case <-wake:
-			sw.drain(sub)
-			return sw.flush() == nil
+			return write(func() { sw.drain(sub) }, true) == nil
 		case <-tick.C:
-			sw.raw(": ping\n\n")
+			err = write(func() { sw.raw(": ping\n\n") }, false)
+		case <-d.kick:
+			err = write(nothing, false)
 		case it, ok := <-sub.C:
 			if !ok {
-				sw.flush()
+				write(nothing, true)
 				return false // cut loose or closed: the client reconnects and replays
 			}
-			sw.event(it)
 			// Drain what is already queued before flushing: one syscall
 			// for a burst instead of one per event.
-			sw.drain(sub)
+			n := int64(1)
+			err = write(func() {
+				sw.event(it)
+				n += int64(sw.drain(sub))
+			}, false)
+			d.pending.Add(-n)
 		}
-		if sw.flush() != nil {
+		if err != nil {
+			write(nothing, true)
 			return false
 		}
 	}
@@ -142,15 +180,18 @@ func (s *sseWriter) replay(gap *event.Event, items []Item) {
 	}
 }
 
-// drain writes what is already queued on sub, without waiting.
-func (s *sseWriter) drain(sub *Subscriber) {
-	for n := len(sub.C); n > 0; n-- {
+// drain writes what is already queued on sub, without waiting, and
+// returns how many it took.
+func (s *sseWriter) drain(sub *Subscriber) int {
+	n := 0
+	for ; len(sub.C) > 0; n++ {
 		it, ok := <-sub.C
 		if !ok {
-			return
+			return n
 		}
 		s.event(it)
 	}
+	return n
 }
 
 func (s *sseWriter) event(it *Item) {
@@ -173,6 +214,15 @@ func (s *sseWriter) event(it *Item) {
 
 func (s *sseWriter) raw(str string) { s.buf = append(s.buf, str...) }
 
+// moveDeadline moves the write deadline on, at most every eighth of the
+// timeout.
+func (s *sseWriter) moveDeadline() {
+	if now := time.Now(); now.Sub(s.deadlineSet) >= min(time.Second, s.timeout/8) {
+		_ = s.rc.SetWriteDeadline(now.Add(s.timeout))
+		s.deadlineSet = now
+	}
+}
+
 func (s *sseWriter) flush() error {
 	if len(s.buf) == 0 {
 		return nil
@@ -181,10 +231,7 @@ func (s *sseWriter) flush() error {
 	// at least once a second) rather than before every write: a write
 	// still has seven eighths of it, and a stream to 500 subscribers is
 	// spared a timer reset per event each.
-	if now := time.Now(); now.Sub(s.deadlineSet) >= min(time.Second, s.timeout/8) {
-		_ = s.rc.SetWriteDeadline(now.Add(s.timeout))
-		s.deadlineSet = now
-	}
+	s.moveDeadline()
 	_, err := s.w.Write(s.buf)
 	s.buf = s.buf[:0]
 	if err != nil {

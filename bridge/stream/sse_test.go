@@ -2,16 +2,32 @@ package stream
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"conductorbridge/bridge/event"
 )
+
+// rawOf is the connection under r, as the test server's ConnContext
+// keeps it.
+func rawOf(r *http.Request) syscall.RawConn {
+	c, _ := r.Context().Value(connKey{}).(syscall.Conn)
+	if c == nil {
+		return nil
+	}
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return raw
+}
 
 // subscribers is how many subscribers tp has.
 func subscribers(tp *Topic) int {
@@ -28,13 +44,32 @@ func subscribers(tp *Topic) int {
 // write timeout is an hour: a publisher that wrote to its socket itself
 // would wait that long.
 func TestAStoppedStreamHoldsUpNothing(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		direct bool // the publisher writes to idle connections (direct.go)
+	}{{"written by the stream", false}, {"written by the publisher", true}} {
+		t.Run(tt.name, func(t *testing.T) { stoppedStream(t, tt.direct) })
+	}
+}
+
+type connKey struct{}
+
+func stoppedStream(t *testing.T, direct bool) {
 	tp, err := NewHub(t.TempDir(), 100).Topic("w")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		SSE{WriteTimeout: time.Hour}.Serve(r.Context(), w, r, tp)
+	o := SSE{WriteTimeout: time.Hour}
+	if direct {
+		o.Raw = rawOf
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.Serve(r.Context(), w, r, tp)
 	}))
+	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, c)
+	}
+	srv.Start()
 	defer srv.Close()
 
 	// The stopped client asks for the stream and never reads a byte.

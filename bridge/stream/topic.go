@@ -309,6 +309,7 @@ type Subscriber struct {
 	C       chan *Item
 	once    sync.Once
 	dropped bool
+	direct  direct // writing on the publisher's goroutine (direct.go)
 }
 
 func newSubscriber() *Subscriber {
@@ -317,6 +318,9 @@ func newSubscriber() *Subscriber {
 
 // offer delivers without blocking; a full buffer cuts the subscriber loose.
 func (s *Subscriber) offer(it *Item) bool {
+	if s.direct.offer(it) {
+		return true
+	}
 	select {
 	case s.C <- it:
 		return true
