@@ -106,7 +106,7 @@ func (e *Engine) watchDatedFile(path string) {
 // reports whether it was one: a write to a followed record pokes its
 // workspace; a new folder is watched; anything else there (a new record, a
 // write to one not followed, the root appearing) asks for a scan.
-func (e *Engine) routeDated(ev fsnotify.Event) bool {
+func (e *Engine) routeDated(ev fsnotify.Event, here *[]*workspace) bool {
 	root := e.datedRoot
 	if root == "" || !within(ev.Name, filepath.Dir(root)) {
 		return false
@@ -129,7 +129,7 @@ func (e *Engine) routeDated(ev fsnotify.Event) bool {
 	poked := false
 	for _, w := range e.workspaces {
 		if slices.Contains(w.snap.Load().paths, ev.Name) {
-			w.poke(!ev.Has(fsnotify.Write))
+			w.pokeWrite(!ev.Has(fsnotify.Write), here)
 			poked = true
 		}
 	}

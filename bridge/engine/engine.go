@@ -154,7 +154,7 @@ type Engine struct {
 	byProject  map[string][]string   // transcript folder → workspace ids, for routing file events
 	watched    map[string]bool       // paths given to fsnotify
 	polled     map[string]bool       // paths that could not be watched for want of watches: the sweep polls them
-	watcher    *fsnotify.Watcher
+	watcher    watcher
 	ctx        context.Context
 	notify     []chan struct{}
 	// hinted are workspaces a hook told us about before any scan could
@@ -258,19 +258,17 @@ func (e *Engine) CaughtUp() <-chan struct{} { return e.caughtUp }
 // Run scans, follows and watches until ctx ends. Scans run on their own
 // goroutine, so a slow or locked database never holds up file events.
 func (e *Engine) Run(ctx context.Context) error {
-	w, err := fsnotify.NewWatcher()
+	w, err := newWatcher()
 	if err != nil {
-		// Without fsnotify the sweep still finds every change, only later.
+		// Without a watcher the sweep still finds every change, only later.
 		e.log.Warn().Err(err).Msg("file watching unavailable; polling transcripts every sweep")
+		w = nil
 	}
 	e.mu.Lock()
 	e.ctx, e.watcher = ctx, w
 	e.mu.Unlock()
-	var fsEvents <-chan fsnotify.Event
-	var fsErrors <-chan error
 	if w != nil {
 		defer w.Close()
-		fsEvents, fsErrors = w.Events, w.Errors
 		e.rescanOn = make(map[string]bool)
 		for _, p := range e.cfg.RescanOn {
 			e.rescanOn[filepath.Clean(p)] = true
@@ -295,28 +293,48 @@ func (e *Engine) Run(ctx context.Context) error {
 	// and file events waiting behind it would wait that long to be read.
 	active := make(chan struct{}, 1)
 	scans.Go(func() { e.sweepLoop(ctx, active) })
-	for {
+	if w == nil {
+		<-ctx.Done()
+		return nil
+	}
+	w.run(ctx, &watchLoop{e: e, active: active})
+	return nil
+}
+
+// watchLoop is what the engine does with the watcher's events, on the
+// watcher's goroutine.
+type watchLoop struct {
+	e      *Engine
+	active chan<- struct{} // tells a backed-off sweep that agents are at work
+	here   []*workspace    // written records, read once the batch is routed (workHere)
+}
+
+func (l *watchLoop) event(ev fsnotify.Event) {
+	e := l.e
+	if e.rootNoise(ev) {
+		return
+	}
+	e.route(ev, &l.here)
+	if e.sweepIdle.Load() { // tell a backed-off sweep; a busy one needs no word
 		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-fsEvents:
-			if ok && !e.rootNoise(ev) {
-				e.route(ev)
-				if e.sweepIdle.Load() { // tell a backed-off sweep; a busy one needs no word
-					select {
-					case active <- struct{}{}:
-					default:
-					}
-				}
-			}
-		case err, ok := <-fsErrors:
-			if ok {
-				e.folders.Add(1)   // events may have been lost: every folder is looked at again
-				e.watchErrs.Add(1) // and every path by the next sweep
-				e.log.Warn().Err(err).Msg("file watcher")
-			}
+		case l.active <- struct{}{}:
+		default:
 		}
 	}
+}
+
+func (l *watchLoop) batchDone() {
+	for _, w := range l.here {
+		w.workHere()
+	}
+	clear(l.here)
+	l.here = l.here[:0]
+}
+
+func (l *watchLoop) watchError(err error) {
+	l.e.folders.Add(1)   // events may have been lost: every folder is looked at again
+	l.e.watchErrs.Add(1) // and every path by the next sweep
+	l.e.log.Warn().Err(err).Msg("file watcher")
 }
 
 // sweepLoop runs the safety-net sweep, backing off while all is idle and

@@ -130,7 +130,7 @@ func TestOwnOpenOfConductorsDatabaseAsksNoScan(t *testing.T) {
 	walMade := false
 	for _, ev := range opened {
 		walMade = walMade || (ev.Name == dbPath+"-wal" && ev.Has(fsnotify.Create))
-		e.route(ev)
+		e.route(ev, nil)
 	}
 	if !walMade {
 		t.Fatalf("the read-only open made no -wal (events: %v): this test proves nothing here", opened)
@@ -148,7 +148,7 @@ func TestOwnOpenOfConductorsDatabaseAsksNoScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ev := range events() {
-		e.route(ev)
+		e.route(ev, nil)
 	}
 	if len(e.rescan) != 1 {
 		t.Error("a commit asked for no scan")

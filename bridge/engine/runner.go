@@ -51,3 +51,65 @@ func (e *Engine) runner(w *workspace) {
 		}
 	}
 }
+
+// Reading on the watcher's goroutine. Most file events are an agent
+// appending a line to a record a workspace follows: a read of a few
+// hundred bytes, a parse, a journal write and a publish. Handed to a
+// runner, each readied one more goroutine, and a goroutine readied while
+// a processor is idle wakes a second thread that finds nothing to do and
+// sleeps again. The watcher's goroutine therefore reads such a workspace
+// itself once the events read at once are routed (workHere), unless it
+// has more to do than a plain read (a listing, a hook's job, a quiet
+// spell, an end) or is at work on a runner already; and it reads at most
+// hereBudget bytes of a record, leaving a larger backlog to a runner, so
+// that other workspaces' events wait behind no more than that.
+
+// hereBudget bounds the bytes of one record read on the watcher's
+// goroutine.
+const hereBudget = 64 << 10
+
+// pokeWrite is poke for a write to a followed record: with here set and
+// nothing to list again, the workspace is claimed for the caller, added
+// to here, and read by workHere.
+func (w *workspace) pokeWrite(relook bool, here *[]*workspace) {
+	if relook || here == nil {
+		w.poke(relook)
+		return
+	}
+	w.mu.Lock()
+	w.kicked = true
+	claim := !w.running
+	w.running = true
+	w.mu.Unlock()
+	if claim {
+		*here = append(*here, w)
+	}
+}
+
+// workHere reads a workspace pokeWrite claimed, on the caller's
+// goroutine; anything else waiting, and a backlog past hereBudget, goes
+// on to a runner.
+func (w *workspace) workHere() {
+	w.mu.Lock()
+	plain := w.ctx.Err() == nil && len(w.jobs) == 0 && !w.quieted &&
+		!w.relook.Load() && w.update.Load() == nil && len(w.eng.reads) < cap(w.eng.reads)
+	if plain {
+		w.kicked = false
+	}
+	w.mu.Unlock()
+	if plain {
+		w.here = true
+		w.sync()
+		w.here = false
+	}
+	w.mu.Lock()
+	if w.backlog {
+		w.kicked, w.backlog = true, false
+	}
+	more := w.ctx.Err() != nil || len(w.jobs) > 0 || w.kicked || w.quieted
+	w.running = more
+	w.mu.Unlock()
+	if more {
+		w.eng.run(w)
+	}
+}

@@ -14,8 +14,10 @@ import (
 	"conductorbridge/bridge/event"
 )
 
-// route pokes the workspaces a file event concerns.
-func (e *Engine) route(ev fsnotify.Event) {
+// route pokes the workspaces a file event concerns. A write to a record a
+// workspace follows, with here set, is left to the caller to read: the
+// workspace is claimed and added to here (workHere).
+func (e *Engine) route(ev fsnotify.Event, here *[]*workspace) {
 	if e.routeBrowse(ev) {
 		return
 	}
@@ -29,7 +31,7 @@ func (e *Engine) route(ev fsnotify.Event) {
 	if e.routeRoots(ev) { // a folder on the way to an agent's root was made
 		return
 	}
-	if e.routeDated(ev) {
+	if e.routeDated(ev, here) {
 		return
 	}
 	dir := filepath.Dir(ev.Name)
@@ -63,7 +65,7 @@ func (e *Engine) route(ev fsnotify.Event) {
 			// A write to a followed file needs only a read; anything else
 			// (a new file, a removal) may be a session starting or ending.
 			live := ev.Has(fsnotify.Write) && slices.Contains(w.snap.Load().paths, ev.Name)
-			w.poke(!live)
+			w.pokeWrite(!live, here)
 		}
 		return
 	}

@@ -73,6 +73,10 @@ type workspace struct {
 	quieted bool     // the quiet spell passed
 	jobs    []func() // hook work, run in order before a sync
 
+	// here: the watcher's goroutine is reading (workHere), at most
+	// hereBudget bytes of each record; backlog: a record had more.
+	here, backlog bool
+
 	// Owned by the goroutine at work (one at a time).
 	ws      discover.Workspace
 	tails   map[string]*tail    // by session id
@@ -379,7 +383,7 @@ func (w *workspace) readAll() bool {
 func (w *workspace) readTail(t *tail, evs []event.Event) []event.Event {
 	for {
 		n := len(evs)
-		res, err := w.read(t, &evs)
+		res, err := w.readSome(t, &evs)
 		if err == nil {
 			m := len(evs)
 			evs = t.readSubagents(w, evs, t.coldSubs)
@@ -391,6 +395,10 @@ func (w *workspace) readTail(t *tail, evs []event.Event) []event.Event {
 		t.stamp(evs, m)
 		evs = t.statusChange(evs, len(evs) > n)
 		if !res.More {
+			return evs
+		}
+		if w.here {
+			w.backlog = true // a runner reads on (workHere)
 			return evs
 		}
 		w.publish(evs) // a backlog: release this batch before reading on
@@ -410,6 +418,18 @@ func (w *workspace) feed(t *tail, line []byte, out []event.Event, bad *int) []ev
 	t.stamp(out, n)
 	w.onUser(out, n)
 	return out
+}
+
+// readSome is read, of at most hereBudget bytes on the watcher's
+// goroutine.
+func (w *workspace) readSome(t *tail, evs *[]event.Event) (linefile.ReadResult, error) {
+	if !w.here || t.rows != nil || (t.reader.Budget > 0 && t.reader.Budget <= hereBudget) {
+		return w.read(t, evs)
+	}
+	budget := t.reader.Budget
+	t.reader.Budget = hereBudget
+	defer func() { t.reader.Budget = budget }()
+	return w.read(t, evs)
 }
 
 // read hands every new complete line of t's transcript to its parser.

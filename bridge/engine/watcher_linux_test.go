@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// chanHandler hands a watcher's events to a channel.
+type chanHandler struct{ evs chan fsnotify.Event }
+
+func (h chanHandler) event(ev fsnotify.Event) { h.evs <- ev }
+func (h chanHandler) batchDone()              {}
+func (h chanHandler) watchError(error)        {}
+
+// until collects events, as name and operations, up to the sentinel's
+// creation. An event like the one before it is left out: the system
+// merges such events when the first is not read yet, so how many come
+// depends on when each reader read.
+func until(t *testing.T, evs <-chan fsnotify.Event, sentinel string) []string {
+	t.Helper()
+	var got []string
+	for {
+		select {
+		case ev := <-evs:
+			if ev.Name == sentinel {
+				return got
+			}
+			if e := ev.Op.String() + " " + ev.Name; len(got) == 0 || got[len(got)-1] != e {
+				got = append(got, e)
+			}
+		case <-time.After(10 * time.Second): // a hang, not a measure
+			t.Fatalf("no sentinel event; got %v", got)
+		}
+	}
+}
+
+// The engine's own inotify reader makes the events fsnotify's does, for
+// the same watches and the same changes: each case is watched by both at
+// once and their events compared.
+func TestInotifyWatcherMakesFsnotifysEvents(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		setup func(root string)               // before the watches
+		watch []string                        // relative to root
+		do    func(t *testing.T, root string) // the change
+	}{
+		{"a file made, written, its mode changed, renamed, removed", nil, []string{"."}, func(t *testing.T, root string) {
+			p := filepath.Join(root, "a.jsonl")
+			must(t, os.WriteFile(p, []byte("one\n"), 0o600))
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			must(t, err)
+			f.WriteString("two\n")
+			f.Close()
+			must(t, os.Chmod(p, 0o640))
+			must(t, os.Rename(p, filepath.Join(root, "b.jsonl")))
+			must(t, os.Remove(filepath.Join(root, "b.jsonl")))
+		}},
+		{"a watched folder removed under a watched folder", func(root string) { os.Mkdir(filepath.Join(root, "sub"), 0o700) },
+			[]string{".", "sub"}, func(t *testing.T, root string) { must(t, os.Remove(filepath.Join(root, "sub"))) }},
+		{"a watched folder removed, its folder not watched", func(root string) {
+			os.MkdirAll(filepath.Join(root, "x", "sub"), 0o700)
+		}, []string{".", "x/sub"}, func(t *testing.T, root string) { must(t, os.Remove(filepath.Join(root, "x", "sub"))) }},
+		{"a watched folder moved away, then written in", func(root string) { os.MkdirAll(filepath.Join(root, "x", "sub"), 0o700) },
+			[]string{".", "x/sub"}, func(t *testing.T, root string) {
+				must(t, os.Rename(filepath.Join(root, "x", "sub"), filepath.Join(root, "moved")))
+				must(t, os.WriteFile(filepath.Join(root, "moved", "new"), nil, 0o600)) // its watch is gone
+			}},
+		{"a watched file written and removed", func(root string) { os.WriteFile(filepath.Join(root, "f"), nil, 0o600) },
+			[]string{".", "f"}, func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, "f"), []byte("x"), 0o600))
+				must(t, os.Remove(filepath.Join(root, "f")))
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			if tt.setup != nil {
+				tt.setup(root)
+			}
+			theirs, err := fsnotify.NewWatcher()
+			must(t, err)
+			defer theirs.Close()
+			w, err := newWatcher()
+			must(t, err)
+			ours := chanHandler{make(chan fsnotify.Event, 100)}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { w.run(ctx, ours); close(done) }()
+			defer func() { cancel(); <-done }()
+			for _, p := range tt.watch {
+				must(t, theirs.Add(filepath.Join(root, p)))
+				must(t, w.Add(filepath.Join(root, p)))
+			}
+			tt.do(t, root)
+			sentinel := filepath.Join(root, "sentinel")
+			must(t, os.WriteFile(sentinel, nil, 0o600))
+			want := until(t, theirs.Events, sentinel)
+			got := until(t, ours.evs, sentinel)
+			if !slices.Equal(got, want) {
+				t.Errorf("events\n got %v\nwant %v (fsnotify's)", got, want)
+			}
+			if len(want) == 0 {
+				t.Error("the change made no event: the case tests nothing")
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
