@@ -99,11 +99,16 @@ type sse struct {
 // startStream sends the stream's headers, then waits out the turn's Delay
 // and Hold.
 func startStream(ctx context.Context, w http.ResponseWriter, t Turn) (*sse, error) {
+	return startStreamOf(ctx, w, t, "text/event-stream")
+}
+
+// startStreamOf is startStream for a stream of another content type.
+func startStreamOf(ctx context.Context, w http.ResponseWriter, t Turn, contentType string) (*sse, error) {
 	f, ok := w.(http.Flusher)
 	if !ok {
 		return nil, fmt.Errorf("response writer cannot flush")
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	f.Flush()

@@ -20,6 +20,8 @@ const (
 	// Chat is OpenAI's Chat Completions API (POST /chat/completions,
 	// /v1/chat/completions), which OpenAI-compatible providers speak.
 	Chat API = "chat"
+	// Cursor is Cursor's backend as the Cursor SDK calls it (see cursor.go).
+	Cursor API = "cursor"
 )
 
 // Kind says how the server treated a request.
@@ -67,6 +69,7 @@ type Request struct {
 	Anthropic MessagesRequest
 	Responses ResponsesRequest
 	Chat      ChatRequest
+	Cursor    CursorRequest
 }
 
 // apiOf tells which model API a method and path belong to.
@@ -95,6 +98,8 @@ func (r *Request) decode() {
 		_ = json.Unmarshal(r.Raw, &r.Responses)
 	case Chat:
 		_ = json.Unmarshal(r.Raw, &r.Chat)
+	case Cursor:
+		r.decodeCursor()
 	}
 }
 
@@ -141,7 +146,8 @@ func (r Request) ToolNames() []string {
 	return out
 }
 
-// UserTexts lists the text of every user message, in order. A message
+// UserTexts lists the text of every user message, in order (Cursor: a
+// BidiAppend's prompt, the RunSSE of a turn carries none). A message
 // carrying only tool results is left out, and so are the
 // <system-reminder> blocks Claude Code adds around prompts; Codex's
 // preambles are user messages and stay in.
@@ -153,6 +159,10 @@ func (r Request) UserTexts() []string {
 		return r.Responses.userTexts()
 	case Chat:
 		return r.Chat.userTexts()
+	case Cursor:
+		if r.Cursor.Prompt != "" {
+			return []string{r.Cursor.Prompt}
+		}
 	}
 	return nil
 }
@@ -238,6 +248,9 @@ func (r Request) SystemText() string {
 //   - Responses API: every request is a turn (Codex makes no side calls),
 //     except a poll of a command still running (KindPoll).
 func Classify(r Request) Kind {
+	if r.API == Cursor {
+		return classifyCursor(r)
+	}
 	switch {
 	case r.Method == http.MethodGet && (r.Path == "/models" || r.Path == "/v1/models"):
 		return KindModels

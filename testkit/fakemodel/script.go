@@ -26,6 +26,10 @@ type Block struct {
 	// Input is a tool_use's input (a map, a struct, a json.RawMessage or a
 	// string of JSON), or a custom_tool's free-form text input.
 	Input any
+	// Output is a tool call's result where the backend reports it, not the
+	// client (Cursor's tool_call_completed: a read's content, a shell's
+	// stdout); the other APIs leave it out.
+	Output string
 }
 
 // Text returns a text block.

@@ -1,12 +1,13 @@
 // Package fakemodel is a scriptable stand-in for the model APIs the agents
 // the bridge reads talk to, good enough to drive the real binaries in tests
-// (Claude Code, Codex, OpenCode). One server speaks three APIs, each on its
-// own paths, from one script:
+// (Claude Code, Codex, OpenCode, the Cursor SDK). One server speaks four
+// APIs, each on its own paths, from one script:
 //
 //	Anthropic Messages       POST /v1/messages (+ /v1/messages/count_tokens)  Claude Code: ANTHROPIC_BASE_URL=URL()
 //	OpenAI Responses         POST /responses, /v1/responses                  Codex: a model provider with base_url=URL()
 //	OpenAI Chat Completions  POST /chat/completions, /v1/chat/completions    OpenAI-compatible clients: baseURL=URL()+"/v1"
 //	model list               GET /models, /v1/models                         answered from Server.Models
+//	Cursor's backend         /auth/…, /agent.v1.…, /aiserver.v1.…            Cursor SDK: CURSOR_BACKEND_URL=URL() (cursor.go)
 //
 // A script is a queue of Turns; each main request (Classify says which are)
 // takes the next one, and a request on the side gets SideReply's text. A
@@ -234,6 +235,9 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		Raw:      raw,
 		API:      apiOf(hr.Method, hr.URL.Path),
 	}
+	if isCursor(hr) {
+		r.API = Cursor
+	}
 	r.decode()
 	r.Kind = s.Classifier(r)
 	r, turn := s.record(r)
@@ -241,6 +245,10 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	id := fmt.Sprintf("req_fake%04d", r.Seq)
 	w.Header().Set("Request-Id", id)   // Claude Code records it as requestId
 	w.Header().Set("X-Request-Id", id) // OpenAI's name
+	if r.API == Cursor {
+		s.serveCursor(w, hr, r, turn)
+		return
+	}
 	switch r.Kind {
 	case KindModels:
 		w.Header().Set("Content-Type", "application/json")
