@@ -1,0 +1,173 @@
+package cursortest
+
+import (
+	"database/sql"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
+)
+
+// OpenStore opens an index.db the SDK wrote, read-only.
+func OpenStore(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", (&url.URL{Scheme: "file", Path: path}).String()+"?mode=ro")
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Row is one row of a table, by column.
+type Row map[string]any
+
+// String is column c as text ("" for NULL).
+func (r Row) String(c string) string {
+	switch v := r[c].(type) {
+	case nil:
+		return ""
+	case []byte:
+		return string(v)
+	case string:
+		return v
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// Rows reads every row of table in rowid order.
+func Rows(db *sql.DB, table string) ([]Row, error) {
+	rows, err := db.Query("SELECT * FROM " + quoteIdent(table) + " ORDER BY rowid")
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", table, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", table, err)
+	}
+	var out []Row
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("read %s: %w", table, err)
+		}
+		row := Row{}
+		for i, c := range cols {
+			row[c] = vals[i]
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", table, err)
+	}
+	return out, nil
+}
+
+// Dump writes the store's schema and rows as SQL text (the form the
+// recorded corpus keeps: no binary database in git). Each agent's
+// metadata_json holds the key its blobs are encrypted with and is written
+// as '{}': it is never read, printed or recorded.
+func Dump(db *sql.DB) (string, error) {
+	type object struct{ typ, name, sql string }
+	rows, err := db.Query(`SELECT type, name, sql FROM sqlite_master
+		WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid`)
+	if err != nil {
+		return "", fmt.Errorf("dump schema: %w", err)
+	}
+	var objects []object
+	for rows.Next() {
+		var o object
+		if err := rows.Scan(&o.typ, &o.name, &o.sql); err != nil {
+			rows.Close()
+			return "", fmt.Errorf("dump schema: %w", err)
+		}
+		objects = append(objects, o)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("dump schema: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("BEGIN TRANSACTION;\n")
+	for _, o := range objects {
+		b.WriteString(o.sql + ";\n")
+	}
+	for _, o := range objects {
+		if o.typ != "table" {
+			continue
+		}
+		if err := dumpRows(db, &b, o.name); err != nil {
+			return "", err
+		}
+	}
+	b.WriteString("COMMIT;\n")
+	return b.String(), nil
+}
+
+// dumpRows writes table's rows as INSERT statements, column by column in
+// the table's order.
+func dumpRows(db *sql.DB, b *strings.Builder, table string) error {
+	rows, err := db.Query("SELECT * FROM " + quoteIdent(table) + " ORDER BY rowid")
+	if err != nil {
+		return fmt.Errorf("dump %s: %w", table, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return fmt.Errorf("dump %s: %w", table, err)
+	}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return fmt.Errorf("dump %s: %w", table, err)
+		}
+		lits := make([]string, len(cols))
+		for i, c := range cols {
+			if table == "agents" && c == "metadata_json" {
+				lits[i] = "'{}'"
+				continue
+			}
+			lits[i] = sqlLiteral(vals[i])
+		}
+		fmt.Fprintf(b, "INSERT INTO %s VALUES(%s);\n", quoteIdent(table), strings.Join(lits, ","))
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("dump %s: %w", table, err)
+	}
+	return nil
+}
+
+// sqlLiteral writes v as SQLite reads it back: NULL, a number, a quoted
+// string or a blob X'…'.
+func sqlLiteral(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case []byte:
+		return fmt.Sprintf("X'%X'", v)
+	case string:
+		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	case bool:
+		if v {
+			return "1"
+		}
+		return "0"
+	}
+	return "'" + strings.ReplaceAll(fmt.Sprint(v), "'", "''") + "'"
+}
+
+func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
