@@ -47,9 +47,10 @@ func newScript(work string) script {
 		Blocks: []fakemodel.Block{fakemodel.Text("Second answer.")},
 		Usage:  fakemodel.Usage{InputTokens: 321, OutputTokens: 9},
 	}
-	// The SDK retries a failed RunSSE a few times (backing off), so the
-	// fake fails every attempt: this turn is its fallback.
-	sc.failed = fakemodel.Turn{Status: 400, ErrorType: "invalid_argument"}
+	// permission_denied is an error the SDK does not retry (it retries
+	// most others, backing off for seconds); the fake still fails every
+	// attempt, this turn being its fallback too.
+	sc.failed = fakemodel.Turn{Status: 403, ErrorType: "permission_denied"}
 	return sc
 }
 

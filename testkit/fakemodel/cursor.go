@@ -33,6 +33,8 @@ import (
 // cache_write_tokens = CacheCreationInputTokens) and the end of the stream.
 // A turn with Status ends the stream at once with a Connect error (code
 // ErrorType, default "internal"); one with Fail sends its blocks first.
+// The SDK retries most codes, backing off for seconds, with a new RunSSE
+// (which takes the next turn); "permission_denied" it gives up on at once.
 // The other unary calls the SDK makes get an empty success.
 const (
 	cursorAuthPath   = "/auth/exchange_user_api_key"
