@@ -2,8 +2,11 @@ package cursortest
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,6 +162,11 @@ func TestTurnsWriteTheStore(t *testing.T) {
 	}
 	if got := agents[0].String("workspace_ref"); got != h.Work {
 		t.Errorf("agent workspace_ref = %q, want %q", got, h.Work)
+	}
+	// Beside index.db, each agent's blob store: agents/agent-<sha256 of its id>.
+	sum := sha256.Sum256([]byte(res.Agents[0].AgentID))
+	if _, err := os.Stat(filepath.Join(h.StateRoot, "agents", "agent-"+hex.EncodeToString(sum[:]), "store.db")); err != nil {
+		t.Errorf("the agent's blob store: %v", err)
 	}
 
 	runs := mustRows(t, db, "runs")
