@@ -68,7 +68,9 @@ func TestOnlyTheListNamesADriver(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if e.IsDir() && !slices.Contains(imports[list], e.Name()) {
+		// A folder with no Go code yet (a recorded store in testdata) is no driver.
+		code, _ := filepath.Glob(filepath.Join("..", "bridge", "agent", e.Name(), "*.go"))
+		if e.IsDir() && len(code) > 0 && !slices.Contains(imports[list], e.Name()) {
 			t.Errorf("bridge/agent/%s is not in %s's list", e.Name(), list)
 		}
 	}
