@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"conductorbridge/testkit/sqlrows"
+
 	_ "modernc.org/sqlite" // the "sqlite" driver
 )
 
@@ -84,29 +86,13 @@ func TestMarkOfStepsThroughNoRow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rows, err := db.Query("EXPLAIN " + markQuery("t", "id"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
+	_, program, err := sqlrows.All(db, "EXPLAIN "+markQuery("t", "id"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ops []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		ops = append(ops, asString(vals[1])) // addr, opcode, p1, …
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+	for _, op := range program {
+		ops = append(ops, asString(op[1])) // addr, opcode, p1, …
 	}
 	if !slices.Contains(ops, "Count") || slices.Contains(ops, "Next") {
 		t.Errorf("MarkOf's program %q: want a Count and no Next", ops)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"conductorbridge/testkit/sqlrows"
+
 	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
 )
 
@@ -38,33 +40,17 @@ func (r Row) String(c string) string {
 
 // Rows reads every row of table in rowid order.
 func Rows(db *sql.DB, table string) ([]Row, error) {
-	rows, err := db.Query("SELECT * FROM " + quoteIdent(table) + " ORDER BY rowid")
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", table, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
+	cols, vals, err := sqlrows.All(db, selectAll(table))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", table, err)
 	}
 	var out []Row
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, fmt.Errorf("read %s: %w", table, err)
-		}
+	for _, v := range vals {
 		row := Row{}
 		for i, c := range cols {
-			row[c] = vals[i]
+			row[c] = v[i]
 		}
 		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", table, err)
 	}
 	return out, nil
 }
@@ -113,36 +99,20 @@ func Dump(db *sql.DB) (string, error) {
 // dumpRows writes table's rows as INSERT statements, column by column in
 // the table's order.
 func dumpRows(db *sql.DB, b *strings.Builder, table string) error {
-	rows, err := db.Query("SELECT * FROM " + quoteIdent(table) + " ORDER BY rowid")
+	cols, vals, err := sqlrows.All(db, selectAll(table))
 	if err != nil {
 		return fmt.Errorf("dump %s: %w", table, err)
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return fmt.Errorf("dump %s: %w", table, err)
-	}
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return fmt.Errorf("dump %s: %w", table, err)
-		}
+	for _, v := range vals {
 		lits := make([]string, len(cols))
 		for i, c := range cols {
 			if table == "agents" && c == "metadata_json" {
 				lits[i] = "'{}'"
 				continue
 			}
-			lits[i] = sqlLiteral(vals[i])
+			lits[i] = sqlLiteral(v[i])
 		}
 		fmt.Fprintf(b, "INSERT INTO %s VALUES(%s);\n", quoteIdent(table), strings.Join(lits, ","))
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("dump %s: %w", table, err)
 	}
 	return nil
 }
@@ -169,5 +139,8 @@ func sqlLiteral(v any) string {
 	}
 	return "'" + strings.ReplaceAll(fmt.Sprint(v), "'", "''") + "'"
 }
+
+// selectAll is the query of every row of table, in rowid order.
+func selectAll(table string) string { return "SELECT * FROM " + quoteIdent(table) + " ORDER BY rowid" }
 
 func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
