@@ -72,25 +72,14 @@ func TestUsageCacheOfRowsEqualsUncached(t *testing.T) {
 					cache = &usage.Cache{Path: path}
 				}
 				_, wasResumed, wasReread := cache.Reads()
-				got, err := usage.Source{Formats: formats, Cache: cache}.Read(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := usage.Source{Formats: formats}.Read(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
+				got, want := cachedAndUncached(t, formats, cache)
 				_, nowResumed, nowReread := cache.Reads()
 				resumed, reread = resumed+nowResumed-wasResumed, reread+nowReread-wasReread
 				if whole && nowResumed > wasResumed {
 					t.Errorf("step %d, %s: read on from the rows before, not again", step, what)
 				}
-				now := time.Now() // one moment for both: a current block says the time left
-				for _, by := range []string{"day", "session", "model", "workspace"} {
-					a, b := reportOf(t, want, by, now), reportOf(t, got, by, now)
-					if !bytes.Equal(a, b) {
-						t.Fatalf("step %d, %s, by %s:\nuncached %s\ncached   %s", step, what, by, a, b)
-					}
+				if d := reportsDiffer(t, want, got); d != "" {
+					t.Fatalf("step %d, %s, %s", step, what, d)
 				}
 			}
 			if resumed == 0 || reread == 0 {
@@ -106,6 +95,34 @@ type claudeLike struct{}
 func (claudeLike) Name() string                         { return "claude" }
 func (claudeLike) UsageHome() string                    { return "" }
 func (claudeLike) UsageGroups() ([]driver.Group, error) { return nil, nil }
+
+// cachedAndUncached reads formats' usage through cache, then again with
+// no cache.
+func cachedAndUncached(t *testing.T, formats []driver.Format, cache *usage.Cache) (got, want *usage.History) {
+	t.Helper()
+	got, err := usage.Source{Formats: formats, Cache: cache}.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err = usage.Source{Formats: formats}.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, want
+}
+
+// reportsDiffer says where got's report by day, session, model or
+// workspace is not want's: "" where each is the same.
+func reportsDiffer(t *testing.T, want, got *usage.History) string {
+	t.Helper()
+	now := time.Now() // one moment for both: a current block says the time left
+	for _, by := range []string{"day", "session", "model", "workspace"} {
+		if a, b := reportOf(t, want, by, now), reportOf(t, got, by, now); !bytes.Equal(a, b) {
+			return fmt.Sprintf("by %s:\nuncached %s\ncached   %s", by, a, b)
+		}
+	}
+	return ""
+}
 
 func reportOf(t *testing.T, h *usage.History, by string, now time.Time) []byte {
 	t.Helper()

@@ -1,12 +1,10 @@
 package conductor
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"conductorbridge/benchkit/conductordb"
 	"conductorbridge/bridge/usage"
@@ -65,25 +63,15 @@ func TestUsageWarmReadEqualsUncached(t *testing.T) {
 				read := func(what string) {
 					t.Helper()
 					_, wasResumed, _ := cache.Reads()
-					got, err := usage.Source{Formats: formats, Cache: cache}.Read(context.Background())
-					if err != nil {
-						t.Fatal(err)
-					}
-					want, err := usage.Source{Formats: formats}.Read(context.Background())
-					if err != nil {
-						t.Fatal(err)
-					}
+					got, want := cachedAndUncached(t, formats, cache)
 					if _, nowResumed, _ := cache.Reads(); what != "first" && nowResumed == wasResumed {
 						t.Fatalf("%s: read again from the first row, not on from the mark", what)
 					}
 					if len(got.Turns) != len(want.Turns) {
 						t.Errorf("%s: %d turns, uncached %d", what, len(got.Turns), len(want.Turns))
 					}
-					now := time.Now()
-					for _, by := range []string{"session", "day", "model", "workspace"} {
-						if a, b := reportOf(t, want, by, now), reportOf(t, got, by, now); !bytes.Equal(a, b) {
-							t.Fatalf("%s, by %s:\nuncached %s\ncached   %s", what, by, a, b)
-						}
+					if d := reportsDiffer(t, want, got); d != "" {
+						t.Fatalf("%s, %s", what, d)
 					}
 				}
 				read("first")
