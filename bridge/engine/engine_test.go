@@ -127,6 +127,19 @@ func (h *home) startWith(tune func(*Config)) *running {
 	return r
 }
 
+// followOne makes workspace name with session sid's transcript, its one
+// line the person's prompt first, starts the engine with the scan and the
+// sweep a minute apart (what comes after the start comes by file events)
+// and waits until it follows the workspace. It returns the engine, the
+// workspace's id and the transcript's path.
+func (h *home) followOne(name, sid, first string) (r *running, id, path string) {
+	h.t.Helper()
+	dir, path := h.session(name, sid) // before prompt: it gives the line its cwd
+	h.write(path, prompt(sid, first))
+	r = h.startWith(func(c *Config) { c.ScanEvery, c.SweepEvery = time.Minute, time.Minute })
+	return r, waitWorkspaceFor(h.t, r, dir, 5*time.Second), path
+}
+
 func (r *running) stop() {
 	r.cancel()
 	<-r.done

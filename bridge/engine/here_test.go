@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"conductorbridge/bridge/event"
 )
@@ -18,10 +17,7 @@ import (
 func TestALargeWriteIsReadToItsEnd(t *testing.T) {
 	h := newHome(t)
 	sid := "22222222-2222-4333-8444-555555555555"
-	dir, path := h.session("large", sid)
-	h.write(path, prompt(sid, "p0"))
-	r := h.startWith(func(c *Config) { c.ScanEvery, c.SweepEvery = time.Minute, time.Minute })
-	id := r.waitWorkspace(t, dir)
+	r, id, path := h.followOne("large", sid, "p0")
 	r.collect(t, id, 0, has(event.User, "p0"))
 
 	const n = 500 // fewer than a subscriber's buffer holds: a batch of them is not cut loose

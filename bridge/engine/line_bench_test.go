@@ -18,10 +18,7 @@ import (
 func BenchmarkLineToEvent(b *testing.B) {
 	h := newHome(b)
 	sid := "11111111-2222-4333-8444-555555555555"
-	dir, path := h.session("bench", sid)
-	h.write(path, prompt(sid, "hello"))
-	r := h.startWith(func(c *Config) { c.ScanEvery, c.SweepEvery = time.Minute, time.Minute })
-	id := waitWorkspaceFor(b, r, dir, 5*time.Second)
+	r, id, path := h.followOne("bench", sid, "hello")
 	topic, _ := r.eng.Topic(id)
 	_, _, sub := topic.Subscribe(1 << 62)
 	defer topic.Unsubscribe(sub)
