@@ -173,3 +173,49 @@ func TestParseTime(t *testing.T) {
 		}
 	}
 }
+
+// TestReadTabAgents: each tab's id, workspace and agent type, by id,
+// hidden and archived tabs included, in both real shapes and in an older
+// build's with no agent_type column (a tab there is Claude's: "", as a
+// NULL agent_type is); a sessions table without workspace_id is an error.
+func TestReadTabAgents(t *testing.T) {
+	type test struct {
+		name  string
+		stmts []string
+		want  []TabAgent
+	}
+	var tests []test
+	for _, shape := range conductordb.Shapes(t) {
+		sessions := `INSERT INTO sessions (id, workspace_id, agent_type, is_hidden) VALUES
+ ('s-c', 'w-kyoto', 'cursor', 1), ('s-a', 'w-tokyo', 'claude', 0), ('s-b', 'w-tokyo', NULL, 0);`
+		want := []TabAgent{{"s-a", "w-tokyo", "claude"}, {"s-b", "w-tokyo", ""}, {"s-c", "w-kyoto", "cursor"}}
+		if shape.LocalID {
+			sessions += ` INSERT INTO sessions (id, workspace_id, agent_type, remote_archived_at) VALUES ('s-0', 'w-kyoto', 'devin-2', '2026-11-21 08:00:00');`
+			want = append([]TabAgent{{"s-0", "w-kyoto", "devin-2"}}, want...)
+		}
+		tests = append(tests, test{name: shape.Name, stmts: []string{shape.Schema, sessions}, want: want})
+	}
+	tests = append(tests, test{
+		name: "no agent_type column",
+		stmts: []string{`CREATE TABLE sessions (id TEXT, workspace_id TEXT, status TEXT);
+			INSERT INTO sessions VALUES ('s-2', 'w1', 'idle'), ('s-1', 'w2', 'working');`},
+		want: []TabAgent{{"s-1", "w2", ""}, {"s-2", "w1", ""}},
+	})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ReadTabAgents(context.Background(), newDB(t, tt.stmts...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("read %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+	t.Run("no workspace_id column", func(t *testing.T) {
+		db := newDB(t, `CREATE TABLE sessions (id TEXT, agent_type TEXT); INSERT INTO sessions VALUES ('s-1', 'cursor');`)
+		if got, err := ReadTabAgents(context.Background(), db); err == nil {
+			t.Errorf("read %+v, want an error", got)
+		}
+	})
+}

@@ -63,6 +63,43 @@ func querySessions(ctx context.Context, db Queryer) ([]Session, error) {
 	return out, nil
 }
 
+// TabAgent is what a reader of every tab's rows needs of a sessions row:
+// the tab's id, its workspace's and its agent_type.
+type TabAgent struct{ ID, WorkspaceID, AgentType string }
+
+// ReadTabAgents reads every tab's TabAgent, by id, in one query of those
+// three columns after the probe of the table's: cheap enough for every
+// warm usage read. An older build with no agent_type column ran Claude
+// only: "" there, as for a NULL. A sessions table without id or
+// workspace_id is an error (the query's).
+func ReadTabAgents(ctx context.Context, db Queryer) ([]TabAgent, error) {
+	cols, err := tableColumns(ctx, db, "sessions")
+	if err != nil {
+		return nil, err
+	}
+	agent := "NULL"
+	if cols["agent_type"] {
+		agent = "agent_type"
+	}
+	rows, err := db.QueryContext(ctx, "SELECT id, workspace_id, "+agent+" FROM sessions ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("read sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []TabAgent
+	for rows.Next() {
+		var id, ws, ag sql.NullString
+		if err := rows.Scan(&id, &ws, &ag); err != nil {
+			return nil, fmt.Errorf("read sessions: %w", err)
+		}
+		out = append(out, TabAgent{ID: id.String, WorkspaceID: ws.String, AgentType: ag.String})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read sessions: %w", err)
+	}
+	return out, nil
+}
+
 // ParseTime reads both timestamp formats Conductor writes in one
 // column: 'YYYY-MM-DD HH:MM:SS' (UTC) and ISO 'YYYY-MM-DDTHH:MM:SS.sssZ'.
 // Anything else is the zero time.

@@ -3,11 +3,11 @@ package conductor
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
 
+	"conductorbridge/bridge/conductorrows"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/sqliteread"
@@ -109,14 +109,14 @@ func (a Agent) ResumeUsage(g driver.Group, _ *price.Table, elsewhere []string, s
 			}
 		}
 	}
-	tabs, err := d.tabs(ctx)
+	tabs, err := conductorrows.ReadTabAgents(ctx, d.conn)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("read conductor db %s: %w", path, err)
 	}
 	counted := map[string]string{} // the tabs counted here, by id: their key
 	for _, t := range tabs {
-		if t.agent != "" && !slices.ContainsFunc(elsewhere, func(s string) bool { return strings.EqualFold(s, t.agent) }) {
-			counted[t.id] = strings.ToLower(t.agent) + "\x00" + dirs[t.workspace]
+		if t.AgentType != "" && !slices.ContainsFunc(elsewhere, func(s string) bool { return strings.EqualFold(s, t.AgentType) }) {
+			counted[t.ID] = strings.ToLower(t.AgentType) + "\x00" + dirs[t.WorkspaceID]
 		}
 	}
 	rs := tabReads{tabs: make(map[string]*tabRead, len(counted))}
@@ -129,64 +129,31 @@ func (a Agent) ResumeUsage(g driver.Group, _ *price.Table, elsewhere []string, s
 	}
 	var fresh []string // the tabs counted now and not then: every row of theirs is read
 	for _, t := range tabs {
-		if _, ok := counted[t.id]; ok && rs.tabs[t.id] == nil {
+		if _, ok := counted[t.ID]; ok && rs.tabs[t.ID] == nil {
 			p, _ := NewParser(nil)
-			rs.tabs[t.id] = &tabRead{p: p}
-			fresh = append(fresh, t.id)
+			rs.tabs[t.ID] = &tabRead{p: p}
+			fresh = append(fresh, t.ID)
 		}
 	}
 	if err := rs.read(ctx, &d, prev.Mark.Rowid, fresh); err != nil {
 		return nil, nil, err
 	}
 	for _, t := range tabs {
-		k, ok := counted[t.id]
+		k, ok := counted[t.ID]
 		if !ok {
 			continue
 		}
-		tr := rs.tabs[t.id]
-		old := sp.Upto(t.id)
+		tr := rs.tabs[t.ID]
+		old := sp.Upto(t.ID)
 		if old != nil && tr.n == 0 {
 			continue // as it was: Done or the next tab's Upto takes it
 		}
-		agent := strings.ToLower(t.agent)
-		if err := sp.Session(t.id, k, tr.last, old, tr.p, tr.ends, agent, func() (string, string) { return dirs[t.workspace], t.id }); err != nil {
+		agent := strings.ToLower(t.AgentType)
+		if err := sp.Session(t.ID, k, tr.last, old, tr.p, tr.ends, agent, func() (string, string) { return dirs[t.WorkspaceID], t.ID }); err != nil {
 			return nil, nil, err
 		}
 	}
 	turns, next := sp.Done()
 	state, err := driver.SaveTable(usageMark{Mark: mark, Elsewhere: elsewhere}, next)
 	return turns, state, err
-}
-
-// tab is one row of sessions: a chat tab.
-type tab struct{ id, workspace, agent string }
-
-// tabs lists every tab with its workspace and agent_type (an older build
-// with no agent_type column ran Claude only: "").
-func (d *db) tabs(ctx context.Context) ([]tab, error) {
-	agent := "NULL"
-	var n int
-	if err := d.conn.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'agent_type'").Scan(&n); err != nil {
-		return nil, fmt.Errorf("read conductor db %s: sessions: %w", d.path, err)
-	}
-	if n > 0 {
-		agent = "agent_type"
-	}
-	rs, err := d.conn.QueryContext(ctx, "SELECT id, workspace_id, "+agent+" FROM sessions ORDER BY id")
-	if err != nil {
-		return nil, fmt.Errorf("read conductor db %s: sessions: %w", d.path, err)
-	}
-	defer rs.Close()
-	var out []tab
-	for rs.Next() {
-		var id, ws, ag sql.NullString
-		if err := rs.Scan(&id, &ws, &ag); err != nil {
-			return nil, fmt.Errorf("read conductor db %s: sessions: %w", d.path, err)
-		}
-		out = append(out, tab{id: id.String, workspace: ws.String, agent: ag.String})
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("read conductor db %s: sessions: %w", d.path, err)
-	}
-	return out, nil
 }
