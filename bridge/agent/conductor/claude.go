@@ -6,6 +6,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/event"
 )
 
@@ -94,7 +95,7 @@ func (p *Parser) assistant(f *fastjson.Value, ts time.Time, out []event.Event) [
 			out = p.text(base, event.Thinking, b.GetStringBytes("thinking"), out)
 		case "tool_use", "server_tool_use":
 			name := string(b.GetStringBytes("name"))
-			in, trunc := toolInput(b.Get("input"))
+			in, trunc := agent.ToolInput(b.Get("input"))
 			out = p.toolUse(base, string(b.GetStringBytes("id")), name, in, trunc, out)
 		}
 	}
@@ -117,7 +118,7 @@ func (p *Parser) user(f *fastjson.Value, ts time.Time, out []event.Event) []even
 	for _, b := range content.GetArray() {
 		switch string(b.GetStringBytes("type")) {
 		case "tool_result":
-			o, trunc := resultText(b.Get("content"))
+			o, trunc := agent.ResultText(b.Get("content"))
 			out = p.toolResult(base, string(b.GetStringBytes("tool_use_id")), o, trunc, b.GetBool("is_error"), out)
 		case "text":
 			if len(text) > 0 {

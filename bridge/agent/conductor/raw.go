@@ -6,6 +6,8 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"conductorbridge/bridge/agent"
+	"conductorbridge/bridge/agent/cursor"
 	"conductorbridge/bridge/event"
 )
 
@@ -39,93 +41,36 @@ func (p *Parser) raw(v *fastjson.Value, ts time.Time, out []event.Event) []event
 	case typ == "status" || (typ == "result" && v.Get("status") != nil):
 		return p.runStatus(string(v.GetStringBytes("status")), ts, out)
 	case typ == "usage":
-		u := v.Get("usage")
-		p.usage("", "", event.Usage{
-			InputTokens:         event.Tokens(u.GetInt64("inputTokens")),
-			OutputTokens:        event.Tokens(u.GetInt64("outputTokens")),
-			CacheReadTokens:     event.Tokens(u.GetInt64("cacheReadTokens")),
-			CacheCreationTokens: event.Tokens(u.GetInt64("cacheWriteTokens")),
-		}, ts)
+		p.usage("", "", cursor.Usage(v.Get("usage")), ts)
 		return out
 	}
 	return p.envelope(v, ts, out)
 }
 
-// runStatus ends the turn when a Cursor run ends: FINISHED, ERROR,
-// EXPIRED, CANCELLED (the person stopped it); the SDK's run stream says
-// them in lower case.
+// runStatus ends the turn when a Cursor run ends (cursor.RunEnd).
 func (p *Parser) runStatus(status string, ts time.Time, out []event.Event) []event.Event {
-	switch strings.ToUpper(status) {
-	case "FINISHED", "ERROR", "EXPIRED":
-		return p.endTurn(out, ts, ending{})
-	case "CANCELLED":
-		return p.endTurn(out, ts, ending{stopped: true})
-	case "RUNNING", "CREATING":
+	ended, stopped, working := cursor.RunEnd(status)
+	switch {
+	case ended:
+		return p.endTurn(out, ts, ending{stopped: stopped})
+	case working:
 		p.touch(ts)
 	}
 	return out
 }
 
-// cursorTool reads a Cursor tool call: the SDK's {call_id, name, status,
-// args, result}, or the CLI's {subtype, call_id, tool_call: {readToolCall:
-// {args, result}}}. Its call is emitted once, its result when it is done.
+// cursorTool reads a Cursor tool call (cursor.ReadCall): its call is
+// emitted once, its result when it is done.
 func (p *Parser) cursorTool(v *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
 	base := event.Event{TS: ts, SessionID: p.State.SessionID}
-	id := string(v.GetStringBytes("call_id"))
-	name := string(v.GetStringBytes("name"))
-	args, result := v.Get("args"), v.Get("result")
-	status := string(v.GetStringBytes("status"))
-	if tc := v.GetObject("tool_call"); tc != nil {
-		tc.Visit(func(k []byte, call *fastjson.Value) {
-			name, args, result = cursorToolName(string(k)), call.Get("args"), call.Get("result")
-		})
-		if status = "running"; string(v.GetStringBytes("subtype")) == "completed" {
-			status = "completed"
-		}
+	c := cursor.ReadCall(v)
+	if _, asked := p.State.Tools[c.ID]; !asked || c.ID == "" {
+		out = p.toolUse(base, c.ID, c.Name, c.Input, c.TruncIn, out)
 	}
-	if _, asked := p.State.Tools[id]; !asked || id == "" {
-		in, trunc := toolInput(args)
-		out = p.toolUse(base, id, name, in, trunc, out)
-	}
-	if status != "completed" && status != "error" {
+	if !c.Done {
 		return out
 	}
-	isError := status == "error"
-	if result != nil {
-		if e := result.Get("error"); e != nil {
-			result, isError = e, true
-		} else if s := result.Get("success"); s != nil {
-			result = s
-		}
-	}
-	o, trunc := cursorOutput(result)
-	return p.toolResult(base, id, o, trunc, isError, out)
-}
-
-// cursorToolName names a CLI tool call by its key: shellToolCall is Bash,
-// as the viewer badges it; readToolCall is Read.
-func cursorToolName(key string) string {
-	key = strings.TrimSuffix(key, "ToolCall")
-	switch key {
-	case "shell":
-		return "Bash"
-	case "":
-		return "tool"
-	}
-	return strings.ToUpper(key[:1]) + key[1:]
-}
-
-// cursorOutput is a Cursor tool result as text: its content, output or
-// stdout when it has one, else the JSON.
-func cursorOutput(r *fastjson.Value) (string, bool) {
-	if r != nil && r.Type() == fastjson.TypeObject {
-		for _, k := range []string{"content", "output", "stdout", "message", "text"} {
-			if s := r.Get(k); s != nil && s.Type() == fastjson.TypeString {
-				return cut(s.GetStringBytes())
-			}
-		}
-	}
-	return resultText(r)
+	return p.toolResult(base, c.ID, c.Output, c.TruncOut, c.IsError, out)
 }
 
 // codex reads Codex's exec events: items as they start and complete, and
@@ -184,10 +129,10 @@ func (p *Parser) codex(v *fastjson.Value, typ string, ts time.Time, out []event.
 		out = p.codexCall(base, id, name, item.Get("arguments"), out)
 		if done {
 			if e := item.Get("error"); e != nil && e.Type() != fastjson.TypeNull {
-				o, trunc := resultText(e.Get("message"))
+				o, trunc := agent.ResultText(e.Get("message"))
 				return p.toolResult(base, id, o, trunc, true, out)
 			}
-			o, trunc := resultText(item.Get("result", "content"))
+			o, trunc := agent.ResultText(item.Get("result", "content"))
 			return p.toolResult(base, id, o, trunc, false, out)
 		}
 	case "web_search":
@@ -204,7 +149,7 @@ func (p *Parser) codexCall(base event.Event, id, name string, input *fastjson.Va
 	if _, seen := p.State.Tools[id]; seen && id != "" {
 		return out
 	}
-	in, trunc := toolInput(input)
+	in, trunc := agent.ToolInput(input)
 	return p.toolUse(base, id, name, in, trunc, out)
 }
 
@@ -237,7 +182,7 @@ func (p *Parser) acp(u *fastjson.Value, ts time.Time, out []event.Event) []event
 			name = string(u.GetStringBytes("kind"))
 		}
 		if _, seen := p.State.Tools[id]; !seen || id == "" {
-			in, trunc := toolInput(u.Get("rawInput"))
+			in, trunc := agent.ToolInput(u.Get("rawInput"))
 			out = p.toolUse(base, id, name, in, trunc, out)
 		}
 		return p.acpDone(base, u, out)
@@ -264,7 +209,7 @@ func (p *Parser) acpDone(base event.Event, u *fastjson.Value, out []event.Event)
 	}
 	o, trunc := cut(text)
 	if len(text) == 0 {
-		o, trunc = resultText(u.Get("rawOutput"))
+		o, trunc = agent.ResultText(u.Get("rawOutput"))
 	}
 	return p.toolResult(base, string(u.GetStringBytes("toolCallId")), o, trunc, status == "failed", out)
 }
