@@ -12,6 +12,7 @@ import (
 
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/agent/conductor"
+	"conductorbridge/bridge/agent/cursor"
 	"conductorbridge/bridge/agent/opencode"
 	"conductorbridge/bridge/codex"
 	"conductorbridge/bridge/event"
@@ -32,6 +33,10 @@ type corpus struct {
 	// uncut says the corpus holds no text long enough to be cut, so the
 	// cut is checked but not seen at work (a gap to close by recording one).
 	uncut bool
+	// promptless says the record keeps no prompt (the Cursor SDK's store
+	// keeps it in a checkpoint blob, not in the run's events): a turn
+	// opens at its first event rather than at the person's message.
+	promptless bool
 }
 
 // corpora is every agent package's corpus: a new agent joins the contract
@@ -47,6 +52,11 @@ var corpora = []corpus{
 		resume: func(s json.RawMessage) (agent.Parser, error) { return opencode.NewParser(s) }},
 	{agent: "conductor", globs: []string{"conductor/testdata/corpus/*/rows.jsonl"},
 		resume: func(s json.RawMessage) (agent.Parser, error) { return conductor.NewParser(s) }},
+	// The Cursor SDK's store (cursor's testdata/README.md): the runs that
+	// finished; those that failed spent nothing, so their turn_complete
+	// has no usage (cursor's TestFailedRuns). No output over the cut yet.
+	{agent: "cursor", globs: []string{"cursor/testdata/corpus/*.jsonl"}, uncut: true, promptless: true,
+		resume: func(s json.RawMessage) (agent.Parser, error) { return cursor.NewParser(s) }},
 }
 
 // TestCorpusContract runs every agent package's corpus through the same
@@ -81,7 +91,7 @@ func TestCorpusContract(t *testing.T) {
 					checkGolden(t, path, evs)
 					checkIDs(t, evs)
 					cut = checkCut(t, evs) || cut
-					checkTurns(t, evs)
+					checkTurns(t, evs, c.promptless)
 					for k := 0; k <= len(lines); k++ {
 						if got := parseWithRestart(t, c, lines, k); !reflect.DeepEqual(got, parseWithFlush(t, c, lines, k)) {
 							t.Fatalf("a restart after line %d changes the events:\n%s", k, eventtest.Describe(got))
@@ -240,13 +250,15 @@ func checkCut(t *testing.T, evs []event.Event) bool {
 // checkTurns: a prompt opens a turn (a message typed while one is open
 // joins it), one turn_complete with the turn's usage closes it, and none
 // is open at the end.
-// Subagents' and system messages open no turn of the session's.
-func checkTurns(t *testing.T, evs []event.Event) {
+// Subagents' and system messages open no turn of the session's. A
+// promptless record's turn opens at its first event.
+func checkTurns(t *testing.T, evs []event.Event, promptless bool) {
 	t.Helper()
 	open := false
 	for i, e := range evs {
 		switch {
-		case e.Type == event.User && !e.Sidechain && !e.System:
+		case e.Type == event.User && !e.Sidechain && !e.System,
+			promptless && e.Type != event.TurnComplete && !e.Sidechain:
 			open = true
 		case e.Type == event.TurnComplete:
 			if e.Usage.OutputTokens == 0 {
