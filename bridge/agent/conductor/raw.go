@@ -41,7 +41,7 @@ func (p *Parser) raw(v *fastjson.Value, ts time.Time, out []event.Event) []event
 	case typ == "status" || (typ == "result" && v.Get("status") != nil):
 		return p.runStatus(string(v.GetStringBytes("status")), ts, out)
 	case typ == "usage":
-		p.usage("", "", cursor.Usage(v.Get("usage")), ts)
+		p.usage("", "", cursor.Tokens(v.Get("usage")), ts)
 		return out
 	}
 	return p.envelope(v, ts, out)

@@ -43,7 +43,7 @@
 //
 // Conductor's Cursor tabs stream from Conductor's own record
 // (bridge/agent/conductor), which reads the same SDK messages through
-// ReadCall, Usage and RunEnd: nothing in either store is known to tie a
+// ReadCall, Tokens and RunEnd: nothing in either store is known to tie a
 // tab to its SDK agent (sessions.claude_session_id is not the agent's
 // id), so Driver is not in the bridge's agent list.
 package cursor

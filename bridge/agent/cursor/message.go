@@ -84,9 +84,9 @@ func Output(r *fastjson.Value) (string, bool) {
 	return agent.ResultText(r)
 }
 
-// Usage reads a usage message's or a run's token counts
+// Tokens reads a usage message's or a run's token counts
 // ({inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens}).
-func Usage(u *fastjson.Value) event.Usage {
+func Tokens(u *fastjson.Value) event.Usage {
 	return event.Usage{
 		InputTokens:         event.Tokens(u.GetInt64("inputTokens")),
 		OutputTokens:        event.Tokens(u.GetInt64("outputTokens")),

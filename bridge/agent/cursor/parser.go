@@ -182,7 +182,7 @@ func (p *Parser) message(m *fastjson.Value, r run, out []event.Event) []event.Ev
 	case "usage":
 		if u := m.Get("usage"); u != nil {
 			t := p.touch(r)
-			t.Usage = t.Usage.Add(Usage(u))
+			t.Usage = t.Usage.Add(Tokens(u))
 		}
 	}
 	return out
@@ -203,7 +203,7 @@ func runOf(v *fastjson.Value) run {
 		finished: agent.ParseTime(v.GetStringBytes("finished")),
 	}
 	if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-		usage := Usage(u)
+		usage := Tokens(u)
 		r.usage = &usage
 	}
 	return r

@@ -22,11 +22,20 @@ var update = flag.Bool("update", false, "rewrite testdata/corpus and testdata/fa
 // writable connection (the SDK's side).
 func loadDump(t *testing.T, dump string) (string, *sql.DB) {
 	t.Helper()
+	path := filepath.Join(t.TempDir(), cursor.DBName)
+	return path, loadDumpAt(t, dump, path)
+}
+
+// loadDumpAt is loadDump at path (its folder made).
+func loadDumpAt(t *testing.T, dump, path string) *sql.DB {
+	t.Helper()
 	text, err := os.ReadFile(dump)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), cursor.DBName)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +48,7 @@ func loadDump(t *testing.T, dump string) (string, *sql.DB) {
 	if _, err := db.Exec(string(text)); err != nil {
 		t.Fatalf("load %s: %v", dump, err)
 	}
-	return path, db
+	return db
 }
 
 // readAll reads every row of the store's one agent, in the pages of
