@@ -5,6 +5,7 @@ import (
 	"conductorbridge/bridge/agent/claude"
 	codexagent "conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/agent/conductor"
+	"conductorbridge/bridge/agent/cursor"
 	"conductorbridge/bridge/agent/opencode"
 )
 
@@ -25,6 +26,9 @@ func agentList() []agent.Agent {
 		&claude.Agent{},
 		&codexagent.Agent{},
 		&opencode.Driver{},
+		// The Cursor SDK run in a plain folder, from the SDK's own store;
+		// a Conductor Cursor tab is not its (cursor.Driver).
+		&cursor.Driver{},
 		// Conductor's own record: the source of a tab whose agent has no
 		// reader of its own (a Cursor tab, an unknown agent_type).
 		&conductor.Agent{},

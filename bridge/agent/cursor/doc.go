@@ -41,9 +41,14 @@
 // the run row, so a turn that ends on a row read in between takes its
 // tokens from the run's usage events and its duration up to that event.
 //
-// Conductor's Cursor tabs stream from Conductor's own record
-// (bridge/agent/conductor), which reads the same SDK messages through
-// ReadCall, Tokens and RunEnd: nothing in either store is known to tie a
-// tab to its SDK agent (sessions.claude_session_id is not the agent's
-// id), so Driver is not in the bridge's agent list.
+// Driver is the engine's: an SDK agent run in a plain folder is listed
+// for discovery (Runs: each agent of every store under ~/.cursor/projects
+// updated recently, in its workspace_ref) and read from its store after
+// its parser's mark (FindRows), woken by the store's WAL as every row
+// record is (the engine's rows.go). Conductor's Cursor tabs stream from
+// Conductor's own record (bridge/agent/conductor), which reads the same
+// SDK messages through ReadCall, Tokens and RunEnd: Conductor keeps its
+// SDK store elsewhere, and nothing in either store is known to tie a tab
+// to its SDK agent (sessions.claude_session_id is not the agent's id), so
+// FindRows has no record of a tab. No message reaches an SDK agent.
 package cursor

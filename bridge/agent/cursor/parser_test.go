@@ -245,7 +245,7 @@ func TestCostFromThePriceTable(t *testing.T) {
 		{"knows auto", table, true, 25e-6},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := cursor.Driver{}.NewParser(nil, c.table)
+			p, err := (&cursor.Driver{}).NewParser(nil, c.table)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"conductorbridge/bridge/agent/cursor"
+	"conductorbridge/bridge/event"
+)
+
+// cursorStore writes, at the store the Cursor SDK keeps for work under
+// home, the store the real SDK wrote for one run (a tool call, usage;
+// bridge/agent/cursor/testdata/research/tool.sql), in WAL mode as the SDK
+// keeps it, its agent placed in work and updated now. It returns the SDK
+// side's connection and the agent's id.
+func cursorStore(t *testing.T, home, work string) (*sql.DB, string) {
+	t.Helper()
+	dump, err := os.ReadFile(filepath.Join("..", "bridge", "agent", "cursor", "testdata", "research", "tool.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := cursor.StoreDir(home, work)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, cursor.DBName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{"PRAGMA journal_mode=WAL", string(dump)} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now().UTC().Format(time.RFC3339Nano) // within discovery's window of recent runs
+	if _, err := db.Exec("UPDATE agents SET workspace_ref = ?, updated_at = ?", work, now); err != nil {
+		t.Fatal(err)
+	}
+	return db, "agent-672041a6-889e-4d0c-b9bf-af813a1687d4"
+}
+
+// cursorSecondRun writes a second run as the SDK does: the run row, its
+// events one commit each, then the run row finished with its usage. Its
+// finished_at is its FINISHED event's time, so the turn is the same
+// whether the bridge reads that event before the run row is updated or
+// after (cursor's TestEndReadBeforeTheRunRow tells the two apart).
+func cursorSecondRun(t *testing.T, db *sql.DB, agentID string) {
+	t.Helper()
+	const run = "run-00000000-0000-4000-8000-000000000002"
+	msg := func(m map[string]any) string {
+		m["agent_id"], m["run_id"] = agentID, run
+		b, _ := json.Marshal(map[string]any{"schemaVersion": 1, "type": "sdk_message", "agentId": agentID, "runId": run, "message": m})
+		return string(b)
+	}
+	events := []string{
+		msg(map[string]any{"type": "request", "request_id": "r2"}),
+		msg(map[string]any{"type": "status", "status": "RUNNING"}),
+		msg(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "The second answer."}}}}),
+		msg(map[string]any{"type": "usage", "usage": map[string]any{"inputTokens": 40, "outputTokens": 9, "cacheReadTokens": 0, "cacheWriteTokens": 0, "totalTokens": 49}}),
+		msg(map[string]any{"type": "status", "status": "FINISHED"}),
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`INSERT INTO runs (run_id, agent_id, turn_number, status, model, created_at, updated_at, started_at)
+		VALUES (?, ?, 2, 'RUNNING', 'auto', '2026-12-07T05:00:00.000Z', '2026-12-07T05:00:00.000Z', '2026-12-07T05:00:00.000Z')`, run, agentID)
+	for i, e := range events {
+		exec(`INSERT INTO run_events (run_id, seq, offset, event_type, payload_json, created_at) VALUES (?, ?, ?, 'run_stream_event', ?, ?)`,
+			run, i+1, strings.Repeat("0", 3)+string(rune('1'+i)), e, "2026-12-07T05:00:0"+string(rune('1'+i))+".000Z")
+	}
+	exec(`UPDATE runs SET status = 'FINISHED', usage_json = '{"inputTokens":40,"outputTokens":9,"cacheReadTokens":0,"cacheWriteTokens":0,"totalTokens":49}',
+		finished_at = '2026-12-07T05:00:05.000Z', updated_at = '2026-12-07T05:00:05.000Z' WHERE run_id = ?`, run)
+}
+
+// TestCursorInAPlainFolderStreams: an SDK agent run in a plain folder is
+// listed in that folder's workspace (no route takes it a message), its
+// store's run streamed (the answer, the tool call and its result, the
+// turn's usage), and a run the SDK writes while the bridge runs streams
+// too (the store's WAL wakes its reader), once, and idle after it.
+func TestCursorInAPlainFolderStreams(t *testing.T) {
+	home := t.TempDir()
+	work := filepath.Join(home, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work, err := filepath.EvalSymlinks(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, agentID := cursorStore(t, home, work)
+
+	c := config{agents: agentList()}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	c.register(fs)
+	if err := fs.Parse([]string{"--home", home, "--addr", "127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(c.StateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b, err := startBridge(ctx, c, zerolog.Nop())
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-b.done
+		b.hub.Close()
+	})
+
+	// waitTurns waits until the agent's stream holds n turn_complete
+	// events and returns its events.
+	waitTurns := func(n int) (string, []event.Event) {
+		t.Helper()
+		changes := b.engine.Changes()
+		guard := time.After(60 * time.Second) // a hang guard, not a timing assertion
+		for {
+			if ws, evs := cursorEvents(t, b, work, agentID); countOf(evs, event.TurnComplete) >= n {
+				return ws, evs
+			}
+			select {
+			case <-changes:
+			case <-time.After(100 * time.Millisecond): // topics publish without a change
+			case <-guard:
+				t.Fatalf("%d turns of %s in %s not streamed; workspaces: %+v", n, agentID, work, b.engine.Workspaces())
+			}
+		}
+	}
+	ws, evs := waitTurns(1)
+	tc := ofEventType(evs, event.TurnComplete)
+	if tu := ofEventType(evs, event.ToolUse); len(tu) != 1 || tu[0].Name != "read" || tu[0].Input != "/tmp/cursorsdk/ws/hello.txt" {
+		t.Errorf("tool calls %+v, want the recorded read of hello.txt", tu)
+	}
+	if tc[0].Usage != (event.Usage{InputTokens: 11, OutputTokens: 7}) {
+		t.Errorf("first turn %+v, want the recorded 11 in, 7 out", tc[0])
+	}
+	si, ok := b.engine.Session(ws, agentID)
+	if !ok || si.Agent != "cursor" || si.Source != "cursor" || si.Label != "Cursor" || si.MessagesBlocked == "" {
+		t.Errorf("listed as %+v (%v), want Cursor's, streamed from its store, saying messages cannot reach it", si, ok)
+	}
+
+	cursorSecondRun(t, db, agentID)
+	_, evs = waitTurns(2)
+	tc = ofEventType(evs, event.TurnComplete)
+	if len(tc) != 2 || tc[1].Usage != (event.Usage{InputTokens: 40, OutputTokens: 9}) || tc[1].DurationMS != 5000 {
+		t.Errorf("turns %+v, want the second with 40 in, 9 out, 5 s", tc)
+	}
+	var answers []string
+	for _, e := range ofEventType(evs, event.Assistant) {
+		answers = append(answers, e.Content)
+	}
+	if strings.Join(answers, "|") != "Hello from the fake server.|The second answer." {
+		t.Errorf("answers %q, want each run's once", answers)
+	}
+	if si, _ := b.engine.Session(ws, agentID); si.Status != event.StateIdle {
+		t.Errorf("status %q after the runs, want idle", si.Status)
+	}
+}
+
+// cursorEvents are the events of session in the workspace of dir, and
+// that workspace's id.
+func cursorEvents(t *testing.T, b *bridge, dir, session string) (string, []event.Event) {
+	t.Helper()
+	for _, w := range b.engine.Workspaces() {
+		if w.Directory != dir {
+			continue
+		}
+		topic, ok := b.engine.Topic(w.ID)
+		if !ok {
+			return "", nil
+		}
+		var evs []event.Event
+		for _, it := range topic.History(0) {
+			if it.SessionID != session {
+				continue
+			}
+			var e event.Event
+			if err := json.Unmarshal(it.Data, &e); err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, e)
+		}
+		return w.ID, evs
+	}
+	return "", nil
+}
+
+func countOf(evs []event.Event, typ string) int { return len(ofEventType(evs, typ)) }
+
+func ofEventType(evs []event.Event, typ string) []event.Event {
+	var out []event.Event
+	for _, e := range evs {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
