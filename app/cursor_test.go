@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,24 +51,30 @@ func cursorStore(t *testing.T, home, work string) (*sql.DB, string) {
 	return db, "agent-672041a6-889e-4d0c-b9bf-af813a1687d4"
 }
 
-// cursorSecondRun writes a second run as the SDK does: the run row, its
-// events one commit each, then the run row finished with its usage. Its
-// finished_at is its FINISHED event's time, so the turn is the same
-// whether the bridge reads that event before the run row is updated or
-// after (cursor's TestEndReadBeforeTheRunRow tells the two apart).
-func cursorSecondRun(t *testing.T, db *sql.DB, agentID string) {
+// cursorRun writes run turn of the agent as the SDK does: the run row,
+// its events one commit each (an answer, its usage: in and out tokens),
+// then the run row finished with its usage and the agent updated. Its
+// finished_at is its FINISHED event's time, 5 s after its start, so the
+// turn is the same whether the bridge reads that event before the run
+// row is updated or after (cursor's TestEndReadBeforeTheRunRow tells the
+// two apart).
+func cursorRun(t *testing.T, db *sql.DB, agentID string, turn int, answer string, in, out int) {
 	t.Helper()
-	const run = "run-00000000-0000-4000-8000-000000000002"
+	run := fmt.Sprintf("run-00000000-0000-4000-8000-%012d", turn)
+	day := fmt.Sprintf("2026-12-07T05:%02d:", turn)
 	msg := func(m map[string]any) string {
 		m["agent_id"], m["run_id"] = agentID, run
 		b, _ := json.Marshal(map[string]any{"schemaVersion": 1, "type": "sdk_message", "agentId": agentID, "runId": run, "message": m})
 		return string(b)
 	}
+	usage := fmt.Sprintf(`{"inputTokens":%d,"outputTokens":%d,"cacheReadTokens":0,"cacheWriteTokens":0,"totalTokens":%d}`, in, out, in+out)
+	var u map[string]any
+	_ = json.Unmarshal([]byte(usage), &u)
 	events := []string{
-		msg(map[string]any{"type": "request", "request_id": "r2"}),
+		msg(map[string]any{"type": "request", "request_id": run}),
 		msg(map[string]any{"type": "status", "status": "RUNNING"}),
-		msg(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "The second answer."}}}}),
-		msg(map[string]any{"type": "usage", "usage": map[string]any{"inputTokens": 40, "outputTokens": 9, "cacheReadTokens": 0, "cacheWriteTokens": 0, "totalTokens": 49}}),
+		msg(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": answer}}}}),
+		msg(map[string]any{"type": "usage", "usage": u}),
 		msg(map[string]any{"type": "status", "status": "FINISHED"}),
 	}
 	exec := func(q string, args ...any) {
@@ -77,20 +84,21 @@ func cursorSecondRun(t *testing.T, db *sql.DB, agentID string) {
 		}
 	}
 	exec(`INSERT INTO runs (run_id, agent_id, turn_number, status, model, created_at, updated_at, started_at)
-		VALUES (?, ?, 2, 'RUNNING', 'auto', '2026-12-07T05:00:00.000Z', '2026-12-07T05:00:00.000Z', '2026-12-07T05:00:00.000Z')`, run, agentID)
+		VALUES (?, ?, ?, 'RUNNING', 'auto', ?, ?, ?)`, run, agentID, turn, day+"00.000Z", day+"00.000Z", day+"00.000Z")
 	for i, e := range events {
 		exec(`INSERT INTO run_events (run_id, seq, offset, event_type, payload_json, created_at) VALUES (?, ?, ?, 'run_stream_event', ?, ?)`,
-			run, i+1, strings.Repeat("0", 3)+string(rune('1'+i)), e, "2026-12-07T05:00:0"+string(rune('1'+i))+".000Z")
+			run, i+1, fmt.Sprint(i+1), e, fmt.Sprintf("%s%02d.000Z", day, i+1))
 	}
-	exec(`UPDATE runs SET status = 'FINISHED', usage_json = '{"inputTokens":40,"outputTokens":9,"cacheReadTokens":0,"cacheWriteTokens":0,"totalTokens":49}',
-		finished_at = '2026-12-07T05:00:05.000Z', updated_at = '2026-12-07T05:00:05.000Z' WHERE run_id = ?`, run)
+	exec(`UPDATE runs SET status = 'FINISHED', usage_json = ?, finished_at = ?, updated_at = ? WHERE run_id = ?`, usage, day+"05.000Z", day+"05.000Z", run)
+	exec(`UPDATE agents SET updated_at = ?`, time.Now().UTC().Format(time.RFC3339Nano))
 }
 
 // TestCursorInAPlainFolderStreams: an SDK agent run in a plain folder is
 // listed in that folder's workspace (no route takes it a message), its
 // store's run streamed (the answer, the tool call and its result, the
 // turn's usage), and a run the SDK writes while the bridge runs streams
-// too (the store's WAL wakes its reader), once, and idle after it.
+// too (the store's WAL wakes its reader), once, and idle after it; a run
+// written while no bridge runs is streamed by the next, nothing twice.
 func TestCursorInAPlainFolderStreams(t *testing.T) {
 	home := t.TempDir()
 	work := filepath.Join(home, "work")
@@ -103,32 +111,9 @@ func TestCursorInAPlainFolderStreams(t *testing.T) {
 	}
 	db, agentID := cursorStore(t, home, work)
 
-	c := config{agents: agentList()}
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	c.register(fs)
-	if err := fs.Parse([]string{"--home", home, "--addr", "127.0.0.1:0"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.resolve(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(c.StateDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	b, err := startBridge(ctx, c, zerolog.Nop())
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-b.done
-		b.hub.Close()
-	})
-
-	// waitTurns waits until the agent's stream holds n turn_complete
-	// events and returns its events.
+	b, stop := startCursorBridge(t, home)
+	// waitTurns waits until the agent's stream on b holds n
+	// turn_complete events and returns its events.
 	waitTurns := func(n int) (string, []event.Event) {
 		t.Helper()
 		changes := b.engine.Changes()
@@ -158,22 +143,71 @@ func TestCursorInAPlainFolderStreams(t *testing.T) {
 		t.Errorf("listed as %+v (%v), want Cursor's, streamed from its store, saying messages cannot reach it", si, ok)
 	}
 
-	cursorSecondRun(t, db, agentID)
+	cursorRun(t, db, agentID, 2, "The second answer.", 40, 9)
 	_, evs = waitTurns(2)
+	if si, _ := b.engine.Session(ws, agentID); si.Status != event.StateIdle {
+		t.Errorf("status %q after the runs, want idle", si.Status)
+	}
+
+	// The bridge stops; a third run is written meanwhile; a new bridge
+	// streams it from where the journal says the old one stopped.
+	stop()
+	cursorRun(t, db, agentID, 3, "The third answer.", 70, 12)
+	b, _ = startCursorBridge(t, home)
+	_, evs = waitTurns(3)
 	tc = ofEventType(evs, event.TurnComplete)
-	if len(tc) != 2 || tc[1].Usage != (event.Usage{InputTokens: 40, OutputTokens: 9}) || tc[1].DurationMS != 5000 {
-		t.Errorf("turns %+v, want the second with 40 in, 9 out, 5 s", tc)
+	want := []event.Usage{{InputTokens: 11, OutputTokens: 7}, {InputTokens: 40, OutputTokens: 9}, {InputTokens: 70, OutputTokens: 12}}
+	if len(tc) != len(want) {
+		t.Fatalf("turns %+v, want %d", tc, len(want))
+	}
+	for i, w := range want[1:] {
+		if tc[i+1].Usage != w || tc[i+1].DurationMS != 5000 {
+			t.Errorf("turn %d: %+v, want %+v in 5 s", i+2, tc[i+1], w)
+		}
 	}
 	var answers []string
 	for _, e := range ofEventType(evs, event.Assistant) {
 		answers = append(answers, e.Content)
 	}
-	if strings.Join(answers, "|") != "Hello from the fake server.|The second answer." {
+	if strings.Join(answers, "|") != "Hello from the fake server.|The second answer.|The third answer." {
 		t.Errorf("answers %q, want each run's once", answers)
 	}
-	if si, _ := b.engine.Session(ws, agentID); si.Status != event.StateIdle {
-		t.Errorf("status %q after the runs, want idle", si.Status)
+}
+
+// startCursorBridge starts a bridge in this process on home, with the
+// agent list as serve has it; stop stops it (and is called when the test
+// ends, if it was not).
+func startCursorBridge(t *testing.T, home string) (*bridge, func()) {
+	t.Helper()
+	c := config{agents: agentList()}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	c.register(fs)
+	if err := fs.Parse([]string{"--home", home, "--addr", "127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
 	}
+	if err := c.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(c.StateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b, err := startBridge(ctx, c, zerolog.Nop())
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-b.done
+			b.hub.Close()
+		}
+	}
+	t.Cleanup(stop)
+	return b, stop
 }
 
 // cursorEvents are the events of session in the workspace of dir, and
