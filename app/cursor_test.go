@@ -249,3 +249,27 @@ func ofEventType(evs []event.Event, typ string) []event.Event {
 	}
 	return out
 }
+
+// TestUsageCountsTheCursorSDK: `usage` counts an SDK agent's runs in a
+// plain folder from the SDK's store, as serve's agent list has it: the
+// recorded run's 11 in and 7 out, and a second run's 40 and 9, two turns
+// of the agent's session.
+func TestUsageCountsTheCursorSDK(t *testing.T) {
+	home := t.TempDir()
+	work := filepath.Join(home, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, agentID := cursorStore(t, home, work)
+	cursorRun(t, db, agentID, 2, "The second answer.", 40, 9)
+	out, err := runCLI(t, "usage", "--home", home, "--tz", "UTC", "--json", "--by", "session",
+		"--state-dir", t.TempDir(), "--addr", "127.0.0.1:1")
+	if err != nil {
+		t.Fatalf("usage: %v %s", err, out)
+	}
+	rep := readUsageJSON(t, out)
+	if rep.Total.Turns != 2 || rep.Total.Usage.InputTokens != 51 || rep.Total.Usage.OutputTokens != 16 ||
+		len(rep.Rows) != 1 || rep.Rows[0].Agent != "cursor" || rep.Rows[0].Turns != 2 {
+		t.Errorf("usage --json: %+v, want the agent's two turns, 51 in, 16 out", rep)
+	}
+}

@@ -383,12 +383,16 @@ func (e *entry) repriced(f driver.Format, prices *price.Table, priced []pricing)
 }
 
 // countedBesides names the agents the formats other than the i-th count:
-// their names and aliases.
+// their names and aliases (not those of a format counting only its
+// agent's runs outside Conductor: driver.RunsOnly).
 func (s Source) countedBesides(i int) []string {
 	var out []string
 	for j, f := range s.Formats {
 		if j == i {
 			continue
+		}
+		if _, ok := f.(driver.RunsOnly); ok {
+			continue // the agent's tabs are still the i-th's to count
 		}
 		out = append(out, f.Name())
 		if a, ok := f.(driver.Aliased); ok {

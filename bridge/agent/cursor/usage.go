@@ -13,11 +13,10 @@ import (
 // History is the SDK's stores under one home for bridge/usage (a
 // driver.Whole): every store ~/.cursor/projects/*/sdk-agent-store/*/
 // holds (StoreDir), each database with its WAL one group, read whole when
-// either changed. It is not in the bridge's list yet: the usage of
-// Conductor's Cursor tabs is counted from Conductor's own record, which
-// leaves out the turns of every agent another Format names, and
-// Conductor keeps its SDK store elsewhere (its app-support folder), so
-// listing History as "cursor" would stop counting those tabs.
+// either changed. Driver counts through it, as a driver.RunsOnly: these
+// are the SDK's runs in plain folders; Conductor keeps its own SDK store
+// elsewhere (its app-support folder), so its Cursor tabs are counted from
+// Conductor's own record, as before.
 type History struct {
 	root string // ~/.cursor/projects
 }
@@ -104,3 +103,23 @@ func turnEnds(evs []event.Event) []event.Event {
 	}
 	return kept
 }
+
+var (
+	_ driver.Whole    = (*Driver)(nil)
+	_ driver.RunsOnly = (*Driver)(nil)
+)
+
+// UsageHome is the projects folder the stores are in.
+func (d *Driver) UsageHome() string { return NewHistory(d.home).UsageHome() }
+
+// UsageGroups is each store's database and its WAL.
+func (d *Driver) UsageGroups() ([]driver.Group, error) { return NewHistory(d.home).UsageGroups() }
+
+// ReadUsage reads every turn of the store g is (History.ReadUsage).
+func (d *Driver) ReadUsage(g driver.Group, prices *price.Table, elsewhere []string) ([]driver.Turn, error) {
+	return NewHistory(d.home).ReadUsage(g, prices, elsewhere)
+}
+
+// CountsNoTab: the stores read are the SDK's in plain folders, none of a
+// Conductor tab (driver.RunsOnly).
+func (*Driver) CountsNoTab() {}

@@ -75,6 +75,14 @@ type Whole interface {
 	ReadUsage(g Group, prices *price.Table, elsewhere []string) ([]Turn, error)
 }
 
+// RunsOnly is a Format that counts only its agent's runs outside
+// Conductor (a plain folder's), not its Conductor tabs: the Format that
+// keeps every tab's record (Conductor's own) still counts them, so its
+// name is not among another Whole's elsewhere.
+type RunsOnly interface {
+	CountsNoTab()
+}
+
 // Aliased is a Format whose agent Conductor's sessions.agent_type also
 // names otherwise.
 type Aliased interface {
