@@ -51,4 +51,6 @@
 // SDK store elsewhere, and nothing in either store is known to tie a tab
 // to its SDK agent (sessions.claude_session_id is not the agent's id), so
 // FindRows has no record of a tab. No message reaches an SDK agent.
+// usage counts the stores' runs through History (Driver's driver.Whole),
+// none of a Conductor tab's (driver.RunsOnly).
 package cursor
