@@ -138,6 +138,11 @@ func (p *Parser) row(v *fastjson.Value, out []event.Event) ([]event.Event, error
 		return out, nil // kept elsewhere (payload_ref), or no event
 	}
 	r := runOf(v)
+	if t := p.state.Open; t != nil && r.id != "" && t.Run != r.id {
+		// A run that never said it ended (the SDK was killed) is over
+		// once the next one starts: ended as a gone agent's turn is.
+		out = p.Interrupt(out)
+	}
 	if a := payload.GetStringBytes("agentId"); len(a) > 0 {
 		p.state.Agent = string(a)
 	}

@@ -286,3 +286,25 @@ func TestRowsReadTwiceAddNothing(t *testing.T) {
 		t.Errorf("%d events from the tool run, want 4", len(once))
 	}
 }
+
+// TestARunCutOffEndsAtTheNext: a run whose end was never written (the
+// process was killed after its usage event) ends, interrupted with what it
+// spent, when the agent's next run starts; then the next run is its own
+// turn.
+func TestARunCutOffEndsAtTheNext(t *testing.T) {
+	first := lines(t, "corpus", "finished")
+	cut := rewrite(t, first[:4], func(_ int, m map[string]any) { // through the usage event
+		m["status"] = "RUNNING"
+		delete(m, "usage")
+		delete(m, "finished")
+	})
+	next := rewrite(t, first, func(_ int, m map[string]any) {
+		m["turn"], m["run"] = 2, "run-2"
+	})
+	p, _ := cursor.NewParser(nil)
+	tc := ofType(parse(t, p, append(cut, next...)), event.TurnComplete)
+	want := event.Usage{InputTokens: 11, OutputTokens: 7}
+	if len(tc) != 2 || !tc[0].Interrupted || tc[0].Usage != want || tc[1].Interrupted || tc[1].Usage != want {
+		t.Fatalf("turn_complete %+v: want the cut-off run interrupted with its usage, then the next", tc)
+	}
+}
