@@ -16,6 +16,7 @@ import (
 
 	"conductorbridge/bridge/agent/cursor"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/cursortest"
 )
 
 // cursorStore writes, at the store the Cursor SDK keeps for work under
@@ -25,25 +26,8 @@ import (
 // side's connection and the agent's id.
 func cursorStore(t *testing.T, home, work string) (*sql.DB, string) {
 	t.Helper()
-	dump, err := os.ReadFile(filepath.Join("..", "bridge", "agent", "cursor", "testdata", "research", "tool.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := cursor.StoreDir(home, work)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", filepath.Join(dir, cursor.DBName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	for _, q := range []string{"PRAGMA journal_mode=WAL", string(dump)} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dump := filepath.Join("..", "bridge", "agent", "cursor", "testdata", "research", "tool.sql")
+	db := cursortest.LoadStore(t, dump, filepath.Join(cursor.StoreDir(home, work), cursor.DBName))
 	now := time.Now().UTC().Format(time.RFC3339Nano) // within discovery's window of recent runs
 	if _, err := db.Exec("UPDATE agents SET workspace_ref = ?, updated_at = ?", work, now); err != nil {
 		t.Fatal(err)

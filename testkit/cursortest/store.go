@@ -55,45 +55,57 @@ func Rows(db *sql.DB, table string) ([]Row, error) {
 	return out, nil
 }
 
-// Dump writes the store's schema and rows as SQL text (the form the
-// recorded corpus keeps: no binary database in git). Each agent's
-// metadata_json holds the key its blobs are encrypted with and is written
-// as '{}': it is never read, printed or recorded.
-func Dump(db *sql.DB) (string, error) {
-	type object struct{ typ, name, sql string }
-	rows, err := db.Query(`SELECT type, name, sql FROM sqlite_master
-		WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid`)
+// Dump writes the store as SQL text (the form the recorded corpus keeps:
+// no binary database in git): its schema, the statements the SDK made its
+// tables and indexes with in the order it made them (the form of
+// bridge/agent/cursor/testdata/sdk-<SDKVersion>/schema.sql), and its rows,
+// to be run after the schema. Each agent's metadata_json holds the key its
+// blobs are encrypted with and is written as '{}': it is never read,
+// printed or recorded.
+func Dump(db *sql.DB) (schema, rows string, err error) {
+	objects, err := schemaObjects(db)
 	if err != nil {
-		return "", fmt.Errorf("dump schema: %w", err)
+		return "", "", err
 	}
-	var objects []object
-	for rows.Next() {
-		var o object
-		if err := rows.Scan(&o.typ, &o.name, &o.sql); err != nil {
-			rows.Close()
-			return "", fmt.Errorf("dump schema: %w", err)
-		}
-		objects = append(objects, o)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("dump schema: %w", err)
-	}
-	var b strings.Builder
-	b.WriteString("BEGIN TRANSACTION;\n")
+	var sb, rb strings.Builder
+	rb.WriteString("BEGIN TRANSACTION;\n")
 	for _, o := range objects {
-		b.WriteString(o.sql + ";\n")
-	}
-	for _, o := range objects {
+		sb.WriteString(o.sql + ";\n")
 		if o.typ != "table" {
 			continue
 		}
-		if err := dumpRows(db, &b, o.name); err != nil {
-			return "", err
+		if err := dumpRows(db, &rb, o.name); err != nil {
+			return "", "", err
 		}
 	}
-	b.WriteString("COMMIT;\n")
-	return b.String(), nil
+	rb.WriteString("COMMIT;\n")
+	return sb.String(), rb.String(), nil
+}
+
+// schemaObject is one table or index of a store, as sqlite_master has it.
+type schemaObject struct{ typ, name, sql string }
+
+// schemaObjects reads the store's tables and indexes in the order they
+// were made, SQLite's own left out.
+func schemaObjects(db *sql.DB) ([]schemaObject, error) {
+	rows, err := db.Query(`SELECT type, name, sql FROM sqlite_master
+		WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("dump schema: %w", err)
+	}
+	defer rows.Close()
+	var objects []schemaObject
+	for rows.Next() {
+		var o schemaObject
+		if err := rows.Scan(&o.typ, &o.name, &o.sql); err != nil {
+			return nil, fmt.Errorf("dump schema: %w", err)
+		}
+		objects = append(objects, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("dump schema: %w", err)
+	}
+	return objects, nil
 }
 
 // dumpRows writes table's rows as INSERT statements, column by column in

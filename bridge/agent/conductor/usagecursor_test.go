@@ -2,7 +2,6 @@ package conductor
 
 import (
 	"context"
-	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/usage"
 	"conductorbridge/bridge/usage/driver"
+	"conductorbridge/testkit/cursortest"
 )
 
 // TestUsageCountsCursorTabsBesideTheSDKsRuns: with the Cursor SDK's
@@ -33,22 +33,8 @@ func TestUsageCountsCursorTabsBesideTheSDKsRuns(t *testing.T) {
 	// The SDK's recorded store of one run (11 in, 7 out), in a plain
 	// folder of the home.
 	home := t.TempDir()
-	dump, err := os.ReadFile(filepath.Join("..", "cursor", "testdata", "research", "tool.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	store := filepath.Join(cursor.StoreDir(home, "/tmp/cursorsdk/ws"), cursor.DBName)
-	if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(string(dump)); err != nil {
-		t.Fatal(err)
-	}
+	cursortest.LoadStore(t, filepath.Join("..", "cursor", "testdata", "research", "tool.sql"), store)
 
 	src := usage.Source{Formats: []driver.Format{claude.Agent{}, codexagent.Agent{}, Agent{DB: w.Path, Root: root}, cursor.NewDriver(home)}}
 	h, err := src.Read(context.Background())

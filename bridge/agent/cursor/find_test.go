@@ -9,6 +9,7 @@ import (
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/agent/cursor"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/cursortest"
 )
 
 // TestAFoldersAgentIsFoundAndRead: an SDK agent run in a plain folder is
@@ -18,7 +19,7 @@ import (
 func TestAFoldersAgentIsFoundAndRead(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	const agentID = "agent-672041a6-889e-4d0c-b9bf-af813a1687d4" // tool.sql's
-	db := loadDumpAt(t, filepath.Join("testdata", "research", "tool.sql"), filepath.Join(cursor.StoreDir(home, work), cursor.DBName))
+	db := cursortest.LoadStore(t, filepath.Join("testdata", "research", "tool.sql"), filepath.Join(cursor.StoreDir(home, work), cursor.DBName))
 	if _, err := db.Exec("UPDATE agents SET workspace_ref = ?, updated_at = '2026-12-07T04:02:24.751Z'", work); err != nil {
 		t.Fatal(err)
 	}

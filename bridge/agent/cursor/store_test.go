@@ -13,42 +13,18 @@ import (
 	_ "modernc.org/sqlite"
 
 	"conductorbridge/bridge/agent/cursor"
+	"conductorbridge/testkit/cursortest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/corpus and testdata/failed from testdata/research")
 
-// loadDump makes a store database in a temporary folder from a .dump
-// file, in WAL mode as the SDK keeps it, and returns its path and a
-// writable connection (the SDK's side).
+// loadDump makes a store database in a temporary folder from a recorded
+// dump (cursortest.LoadStore), and returns its path and a writable
+// connection (the SDK's side).
 func loadDump(t *testing.T, dump string) (string, *sql.DB) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), cursor.DBName)
-	return path, loadDumpAt(t, dump, path)
-}
-
-// loadDumpAt is loadDump at path (its folder made).
-func loadDumpAt(t *testing.T, dump, path string) *sql.DB {
-	t.Helper()
-	text, err := os.ReadFile(dump)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec("PRAGMA journal_mode=WAL"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(string(text)); err != nil {
-		t.Fatalf("load %s: %v", dump, err)
-	}
-	return db
+	return path, cursortest.LoadStore(t, dump, path)
 }
 
 // readAll reads every row of the store's one agent, in the pages of

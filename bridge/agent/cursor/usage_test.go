@@ -9,6 +9,7 @@ import (
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
 	"conductorbridge/bridge/usage/driver"
+	"conductorbridge/testkit/cursortest"
 )
 
 // TestHistoryCountsEveryStoresRuns: usage finds each folder's store under
@@ -18,11 +19,11 @@ import (
 func TestHistoryCountsEveryStoresRuns(t *testing.T) {
 	home := t.TempDir()
 	research := func(name string) string { return filepath.Join("testdata", "research", name+".sql") }
-	loadDumpAt(t, research("tool"), filepath.Join(cursor.StoreDir(home, "/tmp/cursorsdk/ws"), cursor.DBName))
-	loadDumpAt(t, research("error-unimplemented"), filepath.Join(cursor.StoreDir(home, "/tmp/failed"), cursor.DBName))
+	cursortest.LoadStore(t, research("tool"), filepath.Join(cursor.StoreDir(home, "/tmp/cursorsdk/ws"), cursor.DBName))
+	cursortest.LoadStore(t, research("error-unimplemented"), filepath.Join(cursor.StoreDir(home, "/tmp/failed"), cursor.DBName))
 	// A run cut off after its usage event: its FINISHED status never
 	// written, its run row still RUNNING.
-	open := loadDumpAt(t, research("finished"), filepath.Join(cursor.StoreDir(home, "/tmp/open"), cursor.DBName))
+	open := cursortest.LoadStore(t, research("finished"), filepath.Join(cursor.StoreDir(home, "/tmp/open"), cursor.DBName))
 	for _, q := range []string{"DELETE FROM run_events WHERE seq = 5", "UPDATE runs SET status = 'RUNNING', usage_json = NULL, finished_at = NULL"} {
 		if _, err := open.Exec(q); err != nil {
 			t.Fatal(err)
