@@ -41,17 +41,25 @@ func TestRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(recordDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeSchema(filepath.Join(recordDir, SchemaFile), schema); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(recordDir, "index.sql")
-	if err := os.WriteFile(path, []byte(dump), 0o644); err != nil {
+	path, err := writeRecording(recordDir, schema, dump)
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s: agents %+v", path, res.Agents)
+}
+
+// writeRecording writes a store's dump to the recording's folder dir
+// (made): its schema to SchemaFile (writeSchema: one there already must be
+// the same), then its rows to index.sql, whose path it returns.
+func writeRecording(dir, schema, rows string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := writeSchema(filepath.Join(dir, SchemaFile), schema); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "index.sql")
+	return path, os.WriteFile(path, []byte(rows), 0o644)
 }
 
 // writeSchema writes schema at path where there is none yet, and is an

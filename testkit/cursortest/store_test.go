@@ -37,16 +37,12 @@ func TestDumpRoundTripsAndBlanksTheKey(t *testing.T) {
 		t.Fatalf("the dump carries metadata_json's key:\n%s", dump)
 	}
 
-	dst, err := sql.Open("sqlite", filepath.Join(dir, "dst.db"))
+	// As the recorder writes it and the reader's tests load it.
+	path, err := writeRecording(filepath.Join(dir, "sdk-"+SDKVersion), schema, dump)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dst.Close()
-	for _, q := range []string{schema, dump} {
-		if _, err := dst.Exec(q); err != nil {
-			t.Fatalf("load the schema and dump: %v\n%s", err, q)
-		}
-	}
+	dst := LoadStore(t, path, filepath.Join(dir, "dst.db"))
 	if _, err := dst.Exec(`SELECT 1 FROM runs INDEXED BY runs_turn WHERE turn_number = 2`); err != nil {
 		t.Errorf("the index did not come back: %v", err)
 	}
