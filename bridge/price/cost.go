@@ -28,6 +28,16 @@ type Charge struct {
 // handed one.
 type Func func(model string, u event.Usage) (usd float64, known bool)
 
+// FuncOf is the Func of table t, the built-in one (Embedded) where t is
+// nil: what an agent's NewParser hands its parser for the prices it was
+// given.
+func FuncOf(t *Table) Func {
+	if t == nil {
+		t = Embedded()
+	}
+	return t.ModelCost
+}
+
 // ModelCost prices a response of model that used u: a Func.
 func (t *Table) ModelCost(model string, u event.Usage) (usd float64, known bool) {
 	return t.Cost(Request{Model: model, Usage: u})

@@ -178,3 +178,30 @@ func TestOverride(t *testing.T) {
 		t.Errorf("a broken override: want an error and the built-in table, got %v, %v", tab, err)
 	}
 }
+
+// TestFuncOf: a table's Func prices from it alone; nil's, from the
+// built-in table.
+func TestFuncOf(t *testing.T) {
+	own, err := Parse([]byte(`{"date":"2030-01-01","models":{"m-own":{"input":7,"output":30}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		table *Table
+		model string
+		want  float64 // 1000 input tokens' cost
+		known bool
+	}{
+		{"a table, its model", own, "m-own", 0.007, true},
+		{"a table, a built-in model", own, "claude-opus-4-6", 0, false},
+		{"nil, a built-in model", nil, "claude-opus-4-6", 0.005, true},
+		{"nil, no such model", nil, "m-own", 0, false},
+	}
+	for _, c := range cases {
+		got, known := FuncOf(c.table)(c.model, event.Usage{InputTokens: 1000})
+		if known != c.known || math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: %v %v, want %v %v", c.name, got, known, c.want, c.known)
+		}
+	}
+}

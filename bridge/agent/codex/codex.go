@@ -56,10 +56,7 @@ func (Agent) NewParser(saved json.RawMessage, prices *price.Table) (agent.Parser
 	if err != nil {
 		return nil, err
 	}
-	if prices == nil {
-		prices = price.Embedded()
-	}
-	p.Price = prices.ModelCost
+	p.Price = price.FuncOf(prices)
 	return p, nil
 }
 

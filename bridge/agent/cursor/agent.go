@@ -66,9 +66,6 @@ func (*Driver) NewParser(saved json.RawMessage, prices *price.Table) (agent.Pars
 	if err != nil {
 		return nil, err
 	}
-	if prices == nil {
-		prices = price.Embedded()
-	}
-	p.Price = prices.ModelCost
+	p.Price = price.FuncOf(prices)
 	return p, nil
 }
