@@ -100,32 +100,13 @@ func TestAnAgentIsOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	c := config{agents: append(agentList(), &fakeAgent{})} // the one line
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	c.register(fs)
-	if fs.Lookup("fake-records") == nil {
+	agents := append(agentList(), &fakeAgent{}) // the one line
+	declared := flag.NewFlagSet("serve", flag.ContinueOnError)
+	(&config{agents: agents}).register(declared)
+	if declared.Lookup("fake-records") == nil {
 		t.Fatal("the fake agent's flag is not declared")
 	}
-	if err := fs.Parse([]string{"--home", home, "--addr", "127.0.0.1:0", "--fake-records", records}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.resolve(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(c.StateDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	b, err := startBridge(ctx, c, zerolog.Nop())
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-b.done
-		b.hub.Close()
-	})
+	b, _ := startServe(t, agents, "--home", home, "--fake-records", records)
 
 	changes := b.engine.Changes()
 	guard := time.After(60 * time.Second) // a hang guard, not a timing assertion
@@ -156,6 +137,42 @@ func TestAnAgentIsOneLine(t *testing.T) {
 	if len(refusals) != 1 || !strings.Contains(refusals[0], fakeRefusal) {
 		t.Errorf("the fake agent's route answers %q, want one answer saying %q", refusals, fakeRefusal)
 	}
+}
+
+// startServe starts a bridge in this process as serve does with args
+// (after --addr 127.0.0.1:0) and the agent list agents; stop stops it
+// (and is called when the test ends, if it was not).
+func startServe(t *testing.T, agents []agent.Agent, args ...string) (*bridge, func()) {
+	t.Helper()
+	c := config{agents: agents}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	c.register(fs)
+	if err := fs.Parse(append([]string{"--addr", "127.0.0.1:0"}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(c.StateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b, err := startBridge(ctx, c, zerolog.Nop())
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-b.done
+			b.hub.Close()
+		}
+	}
+	t.Cleanup(stop)
+	return b, stop
 }
 
 // streamed is the id of the workspace of dir when it lists session as the

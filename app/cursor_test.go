@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,11 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"conductorbridge/bridge/agent/cursor"
 	"conductorbridge/bridge/event"
 	"conductorbridge/testkit/cursortest"
+	"conductorbridge/testkit/eventtest"
 )
 
 // cursorStore writes, at the store the Cursor SDK keeps for work under
@@ -95,7 +92,7 @@ func TestCursorInAPlainFolderStreams(t *testing.T) {
 	}
 	db, agentID := cursorStore(t, home, work)
 
-	b, stop := startCursorBridge(t, home)
+	b, stop := startServe(t, agentList(), "--home", home)
 	// waitTurns waits until the agent's stream on b holds n
 	// turn_complete events and returns its events.
 	waitTurns := func(n int) (string, []event.Event) {
@@ -103,7 +100,7 @@ func TestCursorInAPlainFolderStreams(t *testing.T) {
 		changes := b.engine.Changes()
 		guard := time.After(60 * time.Second) // a hang guard, not a timing assertion
 		for {
-			if ws, evs := cursorEvents(t, b, work, agentID); countOf(evs, event.TurnComplete) >= n {
+			if ws, evs := cursorEvents(t, b, work, agentID); len(eventtest.OfType(evs, event.TurnComplete)) >= n {
 				return ws, evs
 			}
 			select {
@@ -115,8 +112,8 @@ func TestCursorInAPlainFolderStreams(t *testing.T) {
 		}
 	}
 	ws, evs := waitTurns(1)
-	tc := ofEventType(evs, event.TurnComplete)
-	if tu := ofEventType(evs, event.ToolUse); len(tu) != 1 || tu[0].Name != "read" || tu[0].Input != "/tmp/cursorsdk/ws/hello.txt" {
+	tc := eventtest.OfType(evs, event.TurnComplete)
+	if tu := eventtest.OfType(evs, event.ToolUse); len(tu) != 1 || tu[0].Name != "read" || tu[0].Input != "/tmp/cursorsdk/ws/hello.txt" {
 		t.Errorf("tool calls %+v, want the recorded read of hello.txt", tu)
 	}
 	if tc[0].Usage != (event.Usage{InputTokens: 11, OutputTokens: 7}) {
@@ -137,9 +134,9 @@ func TestCursorInAPlainFolderStreams(t *testing.T) {
 	// streams it from where the journal says the old one stopped.
 	stop()
 	cursorRun(t, db, agentID, 3, "The third answer.", 70, 12)
-	b, _ = startCursorBridge(t, home)
+	b, _ = startServe(t, agentList(), "--home", home)
 	_, evs = waitTurns(3)
-	tc = ofEventType(evs, event.TurnComplete)
+	tc = eventtest.OfType(evs, event.TurnComplete)
 	want := []event.Usage{{InputTokens: 11, OutputTokens: 7}, {InputTokens: 40, OutputTokens: 9}, {InputTokens: 70, OutputTokens: 12}}
 	if len(tc) != len(want) {
 		t.Fatalf("turns %+v, want %d", tc, len(want))
@@ -150,48 +147,12 @@ func TestCursorInAPlainFolderStreams(t *testing.T) {
 		}
 	}
 	var answers []string
-	for _, e := range ofEventType(evs, event.Assistant) {
+	for _, e := range eventtest.OfType(evs, event.Assistant) {
 		answers = append(answers, e.Content)
 	}
 	if strings.Join(answers, "|") != "Hello from the fake server.|The second answer.|The third answer." {
 		t.Errorf("answers %q, want each run's once", answers)
 	}
-}
-
-// startCursorBridge starts a bridge in this process on home, with the
-// agent list as serve has it; stop stops it (and is called when the test
-// ends, if it was not).
-func startCursorBridge(t *testing.T, home string) (*bridge, func()) {
-	t.Helper()
-	c := config{agents: agentList()}
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	c.register(fs)
-	if err := fs.Parse([]string{"--home", home, "--addr", "127.0.0.1:0"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.resolve(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(c.StateDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	b, err := startBridge(ctx, c, zerolog.Nop())
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			<-b.done
-			b.hub.Close()
-		}
-	}
-	t.Cleanup(stop)
-	return b, stop
 }
 
 // cursorEvents are the events of session in the workspace of dir, and
@@ -220,18 +181,6 @@ func cursorEvents(t *testing.T, b *bridge, dir, session string) (string, []event
 		return w.ID, evs
 	}
 	return "", nil
-}
-
-func countOf(evs []event.Event, typ string) int { return len(ofEventType(evs, typ)) }
-
-func ofEventType(evs []event.Event, typ string) []event.Event {
-	var out []event.Event
-	for _, e := range evs {
-		if e.Type == typ {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // TestUsageCountsTheCursorSDK: `usage` counts an SDK agent's runs in a

@@ -13,6 +13,7 @@ import (
 	"conductorbridge/bridge/agent/cursor"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/price"
+	"conductorbridge/testkit/eventtest"
 )
 
 // lines reads a corpus file's lines.
@@ -38,17 +39,6 @@ func parse(t *testing.T, p *cursor.Parser, ls [][]byte) []event.Event {
 	return evs
 }
 
-// ofType are evs' events of type typ.
-func ofType(evs []event.Event, typ string) []event.Event {
-	var out []event.Event
-	for _, e := range evs {
-		if e.Type == typ {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // TestFailedRuns: a run that ended in ERROR ends its turn once, with no
 // usage and a cost of $0 (nothing was spent), its duration from the run's
 // start to the status event (the store writes no finished_at for it), and
@@ -70,10 +60,10 @@ func TestFailedRuns(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p, _ := cursor.NewParser(nil)
 			evs := parse(t, p, lines(t, "failed", c.name))
-			if n := len(ofType(evs, event.Assistant)); n != c.assistant {
+			if n := len(eventtest.OfType(evs, event.Assistant)); n != c.assistant {
 				t.Errorf("%d assistant events, want %d", n, c.assistant)
 			}
-			tc := ofType(evs, event.TurnComplete)
+			tc := eventtest.OfType(evs, event.TurnComplete)
 			if len(tc) != 1 {
 				t.Fatalf("%d turn_complete, want 1: %+v", len(tc), evs)
 			}
@@ -123,7 +113,7 @@ func TestEndReadBeforeTheRunRow(t *testing.T) {
 		delete(m, "finished")
 	})
 	p, _ := cursor.NewParser(nil)
-	tc := ofType(parse(t, p, ls), event.TurnComplete)
+	tc := eventtest.OfType(parse(t, p, ls), event.TurnComplete)
 	// The usage event: 11 in, 7 out; started_at 04:02:13.169, the
 	// FINISHED event 04:02:13.992.
 	want := event.Usage{InputTokens: 11, OutputTokens: 7}
@@ -148,7 +138,7 @@ func TestRunStates(t *testing.T) {
 	})
 	p, _ := cursor.NewParser(nil)
 	evs := parse(t, p, running)
-	if !p.InTurn() || len(ofType(evs, event.ToolUse)) != 1 || len(ofType(evs, event.ToolResult)) != 0 {
+	if !p.InTurn() || len(eventtest.OfType(evs, event.ToolUse)) != 1 || len(eventtest.OfType(evs, event.ToolResult)) != 0 {
 		t.Fatalf("in turn %v, events %+v: want a turn open on a call without result", p.InTurn(), evs)
 	}
 	cancelled := rewrite(t, tool[6:7], func(_ int, m map[string]any) {
@@ -161,7 +151,7 @@ func TestRunStates(t *testing.T) {
 		m["payload"] = map[string]any{"schemaVersion": 1, "type": "result", "status": "cancelled"}
 	})
 	evs = parse(t, p, append(cancelled, result...))
-	tc := ofType(evs, event.TurnComplete)
+	tc := eventtest.OfType(evs, event.TurnComplete)
 	if len(tc) != 1 || !tc[0].Interrupted || p.InTurn() {
 		t.Fatalf("events %+v: want one interrupted turn_complete", evs)
 	}
@@ -219,7 +209,7 @@ func TestFailedToolCall(t *testing.T) {
 				}
 			})
 			p, _ := cursor.NewParser(nil)
-			tr := ofType(parse(t, p, ls), event.ToolResult)
+			tr := eventtest.OfType(parse(t, p, ls), event.ToolResult)
 			if len(tr) != 1 || !tr[0].IsError || tr[0].Output != c.output || tr[0].Name != "read" {
 				t.Fatalf("results %+v, want one failed read, %q", tr, c.output)
 			}
@@ -255,7 +245,7 @@ func TestCostFromThePriceTable(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			tc := ofType(evs, event.TurnComplete)
+			tc := eventtest.OfType(evs, event.TurnComplete)
 			if len(tc) != 1 || tc[0].CostKnown != c.known || (c.known && (tc[0].CostUSD < c.usd*0.999 || tc[0].CostUSD > c.usd*1.001)) {
 				t.Fatalf("turn_complete %+v: want cost known %v, $%g", tc, c.known, c.usd)
 			}
@@ -302,7 +292,7 @@ func TestARunCutOffEndsAtTheNext(t *testing.T) {
 		m["turn"], m["run"] = 2, "run-2"
 	})
 	p, _ := cursor.NewParser(nil)
-	tc := ofType(parse(t, p, append(cut, next...)), event.TurnComplete)
+	tc := eventtest.OfType(parse(t, p, append(cut, next...)), event.TurnComplete)
 	want := event.Usage{InputTokens: 11, OutputTokens: 7}
 	if len(tc) != 2 || !tc[0].Interrupted || tc[0].Usage != want || tc[1].Interrupted || tc[1].Usage != want {
 		t.Fatalf("turn_complete %+v: want the cut-off run interrupted with its usage, then the next", tc)

@@ -8,6 +8,7 @@ import (
 
 	"conductorbridge/bridge/agent/cursor"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/eventtest"
 )
 
 // TestTheHarnessRecording reads the store the real SDK 1.0.32 wrote
@@ -46,7 +47,7 @@ func TestTheHarnessRecording(t *testing.T) {
 			}
 			mark = cursor.Mark{Turn: rows[len(rows)-1].Turn, Seq: rows[len(rows)-1].Seq}
 		}
-		byTurns[len(ofType(evs, event.TurnComplete))] = evs
+		byTurns[len(eventtest.OfType(evs, event.TurnComplete))] = evs
 		if p.InTurn() {
 			t.Errorf("agent %s still in a turn after its runs ended", a.ID)
 		}
@@ -56,7 +57,7 @@ func TestTheHarnessRecording(t *testing.T) {
 	if ok == nil {
 		t.Fatalf("no agent with two ended runs: %v", byTurns)
 	}
-	tc := ofType(ok, event.TurnComplete)
+	tc := eventtest.OfType(ok, event.TurnComplete)
 	want := []event.Usage{
 		{InputTokens: 1234, OutputTokens: 56, CacheReadTokens: 700, CacheCreationTokens: 30},
 		{InputTokens: 321, OutputTokens: 9},
@@ -67,22 +68,22 @@ func TestTheHarnessRecording(t *testing.T) {
 		}
 	}
 	// The SDK stores a streamed answer as one message a delta, and each is an event.
-	texts := strings.ReplaceAll(joined(ofType(ok, event.Assistant), func(e event.Event) string { return e.Content }), "\n", "")
+	texts := strings.ReplaceAll(joined(eventtest.OfType(ok, event.Assistant), func(e event.Event) string { return e.Content }), "\n", "")
 	for _, s := range []string{"Reading hello.txt.", "It says hello.", "Second answer."} {
 		if !strings.Contains(texts, s) {
 			t.Errorf("assistant text %q lacks %q", texts, s)
 		}
 	}
-	if th := strings.ReplaceAll(joined(ofType(ok, event.Thinking), func(e event.Event) string { return e.Content }), "\n", ""); !strings.Contains(th, "The user wants the file read.") {
+	if th := strings.ReplaceAll(joined(eventtest.OfType(ok, event.Thinking), func(e event.Event) string { return e.Content }), "\n", ""); !strings.Contains(th, "The user wants the file read.") {
 		t.Errorf("thinking %q", th)
 	}
-	uses := joined(ofType(ok, event.ToolUse), func(e event.Event) string { return e.Name + " " + e.Input })
+	uses := joined(eventtest.OfType(ok, event.ToolUse), func(e event.Event) string { return e.Name + " " + e.Input })
 	for _, s := range []string{"read", "hello.txt", "shell", "wc -l hello.txt"} {
 		if !strings.Contains(uses, s) {
 			t.Errorf("tool calls %q lack %q", uses, s)
 		}
 	}
-	results := joined(ofType(ok, event.ToolResult), func(e event.Event) string { return e.Output })
+	results := joined(eventtest.OfType(ok, event.ToolResult), func(e event.Event) string { return e.Output })
 	for _, s := range []string{"hello from the workspace", "1 hello.txt"} {
 		if !strings.Contains(results, s) {
 			t.Errorf("tool results %q lack %q", results, s)
@@ -93,7 +94,7 @@ func TestTheHarnessRecording(t *testing.T) {
 	if failed == nil {
 		t.Fatalf("no agent with one ended run: %v", byTurns)
 	}
-	if e := ofType(failed, event.TurnComplete)[0]; e.Usage != (event.Usage{}) || e.Interrupted {
+	if e := eventtest.OfType(failed, event.TurnComplete)[0]; e.Usage != (event.Usage{}) || e.Interrupted {
 		t.Errorf("the refused run's turn_complete %+v: want no usage, not interrupted", e)
 	}
 }
