@@ -1,7 +1,8 @@
 // Package eventtest renders the bridge's events for tests: the reviewed
 // event lists beside each corpus file and failure messages share one form,
-// whichever agent wrote the record. Its filters (OfType, OfSession,
-// LastStatus) pick out the events a test looks at.
+// whichever agent wrote the record. Parse feeds a parser a record's lines;
+// its filters (OfType, OfSession, LastStatus) pick out the events a test
+// looks at.
 package eventtest
 
 import (

@@ -26,19 +26,6 @@ func lines(t *testing.T, dir, name string) [][]byte {
 	return bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 }
 
-// parse feeds p every line.
-func parse(t *testing.T, p *cursor.Parser, ls [][]byte) []event.Event {
-	t.Helper()
-	var evs []event.Event
-	for i, l := range ls {
-		var err error
-		if evs, err = p.Line(l, evs); err != nil {
-			t.Fatalf("line %d: %v", i, err)
-		}
-	}
-	return evs
-}
-
 // TestFailedRuns: a run that ended in ERROR ends its turn once, with no
 // usage and a cost of $0 (nothing was spent), its duration from the run's
 // start to the status event (the store writes no finished_at for it), and
@@ -59,7 +46,7 @@ func TestFailedRuns(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p, _ := cursor.NewParser(nil)
-			evs := parse(t, p, lines(t, "failed", c.name))
+			evs := eventtest.Parse(t, p, lines(t, "failed", c.name), nil)
 			if n := len(eventtest.OfType(evs, event.Assistant)); n != c.assistant {
 				t.Errorf("%d assistant events, want %d", n, c.assistant)
 			}
@@ -113,7 +100,7 @@ func TestEndReadBeforeTheRunRow(t *testing.T) {
 		delete(m, "finished")
 	})
 	p, _ := cursor.NewParser(nil)
-	tc := eventtest.OfType(parse(t, p, ls), event.TurnComplete)
+	tc := eventtest.OfType(eventtest.Parse(t, p, ls, nil), event.TurnComplete)
 	// The usage event: 11 in, 7 out; started_at 04:02:13.169, the
 	// FINISHED event 04:02:13.992.
 	want := event.Usage{InputTokens: 11, OutputTokens: 7}
@@ -137,7 +124,7 @@ func TestRunStates(t *testing.T) {
 		delete(m, "finished")
 	})
 	p, _ := cursor.NewParser(nil)
-	evs := parse(t, p, running)
+	evs := eventtest.Parse(t, p, running, nil)
 	if !p.InTurn() || len(eventtest.OfType(evs, event.ToolUse)) != 1 || len(eventtest.OfType(evs, event.ToolResult)) != 0 {
 		t.Fatalf("in turn %v, events %+v: want a turn open on a call without result", p.InTurn(), evs)
 	}
@@ -150,7 +137,7 @@ func TestRunStates(t *testing.T) {
 		m["seq"] = 8
 		m["payload"] = map[string]any{"schemaVersion": 1, "type": "result", "status": "cancelled"}
 	})
-	evs = parse(t, p, append(cancelled, result...))
+	evs = eventtest.Parse(t, p, append(cancelled, result...), nil)
 	tc := eventtest.OfType(evs, event.TurnComplete)
 	if len(tc) != 1 || !tc[0].Interrupted || p.InTurn() {
 		t.Fatalf("events %+v: want one interrupted turn_complete", evs)
@@ -174,7 +161,7 @@ func TestTextIsCut(t *testing.T) {
 		}
 	})
 	p, _ := cursor.NewParser(nil)
-	evs := parse(t, p, ls)
+	evs := eventtest.Parse(t, p, ls, nil)
 	if len(evs) != 3 {
 		t.Fatalf("events %+v", evs)
 	}
@@ -209,7 +196,7 @@ func TestFailedToolCall(t *testing.T) {
 				}
 			})
 			p, _ := cursor.NewParser(nil)
-			tr := eventtest.OfType(parse(t, p, ls), event.ToolResult)
+			tr := eventtest.OfType(eventtest.Parse(t, p, ls, nil), event.ToolResult)
 			if len(tr) != 1 || !tr[0].IsError || tr[0].Output != c.output || tr[0].Name != "read" {
 				t.Fatalf("results %+v, want one failed read, %q", tr, c.output)
 			}
@@ -259,8 +246,8 @@ func TestCostFromThePriceTable(t *testing.T) {
 func TestRowsReadTwiceAddNothing(t *testing.T) {
 	ls := lines(t, "corpus", "tool")
 	p, _ := cursor.NewParser(nil)
-	once := parse(t, p, ls)
-	if again := parse(t, p, ls); len(again) != 0 {
+	once := eventtest.Parse(t, p, ls, nil)
+	if again := eventtest.Parse(t, p, ls, nil); len(again) != 0 {
 		t.Errorf("the rows again gave %+v", again)
 	}
 	before, _ := p.Save()
@@ -292,7 +279,7 @@ func TestARunCutOffEndsAtTheNext(t *testing.T) {
 		m["turn"], m["run"] = 2, "run-2"
 	})
 	p, _ := cursor.NewParser(nil)
-	tc := eventtest.OfType(parse(t, p, append(cut, next...)), event.TurnComplete)
+	tc := eventtest.OfType(eventtest.Parse(t, p, append(cut, next...), nil), event.TurnComplete)
 	want := event.Usage{InputTokens: 11, OutputTokens: 7}
 	if len(tc) != 2 || !tc[0].Interrupted || tc[0].Usage != want || tc[1].Interrupted || tc[1].Usage != want {
 		t.Fatalf("turn_complete %+v: want the cut-off run interrupted with its usage, then the next", tc)

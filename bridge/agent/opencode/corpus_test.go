@@ -12,6 +12,7 @@ import (
 
 	"conductorbridge/bridge/agent/opencode"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/eventtest"
 )
 
 // corpus is a recorded session: the rows the real OpenCode wrote
@@ -50,17 +51,6 @@ func corpora(t testing.TB) []corpus {
 	return out
 }
 
-func parse(t *testing.T, p *opencode.Parser, lines [][]byte, evs []event.Event) []event.Event {
-	t.Helper()
-	for i, l := range lines {
-		var err error
-		if evs, err = p.Line(l, evs); err != nil {
-			t.Fatalf("line %d: %v", i, err)
-		}
-	}
-	return evs
-}
-
 // TestCorpus replays what the real binary wrote: the events are the
 // recorded run's, in one pass, resumed from a saved state at every row,
 // and with every row fed twice.
@@ -68,14 +58,14 @@ func TestCorpus(t *testing.T) {
 	for _, c := range corpora(t) {
 		t.Run(c.name, func(t *testing.T) {
 			p, _ := opencode.NewParser(nil)
-			whole := parse(t, p, c.lines, nil)
+			whole := eventtest.Parse(t, p, c.lines, nil)
 			c.want.check(t, whole)
 			if p.InTurn() {
 				t.Error("a turn is open after the recorded run ended")
 			}
 			for i := range c.lines {
 				a, _ := opencode.NewParser(nil)
-				evs := parse(t, a, c.lines[:i], nil)
+				evs := eventtest.Parse(t, a, c.lines[:i], nil)
 				saved, err := a.Save()
 				if err != nil {
 					t.Fatal(err)
@@ -85,7 +75,7 @@ func TestCorpus(t *testing.T) {
 					t.Fatal(err)
 				}
 				// A restart reads again from a little before its cursor.
-				evs = parse(t, b, c.lines[max(0, i-3):], evs)
+				evs = eventtest.Parse(t, b, c.lines[max(0, i-3):], evs)
 				if !reflect.DeepEqual(evs, whole) {
 					t.Fatalf("resumed at row %d: %d events, want %d", i, len(evs), len(whole))
 				}

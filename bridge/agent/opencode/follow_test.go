@@ -9,6 +9,7 @@ import (
 
 	"conductorbridge/bridge/agent/opencode"
 	"conductorbridge/bridge/event"
+	"conductorbridge/testkit/eventtest"
 )
 
 // TestFollowerStreamsWhileOpenCodeCommits: rows committed one by one (as
@@ -65,7 +66,7 @@ func TestFollowerStreamsWhileOpenCodeCommits(t *testing.T) {
 	})
 	cancel()
 	<-done
-	whole := parse(t, mustParser(t), c.lines, nil)
+	whole := eventtest.Parse(t, mustParser(t), c.lines, nil)
 	for _, s := range []string{"ses_a", "ses_b"} {
 		if !reflect.DeepEqual(evs[s], whole) {
 			t.Errorf("%s: %d events, want the corpus's %d", s, len(evs[s]), len(whole))
