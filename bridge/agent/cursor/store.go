@@ -38,30 +38,18 @@ func StoreDir(home, cwd string) string {
 // DBName is the store's SQLite database in its folder.
 const DBName = "index.db"
 
-// Store reads one SDK store's index.db, read-only (bridge/sqliteread):
-// short statements on one connection, so the SDK never waits for it. It
-// is not safe for concurrent use.
+// Store reads one SDK store's index.db, read-only: it is the database's
+// sqliteread.Conn (its Path, DataVersion, a move when the SDK committed,
+// and Close are the Conn's), short statements on one connection, so the
+// SDK never waits for it. It is not safe for concurrent use.
 type Store struct {
-	path string
-	conn *sqliteread.Conn
+	*sqliteread.Conn
 }
 
 // NewStore returns a store for the database at path; nothing is opened
 // until the first read.
 func NewStore(path string) *Store {
-	return &Store{path: path, conn: sqliteread.New("cursor store", path)}
-}
-
-// Path is the database's path.
-func (s *Store) Path() string { return s.path }
-
-// Close drops the connection; a later read opens a new one.
-func (s *Store) Close() error { return s.conn.Close() }
-
-// DataVersion is PRAGMA data_version: it moves when the SDK committed
-// (fresh: a new connection, whose numbers are not comparable).
-func (s *Store) DataVersion(ctx context.Context) (v int64, fresh bool, err error) {
-	return s.conn.DataVersion(ctx)
+	return &Store{sqliteread.New("cursor store", path)}
 }
 
 // rowsQuery reads an agent's events after a mark, with their runs'
@@ -81,13 +69,13 @@ func (s *Store) Rows(ctx context.Context, agentID string, after Mark, limit int)
 	if limit <= 0 || limit > maxRows {
 		limit = maxRows
 	}
-	conn, _, err := s.conn.Open(ctx)
+	conn, _, err := s.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
 	fail := func(err error) error {
 		_ = s.Close()
-		return fmt.Errorf("cursor store %s: read events of %s: %w", s.path, agentID, err)
+		return fmt.Errorf("cursor store %s: read events of %s: %w", s.Path(), agentID, err)
 	}
 	rs, err := conn.QueryContext(ctx, rowsQuery, agentID, after.Turn, after.Turn, after.Seq, limit)
 	if err != nil {
@@ -121,7 +109,7 @@ type AgentInfo struct {
 
 // Agents lists the store's agents, the last updated first.
 func (s *Store) Agents(ctx context.Context) ([]AgentInfo, error) {
-	conn, _, err := s.conn.Open(ctx)
+	conn, _, err := s.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +118,7 @@ func (s *Store) Agents(ctx context.Context) ([]AgentInfo, error) {
 		FROM agents ORDER BY updated_at DESC`)
 	if err != nil {
 		_ = s.Close()
-		return nil, fmt.Errorf("cursor store %s: list agents: %w", s.path, err)
+		return nil, fmt.Errorf("cursor store %s: list agents: %w", s.Path(), err)
 	}
 	defer rs.Close()
 	var out []AgentInfo
@@ -138,7 +126,7 @@ func (s *Store) Agents(ctx context.Context) ([]AgentInfo, error) {
 		var a AgentInfo
 		if err := rs.Scan(&a.ID, &a.Workspace, &a.Status, &a.Name, &a.Updated); err != nil {
 			_ = s.Close()
-			return nil, fmt.Errorf("cursor store %s: list agents: %w", s.path, err)
+			return nil, fmt.Errorf("cursor store %s: list agents: %w", s.Path(), err)
 		}
 		out = append(out, a)
 	}

@@ -56,13 +56,13 @@ func (History) ReadUsage(g driver.Group, prices *price.Table, _ []string) ([]dri
 	ctx := context.Background()
 	st := NewStore(g.Files[0])
 	defer st.Close()
-	conn, _, err := st.conn.Open(ctx)
+	conn, _, err := st.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
 		_ = st.Close()
-		return nil, fmt.Errorf("cursor store %s: %w", st.path, err)
+		return nil, fmt.Errorf("cursor store %s: %w", st.Path(), err)
 	}
 	defer conn.ExecContext(ctx, "ROLLBACK") //nolint:errcheck // a read: nothing to undo
 	agents, err := st.Agents(ctx)

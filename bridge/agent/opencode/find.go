@@ -45,19 +45,19 @@ func (s *Store) Sessions(ctx context.Context, dir string) ([]Session, error) {
 		" FROM session WHERE directory = ? AND parent_id IS NULL AND time_archived IS NULL ORDER BY time_updated DESC, id DESC",
 		filepath.Clean(dir))
 	if err != nil {
-		return nil, s.fail(fmt.Errorf("opencode db %s: sessions in %s: %w", s.path, dir, err))
+		return nil, s.fail(fmt.Errorf("opencode db %s: sessions in %s: %w", s.Path(), dir, err))
 	}
 	defer rs.Close()
 	var out []Session
 	for rs.Next() {
 		ss, err := scanSession(rs)
 		if err != nil {
-			return nil, s.fail(fmt.Errorf("opencode db %s: sessions in %s: %w", s.path, dir, err))
+			return nil, s.fail(fmt.Errorf("opencode db %s: sessions in %s: %w", s.Path(), dir, err))
 		}
 		out = append(out, ss)
 	}
 	if err := rs.Err(); err != nil {
-		return nil, s.fail(fmt.Errorf("opencode db %s: sessions in %s: %w", s.path, dir, err))
+		return nil, s.fail(fmt.Errorf("opencode db %s: sessions in %s: %w", s.Path(), dir, err))
 	}
 	return out, nil
 }
@@ -76,7 +76,7 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 		return Session{}, fmt.Errorf("%w: %s", ErrNoSession, id)
 	}
 	if err != nil {
-		return Session{}, s.fail(fmt.Errorf("opencode db %s: session %s: %w", s.path, id, err))
+		return Session{}, s.fail(fmt.Errorf("opencode db %s: session %s: %w", s.Path(), id, err))
 	}
 	return ss, nil
 }
@@ -119,19 +119,19 @@ func (s *Store) Recent(ctx context.Context, since time.Time) ([]Session, error) 
 		" FROM session WHERE time_updated >= ? AND parent_id IS NULL AND time_archived IS NULL ORDER BY time_updated DESC, id DESC",
 		since.UnixMilli())
 	if err != nil {
-		return nil, s.fail(fmt.Errorf("opencode db %s: recent sessions: %w", s.path, err))
+		return nil, s.fail(fmt.Errorf("opencode db %s: recent sessions: %w", s.Path(), err))
 	}
 	defer rs.Close()
 	var out []Session
 	for rs.Next() {
 		ss, err := scanSession(rs)
 		if err != nil {
-			return nil, s.fail(fmt.Errorf("opencode db %s: recent sessions: %w", s.path, err))
+			return nil, s.fail(fmt.Errorf("opencode db %s: recent sessions: %w", s.Path(), err))
 		}
 		out = append(out, ss)
 	}
 	if err := rs.Err(); err != nil {
-		return nil, s.fail(fmt.Errorf("opencode db %s: recent sessions: %w", s.path, err))
+		return nil, s.fail(fmt.Errorf("opencode db %s: recent sessions: %w", s.Path(), err))
 	}
 	return out, nil
 }

@@ -39,19 +39,19 @@ func (s *Store) Rows(ctx context.Context, session string, after int64, limit int
 		"SELECT seq, type, data FROM event WHERE aggregate_id = ? AND seq > ? ORDER BY seq LIMIT ?",
 		session, after, limit)
 	if err != nil {
-		return nil, s.fail(fmt.Errorf("opencode db %s: read events of %s: %w", s.path, session, err))
+		return nil, s.fail(fmt.Errorf("opencode db %s: read events of %s: %w", s.Path(), session, err))
 	}
 	defer rs.Close()
 	var out []Row
 	for rs.Next() {
 		r := Row{Session: session}
 		if err := rs.Scan(&r.Seq, &r.Type, &r.Data); err != nil {
-			return nil, s.fail(fmt.Errorf("opencode db %s: read events of %s: %w", s.path, session, err))
+			return nil, s.fail(fmt.Errorf("opencode db %s: read events of %s: %w", s.Path(), session, err))
 		}
 		out = append(out, r)
 	}
 	if err := rs.Err(); err != nil {
-		return nil, s.fail(fmt.Errorf("opencode db %s: read events of %s: %w", s.path, session, err))
+		return nil, s.fail(fmt.Errorf("opencode db %s: read events of %s: %w", s.Path(), session, err))
 	}
 	return out, nil
 }
@@ -67,7 +67,7 @@ func (s *Store) LastSeq(ctx context.Context, session string) (int64, error) {
 	err = conn.QueryRowContext(ctx,
 		"SELECT COALESCE(MAX(seq), -1) FROM event WHERE aggregate_id = ?", session).Scan(&seq)
 	if err != nil {
-		return 0, s.fail(fmt.Errorf("opencode db %s: last seq of %s: %w", s.path, session, err))
+		return 0, s.fail(fmt.Errorf("opencode db %s: last seq of %s: %w", s.Path(), session, err))
 	}
 	return seq, nil
 }

@@ -80,7 +80,7 @@ func (a *Driver) ResumeUsage(g driver.Group, prices *price.Table, _ []string, sa
 	}
 	// One read transaction: the mark is of the rows read.
 	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
-		return nil, nil, st.fail(fmt.Errorf("opencode db %s: %w", st.path, err))
+		return nil, nil, st.fail(fmt.Errorf("opencode db %s: %w", st.Path(), err))
 	}
 	defer conn.ExecContext(ctx, "ROLLBACK") //nolint:errcheck // a read: nothing to undo
 	if saved != nil {
@@ -90,7 +90,7 @@ func (a *Driver) ResumeUsage(g driver.Group, prices *price.Table, _ []string, sa
 	}
 	mark, err := sqliteread.MarkOf(ctx, conn, "event", eventKey)
 	if err != nil {
-		return nil, nil, st.fail(fmt.Errorf("opencode db %s: %w", st.path, err))
+		return nil, nil, st.fail(fmt.Errorf("opencode db %s: %w", st.Path(), err))
 	}
 	var (
 		p       *Parser
@@ -170,18 +170,18 @@ func (s *Store) eachRow(ctx context.Context, after int64, fn func(Row)) error {
 func (s *Store) scanRows(ctx context.Context, conn *sql.Conn, query string, fn func(Row), args ...any) error {
 	rs, err := conn.QueryContext(ctx, query, args...)
 	if err != nil {
-		return s.fail(fmt.Errorf("opencode db %s: read events: %w", s.path, err))
+		return s.fail(fmt.Errorf("opencode db %s: read events: %w", s.Path(), err))
 	}
 	defer rs.Close()
 	var r Row
 	for rs.Next() {
 		if err := rs.Scan(&r.Session, &r.Seq, &r.Type, &r.Data); err != nil {
-			return s.fail(fmt.Errorf("opencode db %s: read events: %w", s.path, err))
+			return s.fail(fmt.Errorf("opencode db %s: read events: %w", s.Path(), err))
 		}
 		fn(r)
 	}
 	if err := rs.Err(); err != nil {
-		return s.fail(fmt.Errorf("opencode db %s: read events: %w", s.path, err))
+		return s.fail(fmt.Errorf("opencode db %s: read events: %w", s.Path(), err))
 	}
 	return nil
 }
