@@ -99,3 +99,26 @@ type RowChanges interface {
 type Prompted interface {
 	Prompts() (n int, ok bool)
 }
+
+// RecordName is the name of session's record in the database at db
+// (RowRecord.Name): db#session.
+func RecordName(db, session string) string { return db + "#" + session }
+
+// Store is what reads a Rows agent's database: its path, and Close, after
+// which a read opens it again (a sqliteread.Conn).
+type Store interface {
+	Path() string
+	Close() error
+}
+
+// StoreRecord is one session of the database its store S reads: the
+// Name, DB and Close of the session's RowRecord, whose Read is the
+// agent's own.
+type StoreRecord[S Store] struct {
+	Store   S
+	Session string
+}
+
+func (r StoreRecord[S]) Name() string { return RecordName(r.Store.Path(), r.Session) }
+func (r StoreRecord[S]) DB() string   { return r.Store.Path() }
+func (r StoreRecord[S]) Close() error { return r.Store.Close() }

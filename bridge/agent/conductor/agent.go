@@ -68,7 +68,7 @@ type tabRecord struct {
 	out []Row
 }
 
-func (r *tabRecord) Name() string { return r.db.path + "#" + r.tab }
+func (r *tabRecord) Name() string { return agent.RecordName(r.db.path, r.tab) }
 func (r *tabRecord) DB() string   { return r.db.path }
 func (r *tabRecord) Close() error { r.db.close(); return nil }
 

@@ -40,7 +40,7 @@ func (d *Driver) Runs(since time.Time, run func(dir, id, record string)) error {
 				continue
 			}
 			found[a.ID] = db
-			run(a.Workspace, a.ID, recordName(db, a.ID))
+			run(a.Workspace, a.ID, agent.RecordName(db, a.ID))
 		}
 	}
 	d.stores = found
@@ -85,24 +85,15 @@ func (d *Driver) FindRows(ctx context.Context, s agent.RowSession) (agent.RowRec
 	}
 	for _, a := range agents {
 		if a.ID == s.ID {
-			return &record{st: st, agentID: s.ID}, nil
+			return &record{agent.StoreRecord[*Store]{Store: st, Session: s.ID}}, nil
 		}
 	}
 	st.Close()
 	return nil, nil
 }
 
-func recordName(db, agentID string) string { return db + "#" + agentID }
-
-// record is one SDK agent's rows of a store.
-type record struct {
-	st      *Store
-	agentID string
-}
-
-func (r *record) Name() string { return recordName(r.st.Path(), r.agentID) }
-func (r *record) DB() string   { return r.st.Path() }
-func (r *record) Close() error { return r.st.Close() }
+// record is one SDK agent's rows of a store (its Session the agent's id).
+type record struct{ agent.StoreRecord[*Store] }
 
 // Read hands over the rows after p's mark.
 func (r *record) Read(ctx context.Context, p agent.Parser, limit int, fn func(line []byte)) (bool, error) {
@@ -110,7 +101,7 @@ func (r *record) Read(ctx context.Context, p agent.Parser, limit int, fn func(li
 	if !ok {
 		return false, fmt.Errorf("cursor record %s: parser %T is not Cursor's", r.Name(), p)
 	}
-	rows, err := r.st.Rows(ctx, r.agentID, cp.Mark(), limit)
+	rows, err := r.Store.Rows(ctx, r.Session, cp.Mark(), limit)
 	if err != nil {
 		return false, err
 	}

@@ -61,7 +61,7 @@ func (a *Driver) FindRows(ctx context.Context, s agent.RowSession) (agent.RowRec
 	if err != nil || !ok {
 		return nil, err
 	}
-	return &record{st: NewStore(a.db), session: ss.ID}, nil
+	return &record{agent.StoreRecord[*Store]{Store: NewStore(a.db), Session: ss.ID}}, nil
 }
 
 // Runs calls run for each session (not a subagent's) updated at or after
@@ -78,22 +78,13 @@ func (a *Driver) Runs(since time.Time, run func(dir, id, record string)) error {
 		return err
 	}
 	for _, s := range list {
-		run(s.Dir, s.ID, recordName(a.db, s.ID))
+		run(s.Dir, s.ID, agent.RecordName(a.db, s.ID))
 	}
 	return nil
 }
 
-func recordName(db, session string) string { return db + "#" + session }
-
 // record is one session's rows of the event table.
-type record struct {
-	st      *Store
-	session string
-}
-
-func (r *record) Name() string { return recordName(r.st.Path(), r.session) }
-func (r *record) DB() string   { return r.st.Path() }
-func (r *record) Close() error { return r.st.Close() }
+type record struct{ agent.StoreRecord[*Store] }
 
 // Read hands over the rows after p's next seq.
 func (r *record) Read(ctx context.Context, p agent.Parser, limit int, fn func(line []byte)) (bool, error) {
@@ -101,7 +92,7 @@ func (r *record) Read(ctx context.Context, p agent.Parser, limit int, fn func(li
 	if !ok {
 		return false, fmt.Errorf("opencode record %s: parser %T is not OpenCode's", r.Name(), p)
 	}
-	rows, err := r.st.Rows(ctx, r.session, op.Next()-1, limit)
+	rows, err := r.Store.Rows(ctx, r.Session, op.Next()-1, limit)
 	if err != nil {
 		return false, err
 	}
