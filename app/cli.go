@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"conductorbridge/bridge/api"
 	"conductorbridge/bridge/discover"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/stream"
@@ -113,8 +114,9 @@ func scanDirect(ctx context.Context, c config) ([]apiWorkspace, error) {
 		if w.Archived {
 			continue
 		}
-		out = append(out, apiWorkspace{ID: w.ID, Name: w.Name, Branch: w.Branch, Directory: w.Directory,
-			PID: w.PID, Active: w.PID != 0, Repo: w.Repo, Status: w.ConductorStatus, Source: w.Source})
+		out = append(out, apiWorkspace{WorkspaceHead: api.WorkspaceHead{ID: w.ID, Name: w.Name, Branch: w.Branch,
+			Directory: w.Directory, PID: w.PID, Active: w.PID != 0, Repo: w.Repo, Status: w.ConductorStatus,
+			Source: w.Source}})
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"conductorbridge/bridge/api"
 	"conductorbridge/bridge/localsock"
 )
 
@@ -120,28 +121,12 @@ func getJSONWithin(ctx context.Context, cl *bridgeClient, path, token string, v 
 	return nil
 }
 
-// apiWorkspace is a workspace as GET /api/workspaces lists it.
-type apiWorkspace struct {
-	ID            string       `json:"id"`
-	Name          string       `json:"name"`
-	Branch        string       `json:"branch"`
-	Directory     string       `json:"directory"`
-	PID           int          `json:"pid"`
-	Active        bool         `json:"active"`
-	Repo          string       `json:"repo"`
-	Status        string       `json:"status"`
-	Reason        string       `json:"reason,omitempty"`
-	StatusSince   time.Time    `json:"status_since"`
-	SessionID     string       `json:"session_id"`
-	Source        string       `json:"source"`
-	LastEventID   int64        `json:"last_event_id"`
-	Paired        bool         `json:"paired"`
-	LastHookAt    time.Time    `json:"last_hook_at"`
-	LastHookEvent string       `json:"last_hook_event"`
-	DisplayName   string       `json:"display_name,omitempty"`
-	Browser       bool         `json:"browser,omitempty"` // its gstack browse server is followed
-	Sessions      []apiSession `json:"sessions,omitempty"`
-}
+// apiWorkspace and apiSession are a workspace and one of its agent
+// sessions as GET /api/workspaces lists them: the API's own wire types.
+type (
+	apiWorkspace = api.Workspace
+	apiSession   = api.Session
+)
 
 func listWorkspaces(ctx context.Context, cl *bridgeClient, token string) ([]apiWorkspace, error) {
 	var out struct {

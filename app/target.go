@@ -7,22 +7,6 @@ import (
 	"strings"
 )
 
-// apiSession is one agent session of a workspace, as GET /api/workspaces
-// lists it.
-type apiSession struct {
-	SessionID          string `json:"session_id"`
-	ConductorSessionID string `json:"conductor_session_id,omitempty"`
-	Agent              string `json:"agent"`
-	Title              string `json:"title"`
-	Status             string `json:"status"`
-	Reason             string `json:"reason,omitempty"`
-	Active             bool   `json:"active"`
-	PID                int    `json:"pid"`
-	Streamed           bool   `json:"streamed"`
-	Version            string `json:"version,omitempty"`
-	LastEventID        int64  `json:"last_event_id"`
-}
-
 // findTarget asks the running bridge for its workspaces and picks what
 // q names in them (pickTarget), for the commands that act on one.
 func findTarget(ctx context.Context, c config, q string) (*bridgeClient, apiWorkspace, *apiSession, error) {

@@ -3,15 +3,17 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"conductorbridge/bridge/api"
 )
 
 func TestPickTarget(t *testing.T) {
 	list := []apiWorkspace{
-		{ID: "w1", Name: "tokyo", Repo: "app", Directory: "/src/app/tokyo", Sessions: []apiSession{
+		{WorkspaceHead: api.WorkspaceHead{ID: "w1", Name: "tokyo", Repo: "app", Directory: "/src/app/tokyo"}, Sessions: []apiSession{
 			{SessionID: "aaaa1111-0000", ConductorSessionID: "tab-1", Title: "Fix login"},
 			{SessionID: "aaaa2222-0000", Title: "Tests"},
 		}},
-		{ID: "w2", Name: "osaka", Repo: "app", Directory: "/src/app/osaka"},
+		{WorkspaceHead: api.WorkspaceHead{ID: "w2", Name: "osaka", Repo: "app", Directory: "/src/app/osaka"}},
 	}
 	tests := []struct {
 		q, ws, session, err string

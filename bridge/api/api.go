@@ -232,19 +232,19 @@ func closed(c <-chan struct{}) bool {
 	}
 }
 
-// workspaceJSON is a workspace on the wire: the seed's fields (id, name,
-// branch, directory, pid, active) first, then what a client needs to show
-// and follow it.
-type workspaceJSON struct {
-	workspaceHead
-	Sessions []sessionJSON `json:"sessions"`
+// Workspace is a workspace on the wire (GET /api/workspaces): the seed's
+// fields (id, name, branch, directory, pid, active) first, then what a
+// client needs to show and follow it. The CLI decodes the list into it too.
+type Workspace struct {
+	WorkspaceHead
+	Sessions []Session `json:"sessions"`
 }
 
-// workspaceHead is everything of a workspace on the wire but its
+// WorkspaceHead is everything of a workspace on the wire but its
 // sessions: comparable, so the list cache can tell an unchanged workspace
 // at a glance. encoding/json writes an embedded struct's fields in place,
 // so the wire's field order is as before.
-type workspaceHead struct {
+type WorkspaceHead struct {
 	ID              string    `json:"id"`
 	Name            string    `json:"name"`
 	Branch          string    `json:"branch"`
@@ -277,8 +277,8 @@ type workspaceHead struct {
 	Reason      string `json:"reason,omitempty"`
 }
 
-// sessionJSON is one agent session on the wire.
-type sessionJSON struct {
+// Session is one agent session on the wire.
+type Session struct {
 	SessionID          string    `json:"session_id"`
 	ConductorSessionID string    `json:"conductor_session_id,omitempty"` // when it differs from session_id
 	Agent              string    `json:"agent"`
@@ -301,16 +301,16 @@ type sessionJSON struct {
 	LastActivity    time.Time `json:"last_activity,omitzero"`
 }
 
-func toJSON(in engine.Info) workspaceJSON { return toJSONInto(in, nil) }
+func toJSON(in engine.Info) Workspace { return toJSONInto(in, nil) }
 
 // toJSONInto is toJSON with the sessions appended to sessions[:0]: the
 // list reuses one slice for every workspace, and keeps a copy only of
 // what it encodes.
-func toJSONInto(in engine.Info, sessions []sessionJSON) workspaceJSON {
+func toJSONInto(in engine.Info, sessions []Session) Workspace {
 	if sessions == nil {
-		sessions = make([]sessionJSON, 0, len(in.Sessions))
+		sessions = make([]Session, 0, len(in.Sessions))
 	}
-	j := workspaceJSON{workspaceHead: workspaceHead{
+	j := Workspace{WorkspaceHead: WorkspaceHead{
 		ID: in.ID, Name: in.Name, Branch: in.Branch, Directory: in.Directory, PID: in.PID,
 		Active: in.Active, Repo: in.Repo, Status: in.Status, StatusSince: in.StatusSince,
 		SessionID: in.SessionID, Transcript: in.Transcript, Source: in.Source,
@@ -321,7 +321,7 @@ func toJSONInto(in engine.Info, sessions []sessionJSON) workspaceJSON {
 		Browser: in.Browser,
 	}, Sessions: sessions[:0]}
 	for _, si := range in.Sessions {
-		sj := sessionJSON{
+		sj := Session{
 			SessionID: si.SessionID, Agent: cmp.Or(si.Agent, "claude"), AgentLabel: si.Label, Source: si.Source, Title: si.Title, Status: si.Status,
 			Reason: si.Reason, StatusSince: si.StatusSince, Active: si.Active, Unread: si.Unread, PID: si.PID,
 			Model: si.Model, Version: si.Version, Streamed: si.Streamed, MessagesBlocked: si.MessagesBlocked,
@@ -336,9 +336,9 @@ func toJSONInto(in engine.Info, sessions []sessionJSON) workspaceJSON {
 }
 
 // withPairing adds the workspace's pairing to its wire form.
-func (s *Server) withPairing(in engine.Info) workspaceJSON { return s.withPairingInto(in, nil) }
+func (s *Server) withPairing(in engine.Info) Workspace { return s.withPairingInto(in, nil) }
 
-func (s *Server) withPairingInto(in engine.Info, sessions []sessionJSON) workspaceJSON {
+func (s *Server) withPairingInto(in engine.Info, sessions []Session) Workspace {
 	j := toJSONInto(in, sessions)
 	if s.Pairing != nil {
 		p, ok := s.Pairing.Paired(in.ID)
@@ -367,8 +367,8 @@ func (s *Server) workspaces(w http.ResponseWriter, r *http.Request) {
 // encoding only what changed since the cache last saw it.
 func (s *Server) listBody(b []byte, sees func(id string) bool) []byte {
 	list := s.Engine.Workspaces()
-	visible := func(yield func(workspaceJSON) bool) {
-		scratch := make([]sessionJSON, 0, 8) // body copies what it keeps
+	visible := func(yield func(Workspace) bool) {
+		scratch := make([]Session, 0, 8) // body copies what it keeps
 		for _, in := range list {
 			if !sees(in.ID) {
 				continue

@@ -25,7 +25,7 @@ type listCache struct {
 }
 
 type cachedJSON struct {
-	j    workspaceJSON
+	j    Workspace
 	data []byte // j encoded, no trailing newline
 	gen  uint64
 }
@@ -34,7 +34,7 @@ type cachedJSON struct {
 // writeJSON would write it; all is how many workspaces there are in all
 // (list may be only those a browser sees). list may reuse one Sessions
 // slice for every workspace it yields.
-func (c *listCache) body(b []byte, list iter.Seq[workspaceJSON], all int) []byte {
+func (c *listCache) body(b []byte, list iter.Seq[Workspace], all int) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
@@ -50,7 +50,7 @@ func (c *listCache) body(b []byte, list iter.Seq[workspaceJSON], all int) []byte
 		first = false
 		e := c.m[j.ID]
 		if e == nil || !sameJSON(e.j, j) {
-			j.Sessions = append([]sessionJSON{}, j.Sessions...) // list may reuse its slice; never null on the wire
+			j.Sessions = append([]Session{}, j.Sessions...) // list may reuse its slice; never null on the wire
 			e = &cachedJSON{j: j, data: encodeWorkspace(&j)}
 			c.m[j.ID] = e
 		}
@@ -101,7 +101,7 @@ func encodeCompact(v any) []byte {
 // encodeWorkspace is j's wire form: by hand, or through encoding/json
 // for what the hand-written encoder cannot say alike (a time whose year
 // has more than four digits).
-func encodeWorkspace(j *workspaceJSON) []byte {
+func encodeWorkspace(j *Workspace) []byte {
 	if b, ok := appendWorkspace(nil, j); ok {
 		return b
 	}
@@ -109,6 +109,6 @@ func encodeWorkspace(j *workspaceJSON) []byte {
 }
 
 // sameJSON reports whether two wire forms encode alike.
-func sameJSON(a, b workspaceJSON) bool {
-	return a.workspaceHead == b.workspaceHead && slices.Equal(a.Sessions, b.Sessions)
+func sameJSON(a, b Workspace) bool {
+	return a.WorkspaceHead == b.WorkspaceHead && slices.Equal(a.Sessions, b.Sessions)
 }

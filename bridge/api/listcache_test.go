@@ -13,29 +13,29 @@ import (
 // list is byte for byte what encoding the whole list gives, and a
 // workspace that did not change is not encoded again.
 func TestListCacheAnswersAsAFreshEncoding(t *testing.T) {
-	ws := func(id, status string, sessions ...sessionJSON) workspaceJSON {
-		j := workspaceJSON{workspaceHead: workspaceHead{ID: id, Name: "<" + id + ">", Status: status,
+	ws := func(id, status string, sessions ...Session) Workspace {
+		j := Workspace{WorkspaceHead: WorkspaceHead{ID: id, Name: "<" + id + ">", Status: status,
 			StatusSince: time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC), Stream: "/workspace/" + id + "/session/stream"},
-			Sessions: []sessionJSON{}}
+			Sessions: []Session{}}
 		j.Sessions = append(j.Sessions, sessions...)
 		return j
 	}
-	s1 := sessionJSON{SessionID: "s1", Agent: "claude", Status: "idle", LastEventID: 3}
+	s1 := Session{SessionID: "s1", Agent: "claude", Status: "idle", LastEventID: 3}
 	steps := []struct {
 		name      string
-		list      []workspaceJSON
+		list      []Workspace
 		unchanged []string // encoded last time and still the same
 	}{
-		{"first", []workspaceJSON{ws("a", "idle"), ws("b", "idle", s1), ws("c", "working")}, nil},
-		{"a status", []workspaceJSON{ws("a", "working"), ws("b", "idle", s1), ws("c", "working")}, []string{"b", "c"}},
-		{"a session", []workspaceJSON{ws("a", "working"), ws("b", "idle", s1, sessionJSON{SessionID: "s2"}), ws("c", "working")}, []string{"a", "c"}},
-		{"c gone", []workspaceJSON{ws("a", "working"), ws("b", "idle", s1, sessionJSON{SessionID: "s2"})}, []string{"a", "b"}},
-		{"c back, paired", []workspaceJSON{ws("a", "working"), ws("b", "idle", s1, sessionJSON{SessionID: "s2"}), func() workspaceJSON {
+		{"first", []Workspace{ws("a", "idle"), ws("b", "idle", s1), ws("c", "working")}, nil},
+		{"a status", []Workspace{ws("a", "working"), ws("b", "idle", s1), ws("c", "working")}, []string{"b", "c"}},
+		{"a session", []Workspace{ws("a", "working"), ws("b", "idle", s1, Session{SessionID: "s2"}), ws("c", "working")}, []string{"a", "c"}},
+		{"c gone", []Workspace{ws("a", "working"), ws("b", "idle", s1, Session{SessionID: "s2"})}, []string{"a", "b"}},
+		{"c back, paired", []Workspace{ws("a", "working"), ws("b", "idle", s1, Session{SessionID: "s2"}), func() Workspace {
 			j := ws("c", "working")
 			j.Paired = true
 			return j
 		}()}, []string{"a", "b"}},
-		{"none visible", []workspaceJSON{}, nil},
+		{"none visible", []Workspace{}, nil},
 	}
 	var c listCache
 	prev := map[string][]byte{}
@@ -61,8 +61,8 @@ func TestListCacheAnswersAsAFreshEncoding(t *testing.T) {
 		}
 		// As the handler calls it: one Sessions slice for every workspace.
 		var r listCache
-		reusing := func(yield func(workspaceJSON) bool) {
-			var scratch []sessionJSON
+		reusing := func(yield func(Workspace) bool) {
+			var scratch []Session
 			for _, j := range st.list {
 				scratch = append(scratch[:0], j.Sessions...)
 				j.Sessions = scratch

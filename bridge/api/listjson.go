@@ -11,10 +11,10 @@ import (
 // (TestListEncoderIsJSON), without reflection: after a cold start, or
 // whenever most workspaces changed at once, the first list call encodes a
 // thousand of them, and through encoding/json that alone took 25–30 ms.
-// A field added to workspaceJSON or sessionJSON must be added here too;
+// A field added to Workspace or Session must be added here too;
 // the test fails until it is.
-func appendWorkspace(b []byte, j *workspaceJSON) ([]byte, bool) {
-	h := &j.workspaceHead
+func appendWorkspace(b []byte, j *Workspace) ([]byte, bool) {
+	h := &j.WorkspaceHead
 	ok := true
 	b = keyStr(b, `{"id":`, h.ID)
 	b = keyStr(b, `,"name":`, h.Name)
@@ -56,7 +56,7 @@ func appendWorkspace(b []byte, j *workspaceJSON) ([]byte, bool) {
 	return append(b, '}'), ok
 }
 
-func appendSession(b []byte, s *sessionJSON, ok bool) ([]byte, bool) {
+func appendSession(b []byte, s *Session, ok bool) ([]byte, bool) {
 	b = keyStr(b, `{"session_id":`, s.SessionID)
 	b = strField(b, `,"conductor_session_id":`, s.ConductorSessionID)
 	b = keyStr(b, `,"agent":`, s.Agent)

@@ -34,10 +34,10 @@ func fillAll(v reflect.Value, seed string, when time.Time) {
 // and times encoding/json treats specially.
 func TestListEncoderIsJSON(t *testing.T) {
 	tokyo := time.FixedZone("JST", 9*3600)
-	full := func(seed string, when time.Time) workspaceJSON {
-		var j workspaceJSON
-		fillAll(reflect.ValueOf(&j.workspaceHead).Elem(), seed, when)
-		j.Sessions = make([]sessionJSON, 2)
+	full := func(seed string, when time.Time) Workspace {
+		var j Workspace
+		fillAll(reflect.ValueOf(&j.WorkspaceHead).Elem(), seed, when)
+		j.Sessions = make([]Session, 2)
 		for i := range j.Sessions {
 			fillAll(reflect.ValueOf(&j.Sessions[i]).Elem(), seed, when)
 		}
@@ -46,13 +46,13 @@ func TestListEncoderIsJSON(t *testing.T) {
 	odd := "a<b>&c \"q\" \\ \n\r\t\b\f \x01 \x7f é 日本 \u2028\u2029 \xff\xfe end"
 	tests := []struct {
 		name string
-		j    workspaceJSON
+		j    Workspace
 	}{
 		{"every field", full("x-", time.Date(2026, 12, 3, 15, 4, 5, 123456789, time.UTC))},
 		{"odd strings, a zone, whole seconds", full(odd, time.Date(2026, 1, 2, 3, 4, 5, 0, tokyo))},
-		{"nothing set", workspaceJSON{}},
-		{"no sessions", workspaceJSON{workspaceHead: workspaceHead{ID: "w", Name: "n"}, Sessions: []sessionJSON{}}},
-		{"one bare session", workspaceJSON{Sessions: []sessionJSON{{SessionID: "s"}}}},
+		{"nothing set", Workspace{}},
+		{"no sessions", Workspace{WorkspaceHead: WorkspaceHead{ID: "w", Name: "n"}, Sessions: []Session{}}},
+		{"one bare session", Workspace{Sessions: []Session{{SessionID: "s"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +65,7 @@ func TestListEncoderIsJSON(t *testing.T) {
 			}
 		})
 	}
-	far := workspaceJSON{workspaceHead: workspaceHead{StatusSince: time.Date(12026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	far := Workspace{WorkspaceHead: WorkspaceHead{StatusSince: time.Date(12026, 1, 1, 0, 0, 0, 0, time.UTC)}}
 	if _, ok := appendWorkspace(nil, &far); ok {
 		t.Error("a five-digit year was encoded by hand; encoding/json refuses it")
 	}
