@@ -46,7 +46,9 @@ type Options struct {
 	Env []string
 }
 
-func (o Options) withDefaults() (Options, error) {
+// prepare is what every run does first: o with its defaults filled in,
+// and its home and workspace prepared (PrepareHome).
+func (o Options) prepare() (Options, error) {
 	var err error
 	if o.Dir, err = agenttest.Workdir("claudetest", o.Bin, o.Home, o.Dir); err != nil {
 		return o, err
@@ -67,7 +69,7 @@ func (o Options) withDefaults() (Options, error) {
 		}
 		o.SessionID = id
 	}
-	return o, nil
+	return o, PrepareHome(o.Home, o.Dir)
 }
 
 // apiKey is the key Claude Code sends the fake model, which never checks it.
@@ -136,11 +138,8 @@ type Result struct {
 // Run runs `claude -p <prompt>` to completion. A non-zero exit is an
 // error, but the Result (with stderr) is returned alongside it.
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	o, err := opts.withDefaults()
+	o, err := opts.prepare()
 	if err != nil {
-		return nil, err
-	}
-	if err := PrepareHome(o.Home, o.Dir); err != nil {
 		return nil, err
 	}
 	args := []string{"-p", o.Prompt, "--output-format", o.OutputFormat}

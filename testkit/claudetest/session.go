@@ -44,11 +44,8 @@ type Session struct {
 // Start launches a long-lived session. Send user messages with Send and
 // end it with Close.
 func Start(ctx context.Context, opts Options) (*Session, error) {
-	o, err := opts.withDefaults()
+	o, err := opts.prepare()
 	if err != nil {
-		return nil, err
-	}
-	if err := PrepareHome(o.Home, o.Dir); err != nil {
 		return nil, err
 	}
 	args := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"}

@@ -44,11 +44,8 @@ const screenCols, screenRows = "160", "50"
 // environment, home and workspace, and waits until its prompt takes input.
 // o.Prompt is not used: type it with Type. The server ends with Close.
 func StartTerminal(ctx context.Context, tmux string, o Options) (*Terminal, error) {
-	o, err := o.withDefaults()
+	o, err := o.prepare()
 	if err != nil {
-		return nil, err
-	}
-	if err := PrepareHome(o.Home, o.Dir); err != nil {
 		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "claudetest-tmux-")

@@ -49,11 +49,8 @@ type Message struct {
 // workspace (o.Prompt, o.Resume and o.Args are not used) and initializes
 // the connection. It is stopped when ctx ends or Close is called.
 func StartAppServer(ctx context.Context, o Options) (*AppServer, error) {
-	o, err := o.withDefaults()
+	o, err := o.prepare()
 	if err != nil {
-		return nil, err
-	}
-	if err := PrepareHome(o.CodexHome(), o.Dir, o.BaseURL, o.Model); err != nil {
 		return nil, err
 	}
 	cmd := agenttest.Command(ctx, o.Bin, o.Dir, o.Environ(), []string{"app-server"})

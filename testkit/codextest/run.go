@@ -32,7 +32,9 @@ type Options struct {
 	Model string
 }
 
-func (o Options) withDefaults() (Options, error) {
+// prepare is what every run does first: o with its defaults filled in,
+// and its CODEX_HOME and workspace prepared (PrepareHome).
+func (o Options) prepare() (Options, error) {
 	var err error
 	if o.Dir, err = agenttest.Workdir("codextest", o.Bin, o.Home, o.Dir); err != nil {
 		return o, err
@@ -40,7 +42,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Model == "" {
 		o.Model = ModelFor(Latest)
 	}
-	return o, nil
+	return o, PrepareHome(o.CodexHome(), o.Dir, o.BaseURL, o.Model)
 }
 
 // CodexHome is the CODEX_HOME of the run.
@@ -82,11 +84,8 @@ type Result struct {
 // Command builds the command for o without starting it: stdin is empty
 // so Codex never waits on a terminal.
 func Command(ctx context.Context, o Options) (*exec.Cmd, error) {
-	o, err := o.withDefaults()
+	o, err := o.prepare()
 	if err != nil {
-		return nil, err
-	}
-	if err := PrepareHome(o.CodexHome(), o.Dir, o.BaseURL, o.Model); err != nil {
 		return nil, err
 	}
 	cmd := agenttest.Command(ctx, o.Bin, o.Dir, o.Environ(), o.Argv())
