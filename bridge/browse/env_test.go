@@ -77,6 +77,17 @@ func (e *env) standIn(o browseserver.Options) *browseserver.Server {
 	return s
 }
 
+// followedAt starts a stand-in browse server that goes to url, and waits
+// until the bridge follows it: that goto's start and end in the stream.
+func (e *env) followedAt(url string) *browseserver.Server {
+	e.t.Helper()
+	s := e.standIn(browseserver.Options{})
+	s.Command("goto", url)
+	e.sweep()
+	e.waitBrowse(2)
+	return s
+}
+
 // sweep is the engine's sweep.
 func (e *env) sweep() { e.f.Sweep(true) }
 

@@ -78,10 +78,7 @@ func TestFollowsTheWorkspacesBrowseServer(t *testing.T) {
 // The bridge restarts: it resumes after the last entry it journaled.
 func TestResumesAcrossRestartsOfEitherServer(t *testing.T) {
 	e := newEnv(t)
-	s1 := e.standIn(browseserver.Options{})
-	s1.Command("goto", "https://one.example")
-	e.sweep()
-	e.waitBrowse(2)
+	s1 := e.followedAt("https://one.example")
 	s1.Command("click", "@e1")
 	e.waitBrowse(4)
 
@@ -126,10 +123,7 @@ func TestResumesAcrossRestartsOfEitherServer(t *testing.T) {
 // longer has, and the stream says so too, in the browse server's ids.
 func TestGapWhileTheBridgeWasDown(t *testing.T) {
 	e := newEnv(t)
-	s := e.standIn(browseserver.Options{})
-	s.Command("goto", "https://example.com")
-	e.sweep()
-	e.waitBrowse(2)
+	s := e.followedAt("https://example.com")
 	e.close()
 	for range browseserver.Capacity + 10 {
 		s.Emit(browseserver.Entry{Type: "navigation", URL: "https://example.com/n"})
