@@ -47,11 +47,18 @@ func (a Agent) Find(t testing.TB, version string) string {
 	if err == nil {
 		return bin
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("agenttest: %v", err)
-	}
-	t.Skipf("agenttest: %v", err)
+	Missing(t, "agenttest: %v", err)
 	return ""
+}
+
+// Missing skips the test for a tool this machine lacks, saying so, except
+// under CI=true, where a missing tool means a broken image and fails it.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf(format, args...)
 }
 
 // EnvVar is the variable that may point at a given release's binary

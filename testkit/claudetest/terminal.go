@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"conductorbridge/testkit/agenttest"
 )
 
 // Terminal is Claude Code run the way a person runs it: `claude` with no
@@ -30,10 +32,7 @@ func FindTmux(t testing.TB) string {
 	if err == nil {
 		return p
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("claudetest: tmux not found: %v", err)
-	}
-	t.Skipf("claudetest: tmux not found: %v", err)
+	agenttest.Missing(t, "claudetest: tmux not found: %v", err)
 	return ""
 }
 
