@@ -120,13 +120,7 @@ var patchMarkers = [][]byte{
 // patchPaths lists the files a patch touches, one per line, in order.
 func patchPaths(patch []byte) string {
 	var paths []string
-	for len(patch) > 0 {
-		line := patch
-		if i := bytes.IndexByte(patch, '\n'); i >= 0 {
-			line, patch = patch[:i], patch[i+1:]
-		} else {
-			patch = nil
-		}
+	for line := range bytes.Lines(patch) {
 		for _, m := range patchMarkers {
 			if bytes.HasPrefix(line, m) {
 				paths = append(paths, string(bytes.TrimSpace(line[len(m):])))

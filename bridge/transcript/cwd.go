@@ -48,13 +48,7 @@ const cwdKey = `"cwd":`
 // is not JSON — cut by the read limit, half-written, or garbage — is
 // searched for a "cwd":"…" string directly.
 func cwdIn(b []byte) string {
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+	for line := range bytes.Lines(b) {
 		if !bytes.Contains(line, []byte(cwdKey)) {
 			continue
 		}
