@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -11,7 +10,6 @@ import (
 
 	"conductorbridge/benchkit/browseserver"
 	"conductorbridge/bridge/event"
-	"conductorbridge/bridge/stream"
 )
 
 // runBenchBrowse times a browser action from the entry the browse server
@@ -54,23 +52,12 @@ func runBenchBrowse(ctx context.Context, r *benchReport, exe, root string, entri
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		stream.Read(resp.Body, func(m stream.Message) error {
-			now := time.Now()
-			if m.Event != event.Browse {
-				return nil
-			}
-			sent, ok := benchStamp(m.Data)
-			if !ok {
-				return nil
-			}
+		readStamped(resp.Body, event.Browse, func(sent, now time.Time) bool {
 			mu.Lock()
 			lat = append(lat, now.Sub(sent))
 			n := len(lat)
 			mu.Unlock()
-			if n == entries {
-				return io.EOF
-			}
-			return nil
+			return n == entries
 		})
 	}()
 	every := time.Second / time.Duration(max(perSecond, 1))

@@ -107,6 +107,26 @@ func claudePrompter(h *benchHome) func(i, j int) (func(string), func(), error) {
 	}
 }
 
+// readStamped reads a stream until each has had enough, handing it the
+// bench stamp of every typ event that carries one and the time the event
+// arrived.
+func readStamped(r io.Reader, typ string, each func(sent, now time.Time) (enough bool)) {
+	stream.Read(r, func(m stream.Message) error {
+		now := time.Now()
+		if m.Event != typ {
+			return nil
+		}
+		sent, ok := benchStamp(m.Data)
+		if !ok {
+			return nil
+		}
+		if each(sent, now) {
+			return io.EOF
+		}
+		return nil
+	})
+}
+
 // benchStamp finds the time a benchmark wrote into a line or an entry
 // ("bench@<unix ns>") in an event's JSON.
 func benchStamp(data []byte) (time.Time, bool) {
@@ -184,15 +204,7 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 				}
 				defer resp.Body.Close()
 				once()
-				stream.Read(resp.Body, func(m stream.Message) error {
-					now := time.Now()
-					if m.Event != event.User {
-						return nil
-					}
-					sent, ok := benchStamp(m.Data)
-					if !ok {
-						return nil
-					}
+				readStamped(resp.Body, event.User, func(sent, now time.Time) bool {
 					mu.Lock()
 					if _, ok := res.arrived[sent.UnixNano()]; !ok {
 						res.arrived[sent.UnixNano()] = now
@@ -202,10 +214,8 @@ func runStreamLoad(ctx context.Context, c *benchChild, h *benchHome, ids []strin
 						res.settled = append(res.settled, now.Sub(sent))
 					}
 					mu.Unlock()
-					if got++; got == load.lines*per {
-						return io.EOF
-					}
-					return nil
+					got++
+					return got == load.lines*per
 				})
 			}()
 		}
