@@ -69,7 +69,8 @@ function icon(family) {
   return svg;
 }
 
-function el(tag, cls, text) {
+/** el makes an element of tag, with class cls and text when given. */
+export function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
   if (text !== undefined) e.textContent = text;

@@ -8,6 +8,7 @@
 // Sessions link carries this run's page key to the viewer. It draws with
 // SVG and CSS of its own: no library, nothing fetched from anywhere else.
 
+import { el } from './render.js';
 import { createSession, SignedOut } from './session.js';
 
 const $ = (id) => document.getElementById(id);
@@ -57,13 +58,6 @@ function tokens(n) {
 function shortName(path) {
   const parts = (path || '').split('/').filter(Boolean);
   return parts.length ? parts[parts.length - 1] : path || '(unknown)';
-}
-
-function el(tag, cls, text) {
-  const n = document.createElement(tag);
-  if (cls) n.className = cls;
-  if (text !== undefined) n.textContent = text;
-  return n;
 }
 
 function notice(text, command) {
