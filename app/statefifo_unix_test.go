@@ -6,11 +6,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"conductorbridge/testkit/fifotest"
 )
 
 // Issue 24, finding 4, for the bridge's own state: a FIFO in the place of
@@ -30,16 +31,7 @@ func TestStateFIFOsNeverBlockStart(t *testing.T) {
 			if err := os.MkdirAll(filepath.Dir(fifo), 0o700); err != nil {
 				t.Fatal(err)
 			}
-			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-				t.Skipf("cannot make a FIFO: %v", err)
-			}
-			t.Cleanup(func() { // free an open that did block (before the fix)
-				for range 4 {
-					if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-						f.Close()
-					}
-				}
-			})
+			fifotest.Make(t, fifo, 0o600)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan error, 1)

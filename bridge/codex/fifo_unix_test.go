@@ -3,11 +3,11 @@
 package codex
 
 import (
-	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"conductorbridge/testkit/fifotest"
 )
 
 // Issue 24, finding 4: a FIFO named like a rollout in Codex's sessions
@@ -17,16 +17,7 @@ import (
 func TestRolloutFIFOIsSkipped(t *testing.T) {
 	h, paths := home(t)
 	fifo := filepath.Join(filepath.Dir(paths["0.169.0"]), "rollout-2026-12-02T11-00-00-ffffffff-0000-0000-0000-00000000000f.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skipf("cannot make a FIFO: %v", err)
-	}
-	t.Cleanup(func() {
-		// Free an open that did block (before the fix), so the test
-		// binary can end.
-		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			f.Close()
-		}
-	})
+	fifotest.Make(t, fifo, 0o644)
 	type result struct {
 		got []SessionFile
 		err error

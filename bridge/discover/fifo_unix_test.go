@@ -6,9 +6,10 @@ import (
 	"context"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"conductorbridge/testkit/fifotest"
 )
 
 // Issue 24, finding 4, for Conductor's database: SQLite opens the
@@ -24,16 +25,7 @@ func TestConductorDBSidecarFIFO(t *testing.T) {
 				os.Remove(h.db + s)
 			}
 			fifo := h.db + suffix
-			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-				t.Skipf("cannot make a FIFO: %v", err)
-			}
-			t.Cleanup(func() { // free an open that did block (before the fix)
-				for range 4 {
-					if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-						f.Close()
-					}
-				}
-			})
+			fifotest.Make(t, fifo, 0o644)
 			s := &Scanner{ConductorDB: h.db, ConductorRoot: h.conductor, Processes: noProcs}
 			for name, read := range map[string]func() error{
 				"ReadConductor": func() error {
