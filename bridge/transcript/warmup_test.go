@@ -1,8 +1,6 @@
 package transcript
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -21,14 +19,7 @@ import (
 // warm-up.
 func TestLateWarmupsCountInTheirTurn(t *testing.T) {
 	dir := filepath.Join("testdata", "warmup2077")
-	lines := func(name string) [][]byte {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
-	}
-	main := lines("11111111-2222-4333-8444-555555555555.jsonl")
+	main := readLines(t, filepath.Join(dir, "11111111-2222-4333-8444-555555555555.jsonl"))
 	agents, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
 	if len(agents) != 3 {
 		t.Fatalf("%d warm-ups in testdata, want 3", len(agents))
@@ -68,7 +59,7 @@ func TestLateWarmupsCountInTheirTurn(t *testing.T) {
 					evs, _ = p.Line(main[at], evs)
 				}
 				for i, a := range agents {
-					ls := lines(filepath.Base(a))
+					ls := readLines(t, a)
 					n := 0
 					if st.prompts {
 						n = 1
@@ -108,22 +99,15 @@ func TestLateWarmupsCountInTheirTurn(t *testing.T) {
 // interrupted, with what the turn itself spent.
 func TestAWarmupNeverAnsweredEndsItsTurnWhole(t *testing.T) {
 	dir := filepath.Join("testdata", "warmup2077")
-	first := func(name string) [][]byte {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
-	}
 	p := &Parser{}
 	agents, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
 	var evs []event.Event
 	for _, a := range agents {
 		s, _ := NewSubParser(nil)
 		s.CountInto(p)
-		evs, _ = s.Line(first(filepath.Base(a))[0], evs) // the prompt only
+		evs, _ = s.Line(readLines(t, a)[0], evs) // the prompt only
 	}
-	for _, l := range first("11111111-2222-4333-8444-555555555555.jsonl") {
+	for _, l := range readLines(t, filepath.Join(dir, "11111111-2222-4333-8444-555555555555.jsonl")) {
 		evs, _ = p.Line(l, evs)
 	}
 	if evs = p.Quiet(p.Flush(evs[:0])); len(evs) != 0 || !p.InTurn() {
