@@ -24,27 +24,20 @@ func owner(info fs.FileInfo) int {
 // checkDir makes sure dir is a folder of the user's that no one else may
 // enter. It follows a symbolic link: what counts is the folder used.
 func checkDir(dir string) error {
-	info, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w (no %s)", ErrNotRunning, dir)
-	}
-	if err != nil {
-		return err
-	}
-	switch {
-	case !info.IsDir():
-		return unsafe(dir, "is not a folder")
-	case owner(info) != os.Getuid():
-		return unsafe(dir, "belongs to uid %d, not to you (uid %d)", owner(info), os.Getuid())
-	case info.Mode().Perm()&0o077 != 0:
-		return unsafe(dir, "is open to other users (mode %04o; it must be 0700)", info.Mode().Perm())
-	}
-	return nil
+	return checkOwn(dir, os.Stat, "a folder", fs.FileInfo.IsDir, 0o700)
 }
 
 // checkSocket makes sure path is a socket of the user's, closed to others.
 func checkSocket(path string) error {
-	info, err := os.Lstat(path)
+	isSocket := func(info fs.FileInfo) bool { return info.Mode().Type() == fs.ModeSocket }
+	return checkOwn(path, os.Lstat, "a socket", isSocket, 0o600)
+}
+
+// checkOwn makes sure path, read with stat, is kind (is tells), is the
+// user's, and is closed to everyone else; mode is what the error asks
+// for when it is not.
+func checkOwn(path string, stat func(string) (fs.FileInfo, error), kind string, is func(fs.FileInfo) bool, mode fs.FileMode) error {
+	info, err := stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%w (no %s)", ErrNotRunning, path)
 	}
@@ -52,12 +45,12 @@ func checkSocket(path string) error {
 		return err
 	}
 	switch {
-	case info.Mode().Type() != fs.ModeSocket:
-		return unsafe(path, "is not a socket")
+	case !is(info):
+		return unsafe(path, "is not %s", kind)
 	case owner(info) != os.Getuid():
 		return unsafe(path, "belongs to uid %d, not to you (uid %d)", owner(info), os.Getuid())
 	case info.Mode().Perm()&0o077 != 0:
-		return unsafe(path, "is open to other users (mode %04o; it must be 0600)", info.Mode().Perm())
+		return unsafe(path, "is open to other users (mode %04o; it must be %04o)", info.Mode().Perm(), mode)
 	}
 	return nil
 }
