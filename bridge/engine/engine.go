@@ -161,6 +161,10 @@ type Engine struct {
 	// find them (a session's first hooks run before its transcript holds
 	// a cwd). Scans keep them until they find the directory themselves.
 	hinted map[string]discover.Workspace // by directory
+	// followedPaths are the paths the workspaces' snapshots list, each
+	// with the workspaces listing it and where a plain write to it goes
+	// (followed.go).
+	followedPaths map[string]*followedPath
 
 	sweepIdle  atomic.Bool   // the sweep has backed off: a file event must wake it
 	sweepEvery atomic.Int64  // the sweep's interval (a time.Duration), for tests
@@ -238,6 +242,12 @@ func New(cfg Config) *Engine {
 	e.projects, e.projectsSource = e.agents.projects()
 	e.datedRoot, e.datedDepth = e.agents.dated()
 	e.ancestors = make(map[string]int)
+	// Made here, not in Run: a followed path's route is worked out when a
+	// workspace first lists it (followed.go), and must see them.
+	e.rescanOn = make(map[string]bool, len(cfg.RescanOn))
+	for _, p := range cfg.RescanOn {
+		e.rescanOn[filepath.Clean(p)] = true
+	}
 	e.projectsRoot = &rootWatch{path: e.projects, found: e.projectsFound}
 	if *cfg.WatchDirs {
 		// Where folders are not watched the sweep stats the newest day
@@ -269,10 +279,6 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.mu.Unlock()
 	if w != nil {
 		defer w.Close()
-		e.rescanOn = make(map[string]bool)
-		for _, p := range e.cfg.RescanOn {
-			e.rescanOn[filepath.Clean(p)] = true
-		}
 		e.watchRoot(e.projectsRoot)
 		e.watchDated()
 		for _, p := range e.cfg.RescanOn {
@@ -311,10 +317,12 @@ type watchLoop struct {
 
 func (l *watchLoop) event(ev fsnotify.Event) {
 	e := l.e
-	if e.rootNoise(ev) {
-		return
+	if !e.routeFollowed(ev, &l.here) { // most events: a line written to a followed record
+		if e.rootNoise(ev) {
+			return
+		}
+		e.route(ev, &l.here)
 	}
-	e.route(ev, &l.here)
 	if e.sweepIdle.Load() { // tell a backed-off sweep; a busy one needs no word
 		select {
 		case l.active <- struct{}{}:
@@ -608,6 +616,7 @@ func (e *Engine) scan(ctx context.Context) bool {
 			delete(e.workspaces, id)
 			e.cfg.Hub.Drop(id)
 			e.unindexLocked(id, w.snap.Load().ws.ProjectDir)
+			e.unfollowLocked(w)
 			e.log.Info().Str("workspace", id).Msg("workspace gone or archived; no longer followed")
 			changed = true
 		}

@@ -672,7 +672,7 @@ func (w *workspace) snapshot() bool {
 		}
 		return strings.Compare(a.SessionID, b.SessionID)
 	})
-	old := w.snap.Swap(s)
+	old := w.storeSnapshot(s)
 	if w.eng.sweepIdle.Load() && s.working() {
 		// A session at work while the sweep has backed off: it comes back
 		// to its base rate (reaps, quiet spells), whether or not a file
