@@ -26,10 +26,7 @@ func (f *tail) isBeside(p string) bool {
 // besideGlob is the agent's pattern of subagent files beside the
 // session's record, "" if none.
 func (f *tail) besideGlob() string {
-	if f.nest == nil {
-		return ""
-	}
-	return f.nest.BesideGlob(f.reader.Path)
+	return f.globs().beside
 }
 
 // findBeside adds the session's subagent files beside its record. With
@@ -37,17 +34,16 @@ func (f *tail) besideGlob() string {
 // within two seconds of it, for coarse clocks), like the subagents'
 // own folder.
 func (f *tail) findBeside(w *workspace, cold, look bool) {
-	glob := f.besideGlob()
-	if glob == "" {
+	g := f.globs()
+	if g.beside == "" {
 		return
 	}
-	dir := filepath.Dir(f.reader.Path)
 	if f.beside == nil {
 		f.beside = &besideAgents{}
 	}
 	b := f.beside
-	if look && dirChanged(dir, &b.dirMod) {
-		names, _ := filepath.Glob(glob)
+	if look && dirChanged(g.dir, &b.dirMod) {
+		names, _ := filepath.Glob(g.beside)
 		for _, p := range names {
 			if _, ok := f.subs[p]; ok || b.foreign[p] {
 				continue

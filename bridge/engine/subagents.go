@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"conductorbridge/bridge/agent"
@@ -47,14 +47,43 @@ type subMark struct {
 	Parser json.RawMessage `json:"parser"`
 }
 
+// subGlobs are where a session's subagent files are, worked out from its
+// record's path once rather than for every line read.
+type subGlobs struct {
+	done   bool   // worked out (bind starts again)
+	record string // for the record at this path
+	sub    string // the agent's SubagentGlob, "" for an agent with none
+	subDir string // its folder
+	beside string // the agent's BesideGlob, "" for an agent with none
+	dir    string // the record's folder, where beside files are
+}
+
+// globs returns the session's subGlobs for its record as it is now.
+func (t *tail) globs() *subGlobs {
+	g := &t.subGlobs
+	if g.done && g.record == t.reader.Path {
+		return g
+	}
+	*g = subGlobs{done: true, record: t.reader.Path}
+	if t.nest == nil {
+		return g
+	}
+	if t.reader.Path != "" {
+		g.sub = t.nest.SubagentGlob(t.reader.Path)
+	}
+	if g.sub != "" {
+		g.subDir = filepath.Dir(g.sub)
+	}
+	g.beside = t.nest.BesideGlob(t.reader.Path)
+	g.dir = filepath.Dir(t.reader.Path)
+	return g
+}
+
 // subagentGlob is the pattern of the files the subagents of the session
 // write in a folder of their own, "" for an agent whose subagents write
 // none.
 func (t *tail) subagentGlob() string {
-	if t.nest == nil || t.reader.Path == "" {
-		return ""
-	}
-	return t.nest.SubagentGlob(t.reader.Path)
+	return t.globs().sub
 }
 
 // isSubagent reports whether p is one of those files.
@@ -66,10 +95,7 @@ func (t *tail) isSubagent(p string) bool {
 
 // subagentDir is the folder of those files, "" if none.
 func (t *tail) subagentDir() string {
-	if glob := t.subagentGlob(); glob != "" {
-		return filepath.Dir(glob)
-	}
-	return ""
+	return t.globs().subDir
 }
 
 // readSubagents appends the events of the live session's subagents and
@@ -77,16 +103,15 @@ func (t *tail) subagentDir() string {
 // only when its modification time changed: a new subagent adds a file, an
 // existing one only grows.
 func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event.Event {
-	glob := t.subagentGlob()
-	if glob == "" {
+	g := t.globs()
+	if g.sub == "" {
 		return evs
 	}
-	dir := filepath.Dir(glob)
 	f := t
 	gen, look := t.look(w)
-	if look && dirChanged(dir, &f.subDirMod) {
-		w.eng.watchSubagents(dir)
-		names, _ := filepath.Glob(glob)
+	if look && dirChanged(g.subDir, &f.subDirMod) {
+		w.eng.watchSubagents(g.subDir)
+		names, _ := filepath.Glob(g.sub)
 		for _, p := range names {
 			if _, ok := f.subs[p]; !ok {
 				f.addSub(w, p, cold)
@@ -97,18 +122,37 @@ func (t *tail) readSubagents(w *workspace, evs []event.Event, cold bool) []event
 	if look {
 		t.looked(w, gen)
 	}
-	paths := make([]string, 0, len(f.subs))
-	for p := range f.subs {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths) // a stable order for events read in one batch
-	for _, p := range paths {
+	// subOrder: a stable order for events read in one batch.
+	for i := 0; i < len(f.subOrder); {
+		p := f.subOrder[i]
 		var err error
 		if evs, err = f.subs[p].read(f.parser, evs); err != nil {
-			delete(f.subs, p) // removed: nothing more will come
+			f.dropSub(p) // removed: nothing more will come
+			continue
 		}
+		i++
 	}
 	return evs
+}
+
+// setSub follows the subagent file p with st, keeping subOrder, the
+// paths of subs in order.
+func (f *tail) setSub(p string, st *subTail) {
+	if f.subs == nil {
+		f.subs = make(map[string]*subTail)
+	}
+	f.subs[p] = st
+	if i, found := slices.BinarySearch(f.subOrder, p); !found {
+		f.subOrder = slices.Insert(f.subOrder, i, p)
+	}
+}
+
+// dropSub stops following the subagent file p.
+func (f *tail) dropSub(p string) {
+	delete(f.subs, p)
+	if i, found := slices.BinarySearch(f.subOrder, p); found {
+		f.subOrder = slices.Delete(f.subOrder, i, i+1)
+	}
 }
 
 // read appends what a subagent file gained and counts what it spent into
@@ -157,10 +201,7 @@ func (f *tail) addSub(w *workspace, p string, cold bool) {
 			st.reader.SkipTo(info.Size() - w.eng.cfg.TailBytes)
 		}
 	}
-	if f.subs == nil {
-		f.subs = make(map[string]*subTail)
-	}
-	f.subs[p] = st
+	f.setSub(p, st)
 }
 
 // subMarks returns the subagent resume points for the journal: those
@@ -208,10 +249,7 @@ func (f *tail) restoreSubs(cs map[string]subMark, done time.Time) {
 		if err != nil {
 			continue // unreadable: the file is read again from its start
 		}
-		if f.subs == nil {
-			f.subs = make(map[string]*subTail)
-		}
-		f.subs[p] = &subTail{reader: linefile.Reader{Path: p, Offset: c.Offset}, parser: parser, grew: time.Now()}
+		f.setSub(p, &subTail{reader: linefile.Reader{Path: p, Offset: c.Offset}, parser: parser, grew: time.Now()})
 	}
 	f.relist()
 }

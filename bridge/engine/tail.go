@@ -25,6 +25,8 @@ type tail struct {
 	meta   discover.Session // what discovery knows of it (Conductor's tab)
 
 	subs      map[string]*subTail // 2.1 subagent transcripts of the session
+	subOrder  []string            // the paths of subs, in order (setSub, dropSub)
+	subGlobs  subGlobs            // where they are (globs)
 	subDirMod time.Time
 	// lookedAt is Engine.folders when the session's folders were last
 	// looked at, if they are watched such that a new subagent file in
@@ -162,6 +164,7 @@ func (t *tail) statFile() {
 // own, where.
 func (e *Engine) bind(t *tail) {
 	t.tag = e.agents.tag(t.agent)
+	t.subGlobs = subGlobs{} // its agent's, worked out again
 	a := e.agents.named(t.agent)
 	if a == nil {
 		return // read by another agent's driver (rows.go)
