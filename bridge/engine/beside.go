@@ -54,6 +54,9 @@ func (f *tail) findBeside(w *workspace, cold, look bool) {
 			b.pending[p] = true
 		}
 	}
+	if len(b.pending) == 0 {
+		return // most reads: no file waits to be told whose it is
+	}
 	for p := range b.pending {
 		sid, decided := f.nest.BesideSession(p)
 		if !decided {
