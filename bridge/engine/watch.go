@@ -16,7 +16,10 @@ import (
 
 // route pokes the workspaces a file event concerns. A write to a record a
 // workspace follows, with here set, is left to the caller to read: the
-// workspace is claimed and added to here (workHere).
+// workspace is claimed and added to here (workHere). The watch loop tries
+// routeFollowed first, route's short cut for a plain write to a followed
+// record (followed.go): a change to what route does with a write must be
+// made in writeRouteOf too.
 func (e *Engine) route(ev fsnotify.Event, here *[]*workspace) {
 	if e.routeBrowse(ev) {
 		return
