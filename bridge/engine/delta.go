@@ -51,8 +51,9 @@ type journaled struct {
 	status, reason string
 	since          time.Time
 	lastID         int64
-	shape, state   uint64 // see shapeOf and stateOf
-	wholeAt        int64  // offset at the last whole mark the engine asked for
+	shape          uint64      // see shapeOf
+	state          parserState // see stateOf
+	wholeAt        int64       // offset at the last whole mark the engine asked for
 }
 
 // maxReplay bounds the transcript bytes a restart parses again per
@@ -81,22 +82,47 @@ func shapeOf(tc tailMark) uint64 {
 	return uint64(h)
 }
 
-// stateOf hashes the parsers' states: when they changed with nothing
-// read, something besides the bytes changed them. The states are
-// kilobytes, hashed for every session at every batch a workspace
-// journals, so through maphash (words at a time, seeded per workspace:
-// its hashes are compared with its own only), not FNV's byte at a time,
-// and a parser that can hash its state without encoding it (stateHasher)
-// does. tc is t's mark (its subagents' states are in it).
+// parserState stands for a session's parsers' states, to tell whether
+// they changed since the journal's last line (stateOf).
+type parserState struct {
+	changes uint64 // the session's parser's stateCounter, when counted
+	counted bool
+	hash    uint64 // the states hashed: the session's parser's unless counted, its subagents'
+}
+
+// stateOf stands for the parsers' states: when they changed with nothing
+// read, something besides the bytes changed them. It is taken for every
+// session at every batch a workspace journals, while the states are
+// kilobytes, growing with the session: a parser that counts the changes
+// it undergoes but by lines (stateCounter) is asked for its count, and
+// only the others' states are hashed. Not that of a record of rows
+// (rows.go): its reading moves no offset, so its lines change the state
+// with nothing read as far as delta can tell. The subagents' states are
+// hashed from the bytes their marks hold already (subMarks).
+//
+// They are hashed through maphash (words at a time, seeded per
+// workspace: its hashes are compared with its own only), not FNV's byte
+// at a time, and a parser that can hash its state without encoding it
+// (stateHasher) does. tc is t's mark (its subagents' states are in it).
 // h is the workspace's (stateHash), reset here: one made for each call
 // was a heap allocation a line.
-func stateOf(h *maphash.Hash, t *tail, tc tailMark) uint64 {
+func stateOf(h *maphash.Hash, t *tail, tc tailMark) parserState {
+	var s parserState
+	if c, ok := t.parser.(stateCounter); ok && t.rows == nil {
+		s.changes, s.counted = c.StateChanges(), true
+		if len(tc.Subs) == 0 {
+			return s
+		}
+	}
 	h.Reset()
-	if sh, ok := t.parser.(stateHasher); ok {
+	sh, hashes := t.parser.(stateHasher)
+	switch {
+	case s.counted:
+	case hashes:
 		sh.HashState(h)
-	} else if tc.Parser != nil {
+	case tc.Parser != nil:
 		h.Write(tc.Parser)
-	} else {
+	default:
 		raw, _ := t.parser.Save()
 		h.Write(raw)
 	}
@@ -105,7 +131,18 @@ func stateOf(h *maphash.Hash, t *tail, tc tailMark) uint64 {
 		h.Write(sc.Parser)
 		h.WriteByte(0)
 	})
-	return h.Sum64()
+	s.hash = h.Sum64()
+	return s
+}
+
+// stateCounter is a parser that counts the changes to its state made
+// but by reading lines (Flush, Quiet, a hook's word, …): every call but
+// Line that changes the state moves the count, and none that leaves the
+// state as it was (transcript.Parser). The count standing still since
+// the journal's last line, with no bytes read, says the state stood
+// still too.
+type stateCounter interface {
+	StateChanges() uint64
 }
 
 // stateHasher is a parser that hashes its state as Save would say it,

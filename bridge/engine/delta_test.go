@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/agent/claude"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/linefile"
@@ -314,9 +316,18 @@ func TestRestartAfterDeltasResumesTheTurnExactly(t *testing.T) {
 
 // TestWholeMarkWhenTheBytesDoNotExplainTheChange: a delta stands for the
 // mark only when a restart can rebuild the state from the bytes; every
-// other change journals the whole mark.
+// other change journals the whole mark. The session is at work, its turn
+// open (a prompt, and a response whose end only a quiet spell or the
+// Stop hook tells): what the engine does to its parser with no line read
+// (a hook's word, a quiet spell, the agent gone) changes the state the
+// bytes explain, and is journaled whole, unless it changed nothing.
 func TestWholeMarkWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 	const id = "0b0e0f10-0000-4000-8000-000000000001"
+	open := []string{
+		`{"type":"user","sessionId":"` + id + `","timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"go"}}`,
+		`{"type":"assistant","sessionId":"` + id + `","timestamp":"2026-01-01T00:00:02Z","message":{"id":"m1","model":"claude-sonnet-4-5","stop_reason":null,"usage":{"input_tokens":10,"output_tokens":5},"content":[{"type":"text","text":"working"}]}}`,
+	}
+	hooked := func(tl *tail) agent.StopHooked { return tl.parser.(agent.StopHooked) }
 	tests := []struct {
 		name   string
 		change func(w *workspace, tl *tail)
@@ -329,8 +340,21 @@ func TestWholeMarkWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 			tl.parser.(*transcript.Parser).State.LastText = "more"
 		}, false, `{"s":{"` + id + `":{"o":400}}}`},
 		{"status", func(_ *workspace, tl *tail) { tl.status, tl.reason = event.StateNeedsInput, "question" }, false, ""},
-		{"state with nothing read (a hook ended the turn)", func(_ *workspace, tl *tail) {
-			tl.parser.(*transcript.Parser).State.LastText = "ended"
+		{"a line read", func(_ *workspace, tl *tail) {
+			tl.parser.Line([]byte(`{"type":"assistant","sessionId":"`+id+`","timestamp":"2026-01-01T00:00:03Z","message":{"id":"m2","model":"claude-sonnet-4-5","stop_reason":null,"content":[{"type":"text","text":"more"}]}}`), nil)
+			tl.reader.Offset += 200
+		}, false, `{"s":{"` + id + `":{"o":300}}}`},
+		{"the record read to its end, nothing due", func(_ *workspace, tl *tail) { tl.parser.Flush(nil) }, false, `{"s":{}}`},
+		{"a hook ended the turn", func(_ *workspace, tl *tail) { tl.parser.EndTurn(nil) }, true, ""},
+		{"the Stop hook's word", func(_ *workspace, tl *tail) { hooked(tl).StopEnded(nil) }, true, ""},
+		{"a quiet spell", func(_ *workspace, tl *tail) { tl.parser.Quiet(nil) }, true, ""},
+		{"the agent gone", func(_ *workspace, tl *tail) { tl.parser.Interrupt(nil) }, true, ""},
+		{"the hooks call in", func(_ *workspace, tl *tail) { hooked(tl).HookedStops() }, true, ""},
+		{"a Stop hook went on", func(_ *workspace, tl *tail) { hooked(tl).StopGoesOn() }, true, ""},
+		{"the backstop", func(_ *workspace, tl *tail) { hooked(tl).Backstop(nil) }, true, ""},
+		{"a record of rows read on", func(_ *workspace, tl *tail) {
+			tl.rows = rowsNamed(tl.reader.Path) // its lines move no offset
+			tl.parser.Line([]byte(`{"type":"assistant","sessionId":"`+id+`","timestamp":"2026-01-01T00:00:03Z","message":{"id":"m2","model":"claude-sonnet-4-5","stop_reason":null,"content":[{"type":"text","text":"more"}]}}`), nil)
 		}, true, ""},
 		{"read again from the start", func(_ *workspace, tl *tail) { tl.rewound = true }, true, ""},
 		{"offset back", func(_ *workspace, tl *tail) { tl.reader.Offset = 50 }, true, ""},
@@ -348,7 +372,13 @@ func TestWholeMarkWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tl := &tail{id: id, reader: linefile.Reader{Path: "/x/" + id + ".jsonl", Offset: 100}, parser: &transcript.Parser{}, status: event.StateWorking}
+			p := &transcript.Parser{}
+			for _, l := range open {
+				if _, err := p.Line([]byte(l), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tl := &tail{id: id, reader: linefile.Reader{Path: "/x/" + id + ".jsonl", Offset: 100}, parser: p, status: event.StateWorking}
 			w := &workspace{tails: map[string]*tail{id: tl}}
 			w.journaledAs(w.mark(), true)
 			tt.change(w, tl)
@@ -362,6 +392,17 @@ func TestWholeMarkWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 		})
 	}
 }
+
+// rowsNamed is a record of rows known by its name alone: a tail holding
+// one reads it rather than a file (rows.go).
+type rowsNamed string
+
+func (r rowsNamed) Name() string { return string(r) }
+func (r rowsNamed) DB() string   { return string(r) }
+func (rowsNamed) Read(context.Context, agent.Parser, int, func([]byte)) (bool, error) {
+	return false, nil
+}
+func (rowsNamed) Close() error { return nil }
 
 // TestRestartAfterDeltasOnAShorterTranscript: while the bridge was down,
 // the transcript was cut short (rewritten) below the deltas' offsets. The

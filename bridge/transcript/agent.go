@@ -61,6 +61,15 @@ func (p *Parser) HashState(h *maphash.Hash) {
 	}
 }
 
+// StateChanges counts the changes to the parser's state made by anything
+// but reading lines: Flush, Quiet, EndTurn, Interrupt and the Stop hook's
+// words (agent.StopHooked). Every call but Line that changes the state
+// moves it, and none that leaves the state as it was (a line may move it
+// too). So the engine, which journals the whole state when it changed
+// with no bytes read, can tell without hashing the state after every
+// batch (TestStateChangesCount holds every method to that).
+func (p *Parser) StateChanges() uint64 { return p.changes }
+
 // askTools are the tools whose unanswered call means the agent waits for
 // the person: Conductor's own question tool, and Claude Code's built-in
 // one where Conductor has not disabled it.

@@ -46,6 +46,9 @@ type Parser struct {
 	saved int
 	// scratch is HashState's buffer, kept between calls.
 	scratch []byte
+	// changes counts the changes to State made but by reading lines
+	// (StateChanges).
+	changes uint64
 }
 
 // SetPrices makes the parser price with t rather than the built-in table.
@@ -272,7 +275,10 @@ func (p *Parser) Flush(out []event.Event) []event.Event {
 func (p *Parser) endDue(out []event.Event) []event.Event {
 	t := p.State.Turn
 	if p.State.Warming > 0 {
-		t.Waits = true
+		if !t.Waits {
+			t.Waits = true
+			p.changes++
+		}
 		return out
 	}
 	return p.endTurn(out, t.Last)
@@ -334,10 +340,16 @@ func (p *Parser) Held() bool {
 // long quiet: as a quiet spell would end it in a session whose hooks do
 // not call in.
 func (p *Parser) Backstop(out []event.Event) []event.Event {
-	if t := p.State.Turn; t != nil {
-		t.Said = true
-	}
+	p.said()
 	return p.quiet(out, true)
+}
+
+// said notes that the Stop hook said the open turn is over (Turn.Said).
+func (p *Parser) said() {
+	if t := p.State.Turn; t != nil && !t.Said {
+		t.Said = true
+		p.changes++
+	}
 }
 
 // HookedStops tells the parser that the session's hooks call the bridge,
@@ -348,13 +360,21 @@ func (p *Parser) Backstop(out []event.Event) []event.Event {
 // it, the stop hooks' summary). A message handed over at the end of a turn
 // thus never splits it, in the stream as in the usage report, which reads
 // the whole record.
-func (p *Parser) HookedStops() { p.State.Hooked = true }
+func (p *Parser) HookedStops() {
+	if !p.State.Hooked {
+		p.State.Hooked = true
+		p.changes++
+	}
+}
 
 // StopGoesOn tells the parser that a Stop hook went on with the turn (it
 // handed a message over): the end it is about is not the turn's, and a
 // Stop hook's later word that the turn is over is about a reply after the
 // record of this one (StopEnded).
-func (p *Parser) StopGoesOn() { p.State.GoesOn++ }
+func (p *Parser) StopGoesOn() {
+	p.State.GoesOn++
+	p.changes++
+}
 
 // StopEnded is the Stop hook's word that the turn is over. It ends the
 // turn as Quiet does — unless a Stop hook went on with the turn and the
@@ -366,9 +386,7 @@ func (p *Parser) StopEnded(out []event.Event) []event.Event {
 	if p.State.GoesOn > 0 {
 		return out
 	}
-	if t := p.State.Turn; t != nil {
-		t.Said = true // the record not read to its end yet: a quiet spell ends it
-	}
+	p.said() // the record not read to its end yet: a quiet spell ends it
 	return p.Quiet(out)
 }
 
@@ -455,6 +473,7 @@ func (p *Parser) carry(r Response) {
 func (p *Parser) endTurn(out []event.Event, ts time.Time) []event.Event {
 	t := p.State.Turn
 	p.State.Turn = nil
+	p.changes++
 	p.State.GoesOn = 0  // the record settled the turn: a hand-over it never showed is not awaited
 	p.State.Warming = 0 // warm-ups still unanswered are waited for no longer
 	p.State.Ended = t.EndMsg
@@ -491,7 +510,11 @@ func (p *Parser) Interrupt(out []event.Event) []event.Event {
 	p.State.Tools = nil // the calls still open will never be answered
 	spent := t.Sum.Usage != (event.Usage{}) || t.Sum.Cost != 0
 	end := func(out []event.Event) []event.Event { return p.endTurn(out, cmpTime(t.Last, t.Start)) }
-	return agent.Interrupt(out, spent, func() { p.State.Turn = nil }, end)
+	drop := func() {
+		p.State.Turn = nil
+		p.changes++
+	}
+	return agent.Interrupt(out, spent, drop, end)
 }
 
 // cmpTime is a unless it is zero, else b.
