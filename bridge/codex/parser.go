@@ -67,6 +67,9 @@ type Parser struct {
 	// ended since TakeCharges.
 	record bool
 	ended  []TurnCharges
+	// changes counts the changes to state made but by reading lines
+	// (StateChanges).
+	changes uint64
 }
 
 // TurnCharges is what made one turn's cost: the model it was priced as
@@ -210,11 +213,21 @@ const (
 // tool call does not end it: it may be the very call waiting, written
 // after the hook ran.
 func (p *Parser) Ask(reason string) {
-	if reason == "" {
+	if reason == "" || (p.state.Waiting == reason && p.state.WaitCall == "") {
 		return
 	}
 	p.state.Waiting, p.state.WaitCall = reason, ""
+	p.changes++
 }
+
+// StateChanges counts the changes to the parser's state made by anything
+// but reading lines: Quiet, EndTurn, Interrupt and Ask. Every call but
+// Line that changes the state moves it, and none that leaves the state
+// as it was (a line may move it too). So the engine, which journals the
+// whole state when it changed with no bytes read, can tell without
+// encoding the state after every batch (TestStateChangesCount holds
+// every method to that).
+func (p *Parser) StateChanges() uint64 { return p.changes }
 
 // Waiting is NeedsInput's reason alone, for the engine (agent.Waiter).
 func (p *Parser) Waiting() string { return p.state.Waiting }
@@ -258,6 +271,7 @@ func (p *Parser) Interrupt(out []event.Event) []event.Event {
 		p.state.Turn = nil
 		p.state.Waiting, p.state.WaitCall = "", ""
 		p.state.Tools = nil
+		p.changes++
 	}
 	end := func(out []event.Event) []event.Event {
 		ts := t.Last
@@ -383,6 +397,7 @@ func (p *Parser) touch(ts time.Time) *Turn {
 func (p *Parser) endTurn(out []event.Event, ts time.Time, durationMS int64) []event.Event {
 	t := p.state.Turn
 	p.state.Turn = nil
+	p.changes++
 	p.state.Waiting, p.state.WaitCall = "", ""
 	p.state.Tools = nil // a call still open when its turn ended is never answered
 	e := event.Event{Type: event.TurnComplete, TS: ts, Usage: t.Usage, Model: t.Model}

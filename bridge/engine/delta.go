@@ -138,9 +138,9 @@ func stateOf(h *maphash.Hash, t *tail, tc tailMark) parserState {
 // stateCounter is a parser that counts the changes to its state made
 // but by reading lines (Flush, Quiet, a hook's word, …): every call but
 // Line that changes the state moves the count, and none that leaves the
-// state as it was (transcript.Parser). The count standing still since
-// the journal's last line, with no bytes read, says the state stood
-// still too.
+// state as it was (transcript.Parser, codex.Parser). The count standing
+// still since the journal's last line, with no bytes read, says the
+// state stood still too.
 type stateCounter interface {
 	StateChanges() uint64
 }

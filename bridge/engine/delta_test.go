@@ -15,6 +15,7 @@ import (
 
 	"conductorbridge/bridge/agent"
 	"conductorbridge/bridge/agent/claude"
+	"conductorbridge/bridge/agent/codex"
 	"conductorbridge/bridge/event"
 	"conductorbridge/bridge/linefile"
 	"conductorbridge/bridge/stream"
@@ -388,6 +389,59 @@ func TestWholeMarkWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 			}
 			if b, _ := json.Marshal(d); !whole && tt.want != "" && string(b) != tt.want {
 				t.Errorf("delta %s, want %s", b, tt.want)
+			}
+		})
+	}
+}
+
+// TestWholeMarkWhenCodexChangesWithNothingRead: a Codex rollout's
+// parser, at work in a turn whose end only a quiet spell tells (0.47),
+// changed by what the engine does with no line read (a hook's word that
+// Codex waits, a quiet spell, the agent gone) journals the whole mark;
+// the same word again, or the record read to its end, changes nothing.
+func TestWholeMarkWhenCodexChangesWithNothingRead(t *testing.T) {
+	const id = "01a23811-643b-7fd1-becb-a00ecd3aba68"
+	ask := func(p agent.Parser) { p.(agent.Asker).Ask(event.ReasonQuestion) }
+	tests := []struct {
+		name           string
+		before, change func(p agent.Parser) // before the journal's last line, after
+		whole          bool
+	}{
+		{"nothing", nil, func(agent.Parser) {}, false},
+		{"a hook says Codex waits", nil, ask, true},
+		{"the same word again", ask, ask, false},
+		{"the record read to its end", nil, func(p agent.Parser) { p.Flush(nil) }, false},
+		{"a quiet spell", nil, func(p agent.Parser) { p.Quiet(nil) }, true},
+		{"the notify program ended the turn", nil, func(p agent.Parser) { p.EndTurn(nil) }, true},
+		{"the agent gone", nil, func(p agent.Parser) { p.Interrupt(nil) }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := codex.Agent{}.NewParser(nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range []string{
+				`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"` + id + `","cwd":"/x","cli_version":"0.47.0"}}`,
+				`{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}}`,
+				`{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done, I think"}]}}`,
+			} {
+				if _, err := p.Line([]byte(l), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.before != nil {
+				tt.before(p)
+			}
+			if !p.InTurn() || !p.Unsure() {
+				t.Fatal("the rollout left no turn open whose end a quiet spell tells")
+			}
+			tl := &tail{id: id, agent: "codex", reader: linefile.Reader{Path: "/x/rollout-" + id + ".jsonl", Offset: 100}, parser: p, status: event.StateWorking}
+			w := &workspace{tails: map[string]*tail{id: tl}}
+			w.journaledAs(w.mark(), true)
+			tt.change(p)
+			if d, whole := w.delta(w.mark()); whole != tt.whole {
+				t.Fatalf("whole = %v, want %v (delta %+v)", whole, tt.whole, d)
 			}
 		})
 	}
