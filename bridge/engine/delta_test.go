@@ -320,8 +320,9 @@ func TestRestartAfterDeltasResumesTheTurnExactly(t *testing.T) {
 // other change journals the whole mark. The session is at work, its turn
 // open (a prompt, and a response whose end only a quiet spell or the
 // Stop hook tells): what the engine does to its parser with no line read
-// (a hook's word, a quiet spell, the agent gone) changes the state the
-// bytes explain, and is journaled whole, unless it changed nothing.
+// (a hook's word, a quiet spell, the agent gone) changes the state beyond
+// what the bytes explain, and is journaled whole, unless it changed
+// nothing. The hash of the state the engine took before says the same.
 func TestWholeMarkWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 	const id = "0b0e0f10-0000-4000-8000-000000000001"
 	open := []string{
