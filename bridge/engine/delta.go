@@ -23,7 +23,8 @@ import (
 // events (they are journaled, with their ids). A change the bytes do not
 // explain (a hook ending a turn, a quiet spell, a session or subagent
 // coming or going, a transcript read again from its start) journals
-// the whole mark.
+// the whole mark: at once, or with the next batch for a hook's word that
+// published nothing of its own (beforeRead).
 
 // delta is a journal line's resume point in place of the whole mark.
 type delta struct {
@@ -186,7 +187,7 @@ func (w *workspace) delta(c mark) (d delta, whole bool) {
 	for id, tc := range c.Sessions {
 		t := w.tails[id]
 		j := t.journaled
-		if t.rewound || shapeOf(tc) != j.shape || tc.Offset < j.offset || tc.Offset-j.wholeAt > maxReplay {
+		if t.rewound || t.outOfBand || shapeOf(tc) != j.shape || tc.Offset < j.offset || tc.Offset-j.wholeAt > maxReplay {
 			return d, true
 		}
 		if j.status == event.StateWorking && tc.Status != j.status && tc.Offset-j.wholeAt > idleReplay {
@@ -243,7 +244,25 @@ func (w *workspace) journaledAs(c mark, whole bool) {
 			}
 			j.subs[p] = sc.Offset
 		}
-		t.journaled, t.rewound = j, false
+		t.journaled, t.rewound, t.outOfBand = j, false, false
+	}
+}
+
+// beforeRead is told as a batch starts reading t's record. A change its
+// parser's state took since the journal's last line but by lines (the
+// hooks call in: HooksCall; a Stop hook went on: TurnGoesOn) is journaled
+// by no line of its own, and parsing the bytes the batch reads again would
+// not make it: the batch's line must then carry the whole mark (outOfBand).
+// A parser that counts such changes (stateCounter) tells by its count,
+// taken here, before the first byte: the lines the batch reads can move
+// it too (a line that ends a turn), and so can the batch's Flush, which
+// replayStep does again. Another parser's state is not hashed per batch
+// for this: the engine changes those only where it publishes at once (a
+// quiet spell, NeedsInput's Ask), journaling the whole mark then.
+func (t *tail) beforeRead() {
+	j := t.journaled.state
+	if c, ok := t.parser.(stateCounter); ok && t.rows == nil && j.counted && c.StateChanges() != j.changes {
+		t.outOfBand = true
 	}
 }
 

@@ -354,6 +354,19 @@ func TestWholeMarkWhenTheBytesDoNotExplainTheChange(t *testing.T) {
 		{"the hooks call in", func(_ *workspace, tl *tail) { hooked(tl).HookedStops() }, true, ""},
 		{"a Stop hook went on", func(_ *workspace, tl *tail) { hooked(tl).StopGoesOn() }, true, ""},
 		{"the backstop", func(_ *workspace, tl *tail) { hooked(tl).Backstop(nil) }, true, ""},
+		{"the hooks call in, then a line read", func(_ *workspace, tl *tail) {
+			hooked(tl).HookedStops()
+			tl.beforeRead()
+			tl.parser.Line([]byte(`{"type":"assistant","sessionId":"`+id+`","timestamp":"2026-01-01T00:00:03Z","message":{"id":"m2","model":"claude-sonnet-4-5","stop_reason":null,"content":[{"type":"text","text":"more"}]}}`), nil)
+			tl.reader.Offset += 200
+		}, true, ""},
+		{"a line read that ends the turn", func(_ *workspace, tl *tail) {
+			tl.beforeRead()
+			if evs, _ := tl.parser.Line([]byte(`{"type":"user","sessionId":"`+id+`","timestamp":"2026-01-01T00:00:04Z","message":{"role":"user","content":"next"}}`), nil); len(evs) == 0 || evs[0].Type != event.TurnComplete {
+				t.Errorf("the prompt ended no turn: %+v", evs)
+			}
+			tl.reader.Offset += 200
+		}, false, `{"s":{"` + id + `":{"o":300}}}`},
 		{"a record of rows read on", func(_ *workspace, tl *tail) {
 			tl.rows = rowsNamed(tl.reader.Path) // its lines move no offset
 			tl.parser.Line([]byte(`{"type":"assistant","sessionId":"`+id+`","timestamp":"2026-01-01T00:00:03Z","message":{"id":"m2","model":"claude-sonnet-4-5","stop_reason":null,"content":[{"type":"text","text":"more"}]}}`), nil)

@@ -55,6 +55,7 @@ type tail struct {
 
 	journaled journaled // what the journal's last line holds of it (see delta)
 	rewound   bool      // read again from its start since: the bytes no longer explain its state
+	outOfBand bool      // its parser's state changed since but by lines, then bytes were read: see beforeRead
 	stale     bool      // a restart could not parse its journaled bytes again (see replay)
 }
 

@@ -383,6 +383,7 @@ func (w *workspace) readAll() bool {
 func (w *workspace) readTail(t *tail, evs []event.Event) []event.Event {
 	for {
 		n := len(evs)
+		t.beforeRead()
 		res, err := w.readSome(t, &evs)
 		if err == nil {
 			m := len(evs)
