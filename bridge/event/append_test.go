@@ -86,3 +86,31 @@ func BenchmarkMarshalToolResult(b *testing.B) {
 		}
 	})
 }
+
+// TestAppendJSONIsMarshalJSON: AppendJSON adds to what the buffer holds
+// exactly the bytes MarshalJSON returns, for the types it writes itself
+// and for those it encodes through wire.
+func TestAppendJSONIsMarshalJSON(t *testing.T) {
+	cases := []Event{
+		{Type: User, ID: 7, SessionID: "s", Content: "say \"hi\"\n<b>"},
+		{Type: ToolResult, ID: 8, Name: "Bash", Output: "ok", IsError: true},
+		{Type: TurnComplete, ID: 9, Usage: Usage{InputTokens: 3, OutputTokens: 4}, CostUSD: 0.5, CostKnown: true, Model: "m"},
+		{Type: Session, ID: 10, Path: "/p", Workspace: "w", Reason: FollowReason, Paired: true},
+		{Type: Gap, ID: 11, GapFrom: 2, AvailableFrom: 5},
+	}
+	for _, e := range cases {
+		t.Run(e.Type, func(t *testing.T) {
+			want, err := e.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.AppendJSON([]byte("prefix:"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != "prefix:"+string(want) {
+				t.Fatalf("AppendJSON = %s\nwant prefix:%s", got, want)
+			}
+		})
+	}
+}

@@ -72,6 +72,19 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return e.marshalWire()
 }
 
+// AppendJSON appends the event's wire form to b, the bytes MarshalJSON
+// returns: a publisher encodes into a buffer it reuses.
+func (e *Event) AppendJSON(b []byte) ([]byte, error) {
+	if out, ok := e.appendWire(b); ok {
+		return out, nil
+	}
+	raw, err := e.marshalWire()
+	if err != nil {
+		return b, err
+	}
+	return append(b, raw...), nil
+}
+
 // marshalWire encodes the event through wire, by reflection.
 func (e Event) marshalWire() ([]byte, error) {
 	w := wire{Type: e.Type, ID: e.ID, SessionID: e.SessionID, Agent: e.Agent, Sidechain: e.Sidechain}

@@ -6,6 +6,7 @@
 package stream
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -69,6 +70,12 @@ type Topic struct {
 	mark    *lazyMark                  // the producer's resume point, journaled with events
 	deltas  []json.RawMessage          // journaled after mark, loaded: see Resume
 	sides   map[string]json.RawMessage // other producers' resume points, by key: see PublishSide
+
+	// lazy is the mark of the latest PublishLazy, kept here rather than
+	// made anew for each line; enc is the buffer events are encoded in
+	// before their bytes are copied out, at their size, for the items.
+	lazy lazyMark
+	enc  []byte
 }
 
 // lazyMark is a resume point encoded only when someone reads it: the
@@ -166,7 +173,7 @@ func (t *Topic) Publish(evs []event.Event, mark json.RawMessage) ([]Item, error)
 // order, yields mark. The journal decides which it writes (see Journal);
 // mark must be set with delta.
 func (t *Topic) PublishDelta(evs []event.Event, mark, delta json.RawMessage) ([]Item, error) {
-	return t.publish(evs, rawMark(mark), delta, side{})
+	return t.publish(evs, markArg{raw: mark}, delta, side{})
 }
 
 // PublishSide is Publish for a second producer of the topic, one that
@@ -175,7 +182,7 @@ func (t *Topic) PublishDelta(evs []event.Event, mark, delta json.RawMessage) ([]
 // journaled with evs, in the same write, and the main mark is left as
 // it is. Side reads it back, after a restart too.
 func (t *Topic) PublishSide(evs []event.Event, key string, mark json.RawMessage) ([]Item, error) {
-	return t.publish(evs, nil, nil, side{key: key, raw: mark})
+	return t.publish(evs, markArg{}, nil, side{key: key, raw: mark})
 }
 
 // Side returns key's resume point as last published or journaled (nil if
@@ -194,26 +201,32 @@ func (t *Topic) Side(key string) json.RawMessage {
 // Mark and Resume say none, and the journal is not compacted (a
 // compacted file must hold the mark whole).
 func (t *Topic) PublishLazy(evs []event.Event, mark func() json.RawMessage, delta json.RawMessage) ([]Item, error) {
-	var c *lazyMark
-	if mark != nil {
-		c = &lazyMark{make: mark}
-	}
-	return t.publish(evs, c, delta, side{})
+	return t.publish(evs, markArg{make: mark}, delta, side{})
 }
 
-func (t *Topic) publish(evs []event.Event, mark *lazyMark, delta json.RawMessage, sd side) ([]Item, error) {
+// markArg is a publish's mark: raw, made by make when needed, or
+// neither (unchanged).
+type markArg struct {
+	raw  json.RawMessage
+	make func() json.RawMessage
+}
+
+func (t *Topic) publish(evs []event.Event, m markArg, delta json.RawMessage, sd side) ([]Item, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	items := make([]Item, 0, len(evs))
-	for _, e := range evs {
-		e.Bound() // nothing unbounded reaches the wire or the journal
-		e.ID = t.next
-		data, err := e.MarshalJSON() // directly: json.Marshal would reflect on it and compact the result again
-		if err != nil {
-			return nil, fmt.Errorf("encode event %d: %w", e.ID, err)
-		}
-		t.next++
-		items = append(items, NewItem(e, data))
+	items, err := t.number(evs)
+	if err != nil {
+		return nil, err
+	}
+	var mark *lazyMark
+	switch {
+	case m.make != nil:
+		// The latest lazy mark is the only one the topic may still
+		// hold: t.mark is replaced by this one below.
+		t.lazy = lazyMark{make: m.make}
+		mark = &t.lazy
+	case m.raw != nil:
+		mark = rawMark(m.raw)
 	}
 	if len(items) == 0 && mark == nil && sd.raw == nil {
 		return nil, nil
@@ -253,6 +266,48 @@ func (t *Topic) publish(evs []event.Event, mark *lazyMark, delta json.RawMessage
 		return items, fmt.Errorf("journal %s: %w", t.ID, jerr)
 	}
 	return items, nil
+}
+
+// number gives evs their ids and encodes them, once for the journal,
+// the history and every subscriber. Each event is encoded in a buffer
+// the topic keeps and copied out at its size (the history keeps it); a
+// batch of one and the copy of its event the item points to are one
+// allocation: the collector pays for each, for every line an agent writes.
+func (t *Topic) number(evs []event.Event) ([]Item, error) {
+	var items []Item
+	var copies []event.Event
+	switch len(evs) {
+	case 0:
+		return nil, nil
+	case 1:
+		one := &single{}
+		items, copies = one.item[:], one.ev[:]
+	default:
+		items, copies = make([]Item, len(evs)), make([]event.Event, len(evs))
+	}
+	copy(copies, evs)
+	for i := range copies {
+		e := &copies[i]
+		e.Bound() // nothing unbounded reaches the wire or the journal
+		e.ID = t.next + int64(i)
+		var err error
+		if t.enc, err = e.AppendJSON(t.enc[:0]); err != nil {
+			return nil, fmt.Errorf("encode event %d: %w", e.ID, err)
+		}
+		items[i] = Item{ID: e.ID, Type: e.Type, SessionID: e.SessionID, Data: bytes.Clone(t.enc), full: e}
+	}
+	t.next += int64(len(evs))
+	if cap(t.enc) > maxKeptLine {
+		t.enc = nil // an outsized event's: not kept for every line after it
+	}
+	return items, nil
+}
+
+// single is a batch of one event: its item and the copy of the event
+// the item points to, in one allocation.
+type single struct {
+	item [1]Item
+	ev   [1]event.Event
 }
 
 // Subscribe returns the kept events after id `after` and a subscriber for

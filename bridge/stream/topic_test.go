@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"conductorbridge/bridge/event"
@@ -319,4 +320,54 @@ func TestSubscriberIsSmall(t *testing.T) {
 		t.Fatalf("a subscriber holds %d bytes of heap, want at most %d (a buffer of %d pointers)", per, limit, subscriberBuffer)
 	}
 	runtime.KeepAlive(subs)
+}
+
+// TestEachItemKeepsItsOwnBytes: the topic encodes every event in one
+// buffer it reuses, so each item must hold a copy: the items of earlier
+// batches, the history and the journal still say what was published.
+func TestEachItemKeepsItsOwnBytes(t *testing.T) {
+	dir, h, tp := hubTopic(t, 100)
+	batches := [][]string{{"first, and long enough to be overwritten"}, {"b1", "b2", "b3"}, {"x"}, {"last"}}
+	var items []Item
+	var want []string
+	for _, b := range batches {
+		evs := make([]event.Event, len(b))
+		for i, s := range b {
+			evs[i] = event.Event{Type: event.Assistant, SessionID: "s", Content: s}
+		}
+		got, err := tp.Publish(evs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, got...)
+		want = append(want, b...)
+	}
+	contents := func(items []Item) []string {
+		var out []string
+		for _, it := range items {
+			var e event.Event
+			if err := json.Unmarshal(it.Data, &e); err != nil {
+				t.Fatalf("item %d: %v (%s)", it.ID, err, it.Data)
+			}
+			if e.ID != it.ID || it.Event().Content != e.Content {
+				t.Fatalf("item %d: data %s, event %+v", it.ID, it.Data, it.Event())
+			}
+			out = append(out, e.Content)
+		}
+		return out
+	}
+	if got := contents(items); !slices.Equal(got, want) {
+		t.Fatalf("published items say %q, want %q", got, want)
+	}
+	if got := contents(tp.History(0)); !slices.Equal(got, want) {
+		t.Fatalf("history says %q, want %q", got, want)
+	}
+	h.Close()
+	tp2, err := NewHub(dir, 100).Topic("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := contents(tp2.History(0)); !slices.Equal(got, want) {
+		t.Fatalf("journal says %q, want %q", got, want)
+	}
 }
