@@ -183,7 +183,7 @@ func (w *workspace) delta(c mark) (d delta, whole bool) {
 	if !w.journaledOK || workspaceShape(c) != w.journaledShape {
 		return d, true
 	}
-	d.Sessions = make(map[string]sessionDelta)
+	d.Sessions = w.deltaSessions()
 	for id, tc := range c.Sessions {
 		t := w.tails[id]
 		j := t.journaled

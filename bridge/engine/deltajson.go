@@ -11,7 +11,11 @@ import (
 // (keys sorted, empty fields left out), without reflection: a busy
 // workspace journals one with every line an agent writes.
 func (d delta) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 64+48*len(d.Sessions))
+	return d.appendJSON(make([]byte, 0, 64+48*len(d.Sessions)))
+}
+
+// appendJSON appends what MarshalJSON returns to b.
+func (d delta) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"s":`...)
 	if d.Sessions == nil {
 		return append(b, "null}"...), nil

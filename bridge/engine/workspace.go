@@ -99,6 +99,8 @@ type workspace struct {
 	// journaled a line, journaledShape its sessions (see delta).
 	journaledOK    bool
 	journaledShape uint64
+
+	pub pubScratch // what publish reuses from line to line
 }
 
 // snapshot is a workspace's state as of its last sync: immutable once
@@ -505,7 +507,7 @@ func (w *workspace) publish(evs []event.Event) {
 	// The parsers' states are encoded only when the mark is written
 	// whole: most lines journal a delta, and encoding kilobytes of state
 	// for each was the most a line cost the workspace.
-	c := w.markWithout()
+	c := w.scratchMark()
 	d, whole := w.delta(c)
 	switch {
 	case whole:
@@ -529,27 +531,23 @@ func (w *workspace) publish(evs []event.Event) {
 	case len(d.Sessions) == 0 && len(evs) == 0:
 		// Nothing moved: the delta covers every field of the mark.
 	default:
-		// Its own encoder, called directly: json.Marshal would check
-		// and compact its output again.
-		draw, err := d.MarshalJSON()
+		// Its own encoder, into the buffer the last line's used:
+		// json.Marshal would check and compact its output again.
+		draw, err := d.appendJSON(w.pub.json[:0])
 		if err != nil { // cannot happen for these types; the whole mark says it too
 			w.warnOnce("resume", "encode mark delta", err)
 			draw = nil
+		} else {
+			w.pub.json = draw
 		}
 		// The whole mark is encoded only if the journal writes it: most
 		// lines carry the delta alone. PublishLazy makes it, if at all,
 		// before it returns, while the parsers are still the batch's.
-		w.publishItems(w.topic.PublishLazy(evs, func() json.RawMessage {
-			w.withParsers(c)
-			raw, err := json.Marshal(c)
-			if err != nil {
-				return nil
-			}
-			return raw
-		}, draw))
+		w.publishItems(w.topic.PublishLazy(evs, w.wholeMarkFunc(), draw))
 		w.journaledAs(c, draw == nil)
 	}
 	w.evs = reuse(evs)
+	w.pub.release()
 	// Readers hear of what they show changing (a status, a session
 	// coming or going), not of every line: waking each of them for each
 	// line an agent writes cost a thread wake-up a line. Their events
@@ -621,7 +619,8 @@ func (w *workspace) withParsers(c mark) {
 // snapshot publishes the workspace's state for readers; it reports whether
 // anything a reader shows changed.
 func (w *workspace) snapshot() bool {
-	s := &snapshot{ws: w.ws, readAt: w.readAt, listedAt: w.listedAt}
+	s := w.newSnapshot()
+	s.ws, s.readAt, s.listedAt = w.ws, w.readAt, w.listedAt
 	metaByID := make(map[string]discover.Session, len(w.ws.Sessions))
 	for _, m := range w.ws.Sessions {
 		metaByID[m.ID] = m
@@ -683,6 +682,31 @@ func (w *workspace) snapshot() bool {
 		w.eng.active()
 	}
 	return old == nil || !sameView(old, s)
+}
+
+// newSnapshot returns an empty snapshot with room for the workspace's
+// lists. A live agent's every line makes a new one, so for a workspace
+// following one session, most of them, its lists share the snapshot's
+// allocation (snapshotOfOne) rather than taking three more.
+func (w *workspace) newSnapshot() *snapshot {
+	n := len(w.tails)
+	if n == 1 {
+		one := &snapshotOfOne{}
+		s := &one.snapshot
+		s.sessions, s.paths, s.read = one.session[:0], one.path[:0], one.read[:0]
+		return s
+	}
+	return &snapshot{sessions: make([]SessionInfo, 0, n+len(w.ws.Sessions)), paths: make([]string, 0, n), read: make([]int64, 0, n)}
+}
+
+// snapshotOfOne is a snapshot and the room its lists take for one
+// session (a session Conductor lists but the bridge does not read
+// besides it moves the list out).
+type snapshotOfOne struct {
+	snapshot
+	session [1]SessionInfo
+	path    [1]string
+	read    [1]int64
 }
 
 // working reports whether a session of s is at work.
