@@ -26,13 +26,15 @@ func (w *workspace) scratchMark() mark {
 	if c.Sessions == nil {
 		c.Sessions = make(map[string]tailMark, len(w.tails))
 	}
-	for id := range c.Sessions {
-		if w.tails[id] == nil {
-			delete(c.Sessions, id)
-		}
-	}
 	for id, t := range w.tails {
 		c.Sessions[id] = t.markWithout()
+	}
+	if len(c.Sessions) > len(w.tails) { // some session is no longer followed
+		for id := range c.Sessions {
+			if w.tails[id] == nil {
+				delete(c.Sessions, id)
+			}
+		}
 	}
 	c.Retired = nil
 	if len(w.retired) > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -240,4 +241,39 @@ type lazyMarks map[int]int
 
 func (made lazyMarks) mark(i int) func() json.RawMessage {
 	return func() json.RawMessage { made[i]++; return bigMark(i) }
+}
+
+// TestPublishLazyKeepsNoDeltaBytes: a producer encodes each line's delta
+// into the buffer the line before used, so the topic and its journal
+// must keep none of the bytes they were handed: after the buffer is
+// written over, a restart still reads each line's own delta, and a lazy
+// mark left over from an earlier line is never the next one's.
+func TestPublishLazyKeepsNoDeltaBytes(t *testing.T) {
+	dir, h, tp := hubTopic(t, 100)
+	made := lazyMarks{}
+	if _, err := tp.PublishLazy(texts(1, "first"), made.mark(1), delta(1)); err != nil { // whole: the file has none yet
+		t.Fatal(err)
+	}
+	var buf []byte
+	var want []string
+	for i := 2; i <= 12; i++ {
+		buf = append(buf[:0], delta(i*1000)...) // longer each time: the same bytes written over
+		if _, err := tp.PublishLazy(texts(1, "a"), made.mark(i), buf); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, string(delta(i*1000)))
+	}
+	copy(buf, strings.Repeat("#", len(buf)))
+	if made[1] != 1 {
+		t.Fatalf("marks made %v, want only the first line's", made)
+	}
+	h.Close()
+	tp2, err := NewHub(dir, 100).Topic("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tp2.Resume()
+	if string(r.Mark) != string(bigMark(1)) || !slices.Equal(deltaOffsets(r), want) {
+		t.Errorf("resumed at %.12s… with deltas %q; want the first mark and %q", r.Mark, deltaOffsets(r), want)
+	}
 }

@@ -13,9 +13,15 @@ import (
 // writes: one prompt event published with a delta and a lazy mark to a
 // journaled topic with one subscriber, which takes it off its channel.
 // Its allocations are what the collector pays per line, besides the
-// engine's.
+// engine's. In memory, without the journal's write(2), it is the
+// topic's own work alone.
 func BenchmarkPublishLazy(b *testing.B) {
-	h := NewHub(b.TempDir(), 0)
+	b.Run("journaled", func(b *testing.B) { benchPublishLazy(b, b.TempDir()) })
+	b.Run("in memory", func(b *testing.B) { benchPublishLazy(b, "") })
+}
+
+func benchPublishLazy(b *testing.B, dir string) {
+	h := NewHub(dir, 0)
 	tp, err := h.Topic("w")
 	if err != nil {
 		b.Fatal(err)

@@ -199,7 +199,9 @@ func (t *Topic) Side(key string) json.RawMessage {
 // call, so it may encode its producer's state as it is then. A mark
 // not made here is forgotten: until the next publish with a mark,
 // Mark and Resume say none, and the journal is not compacted (a
-// compacted file must hold the mark whole).
+// compacted file must hold the mark whole). delta is read during the
+// call only (the journal copies it into its line): the caller may
+// reuse its bytes for the next.
 func (t *Topic) PublishLazy(evs []event.Event, mark func() json.RawMessage, delta json.RawMessage) ([]Item, error) {
 	return t.publish(evs, markArg{make: mark}, delta, side{})
 }
