@@ -689,14 +689,13 @@ func (w *workspace) snapshot() bool {
 // following one session, most of them, its lists share the snapshot's
 // allocation (snapshotOfOne) rather than taking three more.
 func (w *workspace) newSnapshot() *snapshot {
-	n := len(w.tails)
-	if n == 1 {
-		one := &snapshotOfOne{}
-		s := &one.snapshot
-		s.sessions, s.paths, s.read = one.session[:0], one.path[:0], one.read[:0]
-		return s
+	if len(w.tails) != 1 {
+		return &snapshot{}
 	}
-	return &snapshot{sessions: make([]SessionInfo, 0, n+len(w.ws.Sessions)), paths: make([]string, 0, n), read: make([]int64, 0, n)}
+	one := &snapshotOfOne{}
+	s := &one.snapshot
+	s.sessions, s.paths, s.read = one.session[:0], one.path[:0], one.read[:0]
+	return s
 }
 
 // snapshotOfOne is a snapshot and the room its lists take for one
