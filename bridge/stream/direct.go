@@ -34,6 +34,7 @@ type direct struct {
 	// subscriber's goroutine to write it.
 	owe  []byte
 	kick chan struct{}
+	tw   tryWriter // the publisher's writes, under mu
 }
 
 // start lets the publisher write sw's events to raw from now on.
@@ -75,7 +76,7 @@ func (d *direct) offer(it *Item) bool {
 	d.frame = chunk(d.frame[:0], sw.buf[mark:])
 	sw.buf = sw.buf[:mark]
 	sw.moveDeadline()
-	n, err := tryWrite(d.raw, d.frame)
+	n, err := d.tw.try(d.raw, d.frame)
 	switch {
 	case n == len(d.frame):
 		return true

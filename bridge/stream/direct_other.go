@@ -9,5 +9,7 @@ import (
 
 var errNoDirect = errors.New("no direct writes here")
 
-func tryWrite(syscall.RawConn, []byte) (int, error) { return 0, errNoDirect }
-func finishWrite(syscall.RawConn, []byte) error     { return errNoDirect }
+type tryWriter struct{}
+
+func (*tryWriter) try(syscall.RawConn, []byte) (int, error) { return 0, errNoDirect }
+func finishWrite(syscall.RawConn, []byte) error             { return errNoDirect }

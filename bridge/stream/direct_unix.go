@@ -4,18 +4,32 @@ package stream
 
 import "syscall"
 
-// tryWrite makes one non-blocking write(2) of b to c, never waiting for
-// the socket to drain.
-func tryWrite(c syscall.RawConn, b []byte) (int, error) {
-	var n int
-	var werr error
-	err := c.Write(func(fd uintptr) bool {
-		n, werr = syscall.Write(int(fd), b)
-		return true // done, whatever it took
-	})
-	if n < 0 {
-		n = 0
+// tryWriter makes one connection's non-blocking writes. Its func is
+// made once: a closure made for each write, and the results it set,
+// were three allocations an event a subscriber. Its user holds the
+// direct's mu.
+type tryWriter struct {
+	b   []byte
+	n   int
+	err error
+	fn  func(fd uintptr) bool // w.write
+}
+
+func (w *tryWriter) write(fd uintptr) bool {
+	w.n, w.err = syscall.Write(int(fd), w.b)
+	return true // done, whatever it took
+}
+
+// try makes one non-blocking write(2) of b to c, never waiting for the
+// socket to drain.
+func (w *tryWriter) try(c syscall.RawConn, b []byte) (int, error) {
+	if w.fn == nil {
+		w.fn = w.write
 	}
+	w.b, w.n, w.err = b, 0, nil
+	err := c.Write(w.fn)
+	n, werr := max(w.n, 0), w.err
+	w.b, w.err = nil, nil
 	if err != nil {
 		return n, err
 	}

@@ -140,3 +140,79 @@ func stoppedStream(t *testing.T, direct bool) {
 		t.Errorf("%d subscribers after the burst, want 1: the stopped client is not cut loose", k)
 	}
 }
+
+// TestWritingToAnIdleStreamAllocatesNothing: the publisher writes each
+// event to an idle subscriber's socket itself, for every line an agent
+// writes; doing so allocates nothing beyond what publishing to a topic
+// nobody follows does.
+func TestWritingToAnIdleStreamAllocatesNothing(t *testing.T) {
+	h := NewHub("", 100)
+	tp, err := h.Topic("followed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := h.Topic("alone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := SSE{Heartbeat: time.Hour, WriteTimeout: time.Hour, Raw: rawOf}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.Serve(r.Context(), w, r, tp)
+	}))
+	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, c)
+	}
+	srv.Start()
+	defer srv.Close()
+	client, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	fmt.Fprintf(client, "GET / HTTP/1.1\r\nHost: bridge\r\n\r\n")
+	first := make(chan struct{})
+	go func() { // reads along, into one buffer
+		buf := make([]byte, 64<<10)
+		for once := false; ; {
+			if _, err := client.Read(buf); err != nil {
+				return
+			}
+			if !once && strings.Contains(string(buf), "id: 1\n") {
+				once = true
+				close(first)
+			}
+		}
+	}()
+	var sub *Subscriber
+	for sub == nil {
+		time.Sleep(time.Millisecond) // until its handler has subscribed
+		tp.mu.Lock()
+		for s := range tp.subs {
+			sub = s
+		}
+		tp.mu.Unlock()
+	}
+	for started := false; !started; {
+		sub.direct.mu.Lock()
+		started = sub.direct.raw != nil
+		sub.direct.mu.Unlock()
+		time.Sleep(time.Millisecond) // until the publisher may write to it
+	}
+	evs := []event.Event{{Type: event.User, SessionID: "s", Content: "a prompt of a few words"}}
+	publish := func(tp *Topic) func() {
+		return func() {
+			if _, err := tp.Publish(evs, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	publish(tp)() // its buffers grow to an event's size
+	<-first
+	followed, base := testing.AllocsPerRun(200, publish(tp)), testing.AllocsPerRun(200, publish(alone))
+	if followed != base {
+		t.Errorf("publishing to a followed topic allocates %v times, to one nobody follows %v", followed, base)
+	}
+	if n := len(sub.C); n > 0 {
+		t.Errorf("%d events went through the subscriber's channel: the test measured no direct write", n)
+	}
+}
