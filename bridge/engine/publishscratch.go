@@ -14,6 +14,9 @@ type pubScratch struct {
 	deltas map[string]sessionDelta // a delta's sessions, cleared for each
 	json   []byte                  // the delta's encoding
 	whole  func() json.RawMessage  // w.wholeMark, made once
+	// held: the mark holds parser states or subagents' marks, which
+	// release lets go of (most lines' marks hold neither).
+	held bool
 }
 
 // scratchMark is markWithout, rebuilt in the mark publish reuses: each
@@ -27,7 +30,9 @@ func (w *workspace) scratchMark() mark {
 		c.Sessions = make(map[string]tailMark, len(w.tails))
 	}
 	for id, t := range w.tails {
-		c.Sessions[id] = t.markWithout()
+		tc := t.markWithout()
+		w.pub.held = w.pub.held || tc.Subs != nil
+		c.Sessions[id] = tc
 	}
 	if len(c.Sessions) > len(w.tails) { // some session is no longer followed
 		for id := range c.Sessions {
@@ -66,7 +71,7 @@ func (w *workspace) wholeMarkFunc() func() json.RawMessage {
 // while the parsers are still the batch's.
 func (w *workspace) wholeMark() json.RawMessage {
 	c := w.pub.mark
-	w.withParsers(c)
+	w.scratchWithParsers(c)
 	raw, err := json.Marshal(c)
 	if err != nil {
 		return nil
@@ -74,16 +79,27 @@ func (w *workspace) wholeMark() json.RawMessage {
 	return raw
 }
 
+// scratchWithParsers is withParsers for the scratch mark c, noting
+// that release has states to let go of.
+func (w *workspace) scratchWithParsers(c mark) {
+	w.pub.held = true
+	w.withParsers(c)
+}
+
 // release lets go of what the scratch mark holds beyond the line it was
 // made for: the parsers' states withParsers added and the subagents'
 // marks, kilobytes that would otherwise stay alive in every idle
 // workspace until its next line.
 func (p *pubScratch) release() {
+	p.mark.Retired = nil
+	if !p.held {
+		return
+	}
+	p.held = false
 	for id, tc := range p.mark.Sessions {
 		if tc.Parser != nil || tc.Subs != nil {
 			tc.Parser, tc.Subs = nil, nil
 			p.mark.Sessions[id] = tc
 		}
 	}
-	p.mark.Retired = nil
 }

@@ -48,7 +48,7 @@ func TestScratchMarkIsTheMark(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: scratch mark\n%+v\nwant\n%+v", st.name, got, want)
 		}
-		w.withParsers(got)
+		w.scratchWithParsers(got) // as publish does, for a whole mark
 		w.pub.release()
 		for id, tc := range w.pub.mark.Sessions {
 			if tc.Parser != nil || tc.Subs != nil {

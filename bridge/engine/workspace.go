@@ -511,7 +511,7 @@ func (w *workspace) publish(evs []event.Event) {
 	d, whole := w.delta(c)
 	switch {
 	case whole:
-		w.withParsers(c)
+		w.scratchWithParsers(c)
 		raw, err := json.Marshal(c)
 		if err != nil {
 			w.warnOnce("resume", "encode mark", err)
