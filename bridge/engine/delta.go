@@ -52,7 +52,7 @@ type journaled struct {
 	status, reason string
 	since          time.Time
 	lastID         int64
-	shape          uint64      // see shapeOf
+	shape          shape       // see shapeOf
 	state          parserState // see stateOf
 	wholeAt        int64       // offset at the last whole mark the engine asked for
 }
@@ -69,18 +69,37 @@ const maxReplay = 8 << 20
 // One whole mark per turn of this much transcript costs next to nothing.
 const idleReplay = 64 << 10
 
-// shapeOf hashes what a delta cannot change: which files the session
-// reads, and which subagents' states the mark carries.
-func shapeOf(tc tailMark) uint64 {
-	h := newFNV()
+// shape is what a delta cannot change of a session: which files it
+// reads, and which subagents' states the mark carries (their paths are
+// journaled.subs' keys). It is kept as the fields themselves, not a
+// hash of them: they are compared for every batch a workspace reads,
+// and a string the mark took from the tail is the journaled one, which
+// compares at once, where hashing went through its bytes one by one.
+type shape struct {
+	path, agent string
 	// Needs changes with a hook, not with bytes read: a change of it
 	// journals the whole mark.
-	h.str(tc.Path)
-	h.str(tc.Agent)
-	h.str(tc.Needs)
-	h.int(tc.SubsDone.UnixNano())
-	eachSorted(tc.Subs, func(p string, _ subMark) { h.str(p) })
-	return uint64(h)
+	needs    string
+	subsDone int64 // UnixNano
+}
+
+// shapeOf is tc's shape.
+func shapeOf(tc tailMark) shape {
+	return shape{path: tc.Path, agent: tc.Agent, needs: tc.Needs, subsDone: tc.SubsDone.UnixNano()}
+}
+
+// sameShape reports whether tc has the shape the journal's last line
+// holds for its session, j: the same fields and the same subagents.
+func sameShape(tc tailMark, j *journaled) bool {
+	if shapeOf(tc) != j.shape || len(tc.Subs) != len(j.subs) {
+		return false
+	}
+	for p := range tc.Subs {
+		if _, ok := j.subs[p]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // parserState stands for a session's parsers' states, to tell whether
@@ -102,7 +121,7 @@ type parserState struct {
 // hashed from the bytes their marks hold already (subMarks).
 //
 // They are hashed through maphash (words at a time, seeded per
-// workspace: its hashes are compared with its own only), not FNV's byte
+// workspace: its hashes are compared with its own only), not a byte
 // at a time, and a parser that can hash its state without encoding it
 // (stateHasher) does. tc is t's mark (its subagents' states are in it).
 // h is the workspace's (stateHash), reset here: one made for each call
@@ -161,33 +180,68 @@ func (w *workspace) stateHash() *maphash.Hash {
 	return &w.hash
 }
 
-// workspaceShape hashes the sessions followed and the retired ones. A
-// retired entry is written once, when its session stops being followed,
-// so its path, offset and time of leaving tell every change of it.
-func workspaceShape(c mark) uint64 {
-	h := newFNV()
-	eachSorted(c.Sessions, func(id string, _ tailMark) { h.str(id) })
-	h.byte(1)
-	eachSorted(c.Retired, func(p string, r tailMark) {
-		h.str(p)
-		h.int(r.Offset)
-		h.int(r.Left.UnixNano())
-	})
-	return uint64(h)
+// workspaceShape is what the journal's last line holds of which
+// sessions a workspace follows and of the retired ones. A retired entry
+// is written once, when its session stops being followed, so its path,
+// offset and time of leaving tell every change of it.
+type workspaceShape struct {
+	sessions map[string]struct{}     // by id
+	retired  map[string]retiredShape // by path
+}
+
+type retiredShape struct{ offset, left int64 }
+
+func retiredShapeOf(r tailMark) retiredShape {
+	return retiredShape{offset: r.Offset, left: r.Left.UnixNano()}
+}
+
+// same reports whether c follows the sessions s holds and retired the
+// same ones.
+func (s *workspaceShape) same(c mark) bool {
+	if len(c.Sessions) != len(s.sessions) || len(c.Retired) != len(s.retired) {
+		return false
+	}
+	for id := range c.Sessions {
+		if _, ok := s.sessions[id]; !ok {
+			return false
+		}
+	}
+	for p, r := range c.Retired {
+		if was, ok := s.retired[p]; !ok || was != retiredShapeOf(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// set makes s c's shape; one like it already is left alone, so a line
+// that changes no shape allocates nothing.
+func (s *workspaceShape) set(c mark) {
+	if s.sessions != nil && s.same(c) {
+		return
+	}
+	s.sessions = make(map[string]struct{}, len(c.Sessions))
+	for id := range c.Sessions {
+		s.sessions[id] = struct{}{}
+	}
+	s.retired = make(map[string]retiredShape, len(c.Retired))
+	for p, r := range c.Retired {
+		s.retired[p] = retiredShapeOf(r)
+	}
 }
 
 // delta returns what changed since the journal's last line as a delta,
 // or whole when only the whole mark can say it. An empty delta means
 // nothing changed.
 func (w *workspace) delta(c mark) (d delta, whole bool) {
-	if !w.journaledOK || workspaceShape(c) != w.journaledShape {
+	if !w.journaledOK || !w.journaledShape.same(c) {
 		return d, true
 	}
 	d.Sessions = w.deltaSessions()
 	for id, tc := range c.Sessions {
 		t := w.tails[id]
 		j := t.journaled
-		if t.rewound || t.outOfBand || shapeOf(tc) != j.shape || tc.Offset < j.offset || tc.Offset-j.wholeAt > maxReplay {
+		if t.rewound || t.outOfBand || !sameShape(tc, &j) || tc.Offset < j.offset || tc.Offset-j.wholeAt > maxReplay {
 			return d, true
 		}
 		if j.status == event.StateWorking && tc.Status != j.status && tc.Offset-j.wholeAt > idleReplay {
@@ -230,22 +284,31 @@ func (w *workspace) delta(c mark) (d delta, whole bool) {
 
 // journaledAs records that the journal now holds c (whole when asked).
 func (w *workspace) journaledAs(c mark, whole bool) {
-	w.journaledOK, w.journaledShape = true, workspaceShape(c)
+	w.journaledOK = true
+	w.journaledShape.set(c)
 	for id, tc := range c.Sessions {
 		t := w.tails[id]
-		j := journaled{offset: tc.Offset, status: tc.Status, reason: tc.Reason, since: tc.Since, lastID: tc.LastID,
-			shape: shapeOf(tc), state: stateOf(w.stateHash(), t, tc), wholeAt: t.journaled.wholeAt}
+		j := journaledOf(tc)
+		j.state, j.wholeAt = stateOf(w.stateHash(), t, tc), t.journaled.wholeAt
 		if whole {
 			j.wholeAt = tc.Offset
 		}
-		for p, sc := range tc.Subs {
-			if j.subs == nil {
-				j.subs = make(map[string]int64, len(tc.Subs))
-			}
-			j.subs[p] = sc.Offset
-		}
 		t.journaled, t.rewound, t.outOfBand = j, false, false
 	}
+}
+
+// journaledOf is what a journal line holding tc holds of its session,
+// but for the parsers' state and where the last whole mark stood.
+func journaledOf(tc tailMark) journaled {
+	j := journaled{offset: tc.Offset, status: tc.Status, reason: tc.Reason, since: tc.Since, lastID: tc.LastID,
+		shape: shapeOf(tc)}
+	for p, sc := range tc.Subs {
+		if j.subs == nil {
+			j.subs = make(map[string]int64, len(tc.Subs))
+		}
+		j.subs[p] = sc.Offset
+	}
+	return j
 }
 
 // beforeRead is told as a batch starts reading t's record. A change its

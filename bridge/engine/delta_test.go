@@ -538,9 +538,9 @@ func TestMarkStaysTheBatchs(t *testing.T) {
 	}
 }
 
-// The shape hash must move with every field a delta cannot carry, and
-// only with those; string boundaries count ("ab"+"c" is not "a"+"bc").
-func TestShapeHashSeesWhatADeltaCannotCarry(t *testing.T) {
+// The shape must move with every field a delta cannot carry, and only
+// with those; string boundaries count ("ab"+"c" is not "a"+"bc").
+func TestShapeSeesWhatADeltaCannotCarry(t *testing.T) {
 	base := tailMark{Path: "/p/a.jsonl", Agent: "claude", Needs: "", Offset: 10,
 		Subs: map[string]subMark{"/p/a/subagents/x.jsonl": {Offset: 1}}}
 	for _, tt := range []struct {
@@ -556,12 +556,15 @@ func TestShapeHashSeesWhatADeltaCannotCarry(t *testing.T) {
 		{"a subagent more", func(c *tailMark) {
 			c.Subs = map[string]subMark{"/p/a/subagents/x.jsonl": {}, "/p/a/subagents/y.jsonl": {}}
 		}, true},
+		{"another subagent", func(c *tailMark) { c.Subs = map[string]subMark{"/p/a/subagents/y.jsonl": {Offset: 1}} }, true},
+		{"no subagent", func(c *tailMark) { c.Subs = nil }, true},
 		{"offset", func(c *tailMark) { c.Offset = 99 }, false},
 		{"a subagent's offset", func(c *tailMark) { c.Subs = map[string]subMark{"/p/a/subagents/x.jsonl": {Offset: 7}} }, false},
 	} {
 		c := base
 		tt.edit(&c)
-		if moved := shapeOf(c) != shapeOf(base); moved != tt.moves {
+		was := journaledOf(base)
+		if moved := !sameShape(c, &was); moved != tt.moves {
 			t.Errorf("%s: shape moved %v, want %v", tt.name, moved, tt.moves)
 		}
 	}
@@ -571,6 +574,49 @@ func TestShapeHashSeesWhatADeltaCannotCarry(t *testing.T) {
 	for range 20 { // map order must not matter
 		if stateOf(&h, tl, tailMark{Subs: two}) != stateOf(&h, tl, tailMark{Subs: map[string]subMark{"/a": {Parser: []byte("1")}, "/b": {Parser: []byte("2")}}}) {
 			t.Fatal("stateOf depends on map order")
+		}
+	}
+}
+
+// The workspace's shape must move with every session followed or let
+// go and every retired entry, and only with those; set, which keeps the
+// shape it holds when c has it already, must take each new one.
+func TestWorkspaceShapeSeesSessionsComeAndGo(t *testing.T) {
+	base := func() mark {
+		return mark{Sessions: map[string]tailMark{"a": {Offset: 1}, "b": {Offset: 2}},
+			Retired: map[string]tailMark{"/p/r.jsonl": {Offset: 3, Left: time.Unix(7, 0)}}}
+	}
+	for _, tt := range []struct {
+		name  string
+		edit  func(*mark)
+		moves bool
+	}{
+		{"a session more", func(c *mark) { c.Sessions["c"] = tailMark{} }, true},
+		{"a session less", func(c *mark) { delete(c.Sessions, "b") }, true},
+		{"a session for another", func(c *mark) { delete(c.Sessions, "b"); c.Sessions["c"] = tailMark{} }, true},
+		{"a retired more", func(c *mark) { c.Retired["/p/s.jsonl"] = tailMark{} }, true},
+		{"a retired for another", func(c *mark) {
+			c.Retired = map[string]tailMark{"/p/s.jsonl": {Offset: 3, Left: time.Unix(7, 0)}}
+		}, true},
+		{"a retired offset", func(c *mark) { c.Retired["/p/r.jsonl"] = tailMark{Offset: 4, Left: time.Unix(7, 0)} }, true},
+		{"a retired leaving", func(c *mark) { c.Retired["/p/r.jsonl"] = tailMark{Offset: 3, Left: time.Unix(8, 0)} }, true},
+		{"none retired", func(c *mark) { c.Retired = nil }, true},
+		{"an offset", func(c *mark) { c.Sessions["a"] = tailMark{Offset: 9} }, false},
+		{"nothing", func(*mark) {}, false},
+	} {
+		var s workspaceShape
+		s.set(base())
+		c := base()
+		tt.edit(&c)
+		if moved := !s.same(c); moved != tt.moves {
+			t.Errorf("%s: shape moved %v, want %v", tt.name, moved, tt.moves)
+		}
+		s.set(c)
+		if !s.same(c) {
+			t.Errorf("%s: set kept the shape before", tt.name)
+		}
+		if tt.moves && s.same(base()) {
+			t.Errorf("%s: the new shape is the one before's", tt.name)
 		}
 	}
 }

@@ -98,7 +98,7 @@ type workspace struct {
 	// What the journal's last line holds: journaledOK once this run has
 	// journaled a line, journaledShape its sessions (see delta).
 	journaledOK    bool
-	journaledShape uint64
+	journaledShape workspaceShape
 
 	pub pubScratch // what publish reuses from line to line
 }
