@@ -101,6 +101,7 @@ type workspace struct {
 	journaledShape workspaceShape
 
 	pub pubScratch // what publish reuses from line to line
+	one [1]*tail   // sorted's answer for one session
 }
 
 // snapshot is a workspace's state as of its last sync: immutable once
@@ -482,11 +483,18 @@ func (w *workspace) onUser(out []event.Event, n int) {
 
 // sorted returns the tails in a stable order (by session id), so events
 // read in one sync are published in the same order every time.
+//
+// A workspace's usual one session has no keys to sort, and comes in
+// w.one: a slice made for it was an allocation a line. Its callers only
+// range over what it returns, which reads the one element before the
+// loop's body can call sorted again.
 func (w *workspace) sorted() []*tail {
-	if len(w.tails) == 1 { // a workspace's usual one session: no keys to sort
+	w.one[0] = nil // holds no tail let go since
+	if len(w.tails) == 1 {
 		for _, t := range w.tails {
-			return []*tail{t}
+			w.one[0] = t
 		}
+		return w.one[:]
 	}
 	ids := slices.Sorted(maps.Keys(w.tails))
 	out := make([]*tail, len(ids))
