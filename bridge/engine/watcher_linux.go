@@ -35,7 +35,13 @@ type inotifyWatcher struct {
 	byWd   map[int32]string // watched path by watch descriptor
 	byPath map[string]int32
 	closed bool
+	last   joined // the name of the last event in a watched folder
 }
+
+// joined is a file's name made from its folder's and its own: a live
+// transcript's every line comes as an event of one name, and making it
+// anew was an allocation a line.
+type joined struct{ dir, name, full string }
 
 // inotifyOps are fsnotify's default operations.
 const inotifyOps = unix.IN_CREATE | unix.IN_MODIFY | unix.IN_DELETE | unix.IN_DELETE_SELF |
@@ -160,7 +166,11 @@ func (w *inotifyWatcher) eventOf(raw *unix.InotifyEvent, name []byte) (fsnotify.
 	}
 	ev := fsnotify.Event{Name: path}
 	if len(name) > 0 {
-		ev.Name = path + "/" + string(name)
+		if l := w.last; l.dir != path || l.name != string(name) {
+			full := path + "/" + string(name)
+			w.last = joined{dir: path, name: full[len(path)+1:], full: full}
+		}
+		ev.Name = w.last.full
 	}
 	if mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
 		ev.Op |= fsnotify.Create

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
 )
 
 // chanHandler hands a watcher's events to a channel.
@@ -76,6 +77,16 @@ func TestInotifyWatcherMakesFsnotifysEvents(t *testing.T) {
 				must(t, os.WriteFile(filepath.Join(root, "f"), []byte("x"), 0o600))
 				must(t, os.Remove(filepath.Join(root, "f")))
 			}},
+		// The name made for one event is kept for the next of the same
+		// folder and name: each must still get its own.
+		{"files of one name in two folders, and two names in one, written in turn", func(root string) {
+			os.Mkdir(filepath.Join(root, "a"), 0o700)
+			os.Mkdir(filepath.Join(root, "b"), 0o700)
+		}, []string{".", "a", "b"}, func(t *testing.T, root string) {
+			for _, p := range []string{"a/x", "b/x", "a/y", "a/x", "b/y", "b/x"} {
+				must(t, os.WriteFile(filepath.Join(root, p), []byte(p), 0o600))
+			}
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -115,5 +126,27 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An event of the same folder and name as the one before makes no new
+// string: a live transcript's lines all come as such.
+func TestInotifyEventOfAllocatesNothingForTheSameName(t *testing.T) {
+	w := &inotifyWatcher{byWd: map[int32]string{1: "/d", 2: "/e"}, byPath: map[string]int32{"/d": 1, "/e": 2}}
+	raw := &unix.InotifyEvent{Wd: 1, Mask: unix.IN_MODIFY}
+	name := []byte("a.jsonl\x00\x00")
+	for _, tt := range []struct {
+		wd   int32
+		name string
+		want string
+	}{{1, "a.jsonl", "/d/a.jsonl"}, {1, "a.jsonl", "/d/a.jsonl"}, {2, "a.jsonl", "/e/a.jsonl"}, {2, "b", "/e/b"}, {1, "b", "/d/b"}} {
+		ev, ok := w.eventOf(&unix.InotifyEvent{Wd: tt.wd, Mask: unix.IN_MODIFY}, []byte(tt.name+"\x00"))
+		if !ok || ev.Name != tt.want || ev.Op != fsnotify.Write {
+			t.Errorf("event of %d %q: %v %v, want write %s", tt.wd, tt.name, ev, ok, tt.want)
+		}
+	}
+	w.eventOf(raw, name)
+	if n := testing.AllocsPerRun(100, func() { w.eventOf(raw, name) }); n != 0 {
+		t.Errorf("eventOf allocates %v times for the name before, want 0", n)
 	}
 }
