@@ -32,16 +32,19 @@ type inotifyWatcher struct {
 
 	mu     sync.Mutex
 	fd     int
-	byWd   map[int32]string // watched path by watch descriptor
+	byWd   map[int32]*watched // by watch descriptor
 	byPath map[string]int32
 	closed bool
-	last   joined // the name of the last event in a watched folder
 }
 
-// joined is a file's name made from its folder's and its own: a live
-// transcript's every line comes as an event of one name, and making it
-// anew was an allocation a line.
-type joined struct{ dir, name, full string }
+// watched is a watch's path and the name of its last event's file, with
+// the path before it: a live transcript's every line comes as an event
+// of that name in its folder's watch, and making it anew was an
+// allocation a line.
+type watched struct {
+	path             string
+	lastName, lastAt string // lastAt: path + "/" + lastName
+}
 
 // inotifyOps are fsnotify's default operations.
 const inotifyOps = unix.IN_CREATE | unix.IN_MODIFY | unix.IN_DELETE | unix.IN_DELETE_SELF |
@@ -53,7 +56,7 @@ func newWatcher() (watcher, error) {
 		return nil, fmt.Errorf("inotify: %w", err)
 	}
 	return &inotifyWatcher{f: os.NewFile(uintptr(fd), "inotify"), fd: fd,
-		byWd: make(map[int32]string), byPath: make(map[string]int32)}, nil
+		byWd: make(map[int32]*watched), byPath: make(map[string]int32)}, nil
 }
 
 func (w *inotifyWatcher) Add(path string) error {
@@ -68,7 +71,7 @@ func (w *inotifyWatcher) Add(path string) error {
 		return fmt.Errorf("watch %s: %w", path, err)
 	}
 	if _, ok := w.byWd[int32(wd)]; !ok { // a second name of a watched file keeps the first
-		w.byWd[int32(wd)] = path
+		w.byWd[int32(wd)] = &watched{path: path}
 	}
 	w.byPath[path] = int32(wd)
 	return nil
@@ -142,10 +145,11 @@ func (w *inotifyWatcher) run(ctx context.Context, on watchHandler) {
 func (w *inotifyWatcher) eventOf(raw *unix.InotifyEvent, name []byte) (fsnotify.Event, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	path, ok := w.byWd[raw.Wd]
+	wt, ok := w.byWd[raw.Wd]
 	if !ok {
 		return fsnotify.Event{}, false // removed meanwhile
 	}
+	path := wt.path
 	mask := raw.Mask
 	if mask&(unix.IN_IGNORED|unix.IN_UNMOUNT) != 0 {
 		w.forgetLocked(raw.Wd)
@@ -166,11 +170,11 @@ func (w *inotifyWatcher) eventOf(raw *unix.InotifyEvent, name []byte) (fsnotify.
 	}
 	ev := fsnotify.Event{Name: path}
 	if len(name) > 0 {
-		if l := w.last; l.dir != path || l.name != string(name) {
-			full := path + "/" + string(name)
-			w.last = joined{dir: path, name: full[len(path)+1:], full: full}
+		if wt.lastAt == "" || wt.lastName != string(name) {
+			wt.lastAt = path + "/" + string(name)
+			wt.lastName = wt.lastAt[len(path)+1:]
 		}
-		ev.Name = w.last.full
+		ev.Name = wt.lastAt
 	}
 	if mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
 		ev.Op |= fsnotify.Create

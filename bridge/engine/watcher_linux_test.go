@@ -129,24 +129,30 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// An event of the same folder and name as the one before makes no new
-// string: a live transcript's lines all come as such.
+// An event of the same name as its watch's one before makes no new
+// string: a live transcript's lines all come as such, their folders'
+// events in turn with the other sessions'.
 func TestInotifyEventOfAllocatesNothingForTheSameName(t *testing.T) {
-	w := &inotifyWatcher{byWd: map[int32]string{1: "/d", 2: "/e"}, byPath: map[string]int32{"/d": 1, "/e": 2}}
+	w := &inotifyWatcher{byWd: map[int32]*watched{1: {path: "/d"}, 2: {path: "/e"}}, byPath: map[string]int32{"/d": 1, "/e": 2}}
 	raw := &unix.InotifyEvent{Wd: 1, Mask: unix.IN_MODIFY}
 	name := []byte("a.jsonl\x00\x00")
 	for _, tt := range []struct {
 		wd   int32
 		name string
 		want string
-	}{{1, "a.jsonl", "/d/a.jsonl"}, {1, "a.jsonl", "/d/a.jsonl"}, {2, "a.jsonl", "/e/a.jsonl"}, {2, "b", "/e/b"}, {1, "b", "/d/b"}} {
+	}{
+		{1, "a.jsonl", "/d/a.jsonl"}, {1, "a.jsonl", "/d/a.jsonl"}, {2, "a.jsonl", "/e/a.jsonl"}, {2, "b", "/e/b"}, {1, "b", "/d/b"},
+		{1, "a.jsonl", "/d/a.jsonl"}, {1, "a.jsonl", "/d/a.jsonl"}, {2, "a.jsonl", "/e/a.jsonl"}, {1, "a.jsonl", "/d/a.jsonl"},
+	} {
 		ev, ok := w.eventOf(&unix.InotifyEvent{Wd: tt.wd, Mask: unix.IN_MODIFY}, []byte(tt.name+"\x00"))
 		if !ok || ev.Name != tt.want || ev.Op != fsnotify.Write {
 			t.Errorf("event of %d %q: %v %v, want write %s", tt.wd, tt.name, ev, ok, tt.want)
 		}
 	}
+	other := &unix.InotifyEvent{Wd: 2, Mask: unix.IN_MODIFY}
 	w.eventOf(raw, name)
-	if n := testing.AllocsPerRun(100, func() { w.eventOf(raw, name) }); n != 0 {
-		t.Errorf("eventOf allocates %v times for the name before, want 0", n)
+	w.eventOf(other, name)
+	if n := testing.AllocsPerRun(100, func() { w.eventOf(raw, name); w.eventOf(other, name) }); n != 0 {
+		t.Errorf("eventOf allocates %v times for two watches' names before, in turn, want 0", n)
 	}
 }
