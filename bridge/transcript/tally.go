@@ -150,7 +150,13 @@ func (t *Totals) add(recent *[]counted, r Response, tab *price.Table, log bool) 
 		}
 		prev, merged = *c.Req, Merge(*c.Req, r.Req)
 		r.Side = c.Side
-		(*recent)[i].Req = &merged
+		if merged != prev {
+			// A copy of its own, and only when raised: one taken of
+			// merged for every line made both prev and merged escape,
+			// two allocations a line of a response seen before.
+			m := merged
+			(*recent)[i].Req = &m
+		}
 	} else if r.Key != "" {
 		if len(*recent) >= recentMax {
 			// Slide the window rather than shift it: append moves it to a
@@ -176,7 +182,8 @@ func (t *Totals) add(recent *[]counted, r Response, tab *price.Table, log bool) 
 	if log {
 		c := Charge{Now: merged, Side: r.Side}
 		if i >= 0 {
-			c.Was = &prev
+			was := prev
+			c.Was = &was
 		}
 		t.Log = append(t.Log, c)
 	}
