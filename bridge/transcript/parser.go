@@ -49,6 +49,10 @@ type Parser struct {
 	// changes counts the changes to State made but by reading lines
 	// (StateChanges).
 	changes uint64
+	// model is the last model a line named, handed again for the next
+	// line naming it (intern): a string made per line was an allocation
+	// for every response's line.
+	model string
 }
 
 // SetPrices makes the parser price with t rather than the built-in table.
@@ -233,7 +237,7 @@ func (p *Parser) entry(v *fastjson.Value, out []event.Event) []event.Event {
 	case "attachment":
 		out = p.attachment(v, ts, out)
 	case "progress":
-		if r, ok := responseOf(v); ok {
+		if r, ok := responseOf(v, &p.model); ok {
 			p.count(r)
 		}
 	case "system":
@@ -532,7 +536,7 @@ func (p *Parser) assistant(v *fastjson.Value, ts time.Time, out []event.Event) [
 	}
 	side := v.GetBool("isSidechain") || p.sink != nil
 	msgID := string(msg.GetStringBytes("id"))
-	r, hasUsage := responseOf(v)
+	r, hasUsage := responseOf(v, &p.model)
 	r.TS = ts
 	if p.State.Turn == nil {
 		if side || (msgID != "" && msgID == p.State.Ended) {
@@ -552,7 +556,7 @@ func (p *Parser) assistant(v *fastjson.Value, ts time.Time, out []event.Event) [
 	}
 	if !side {
 		if m := msg.GetStringBytes("model"); len(m) > 0 && string(m) != "<synthetic>" {
-			t.Model = string(m)
+			t.Model = intern(&p.model, m)
 		}
 	}
 	if hasUsage {

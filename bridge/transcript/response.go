@@ -42,7 +42,7 @@ func ParseResponse(line []byte) (r Response, ok bool) {
 	if err != nil {
 		return r, false
 	}
-	r, ok = responseOf(v)
+	r, ok = responseOf(v, nil)
 	if ok {
 		r.TS = agent.ParseTime(v.GetStringBytes("timestamp"))
 		r.Cwd = string(v.GetStringBytes("cwd"))
@@ -51,8 +51,11 @@ func ParseResponse(line []byte) (r Response, ok bool) {
 	return r, ok
 }
 
-// responseOf reads the usage of a parsed line (see ParseResponse).
-func responseOf(v *fastjson.Value) (r Response, ok bool) {
+// responseOf reads the usage of a parsed line (see ParseResponse). A
+// parser's lines name one model or few: model, when not nil, is the
+// last named, handed again for one the same (no new string for each
+// line) and made the line's.
+func responseOf(v *fastjson.Value, model *string) (r Response, ok bool) {
 	rec := v
 	switch string(v.GetStringBytes("type")) {
 	case "assistant":
@@ -80,7 +83,7 @@ func responseOf(v *fastjson.Value) (r Response, ok bool) {
 	if req := rec.GetStringBytes("requestId"); len(req) > 0 {
 		r.Key += "|" + string(req)
 	}
-	r.Req.Model = string(msg.GetStringBytes("model"))
+	r.Req.Model = intern(model, msg.GetStringBytes("model"))
 	r.Req.Usage = usageOf(u)
 	r.Req.WebSearches = event.Tokens(u.GetInt64("server_tool_use", "web_search_requests"))
 	r.Req.WebFetches = event.Tokens(u.GetInt64("server_tool_use", "web_fetch_requests"))
@@ -141,4 +144,16 @@ func sub(u, v event.Usage) event.Usage {
 		Cache1hTokens:         u.Cache1hTokens - v.Cache1hTokens,
 		ReasoningOutputTokens: u.ReasoningOutputTokens - v.ReasoningOutputTokens,
 	}
+}
+
+// intern is b as a string: *last when it is the same, else a new one,
+// which *last then holds (last nil: always a new one).
+func intern(last *string, b []byte) string {
+	if last == nil {
+		return string(b)
+	}
+	if *last != string(b) {
+		*last = string(b)
+	}
+	return *last
 }
