@@ -286,6 +286,13 @@ func (w *workspace) delta(c mark) (d delta, whole bool) {
 func (w *workspace) journaledAs(c mark, whole bool) {
 	w.journaledOK = true
 	w.journaledShape.set(c)
+	w.journaledSessions(c, whole)
+}
+
+// journaledSessions is journaledAs for a c whose shape the journal holds
+// already: delta found it so before c's delta was journaled, and
+// comparing it again cost a walk of the sessions a line.
+func (w *workspace) journaledSessions(c mark, whole bool) {
 	for id, tc := range c.Sessions {
 		t := w.tails[id]
 		j := journaledOf(tc)

@@ -552,7 +552,7 @@ func (w *workspace) publish(evs []event.Event) {
 		// lines carry the delta alone. PublishLazy makes it, if at all,
 		// before it returns, while the parsers are still the batch's.
 		w.publishItems(w.topic.PublishLazy(evs, w.wholeMarkFunc(), draw))
-		w.journaledAs(c, draw == nil)
+		w.journaledSessions(c, draw == nil) // delta found c's shape the journal's
 	}
 	w.evs = reuse(evs)
 	w.pub.release()
