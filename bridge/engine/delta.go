@@ -295,7 +295,7 @@ func (w *workspace) journaledAs(c mark, whole bool) {
 func (w *workspace) journaledSessions(c mark, whole bool) {
 	for id, tc := range c.Sessions {
 		t := w.tails[id]
-		j := journaledOf(tc)
+		j := journaledOf(tc, t.journaled.subs)
 		j.state, j.wholeAt = stateOf(w.stateHash(), t, tc), t.journaled.wholeAt
 		if whole {
 			j.wholeAt = tc.Offset
@@ -305,14 +305,22 @@ func (w *workspace) journaledSessions(c mark, whole bool) {
 }
 
 // journaledOf is what a journal line holding tc holds of its session,
-// but for the parsers' state and where the last whole mark stood.
-func journaledOf(tc tailMark) journaled {
+// but for the parsers' state and where the last whole mark stood. Its
+// subagents' offsets go in subs, emptied, when not nil: the map the
+// journal's line before held for the session, which only delta reads,
+// and a new one for every line was an allocation a line of a session
+// with subagents.
+func journaledOf(tc tailMark, subs map[string]int64) journaled {
 	j := journaled{offset: tc.Offset, status: tc.Status, reason: tc.Reason, since: tc.Since, lastID: tc.LastID,
 		shape: shapeOf(tc)}
+	if len(tc.Subs) == 0 {
+		return j
+	}
+	if j.subs = subs; j.subs == nil {
+		j.subs = make(map[string]int64, len(tc.Subs))
+	}
+	clear(j.subs)
 	for p, sc := range tc.Subs {
-		if j.subs == nil {
-			j.subs = make(map[string]int64, len(tc.Subs))
-		}
 		j.subs[p] = sc.Offset
 	}
 	return j

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -563,7 +564,7 @@ func TestShapeSeesWhatADeltaCannotCarry(t *testing.T) {
 	} {
 		c := base
 		tt.edit(&c)
-		was := journaledOf(base)
+		was := journaledOf(base, nil)
 		if moved := !sameShape(c, &was); moved != tt.moves {
 			t.Errorf("%s: shape moved %v, want %v", tt.name, moved, tt.moves)
 		}
@@ -618,5 +619,35 @@ func TestWorkspaceShapeSeesSessionsComeAndGo(t *testing.T) {
 		if tt.moves && s.same(base()) {
 			t.Errorf("%s: the new shape is the one before's", tt.name)
 		}
+	}
+}
+
+// The subagents' offsets a journal line holds replace those of the line
+// before in the map it held (journaledOf reuses it): none stays behind.
+func TestJournaledSubsAreTheLinesOwn(t *testing.T) {
+	before := tailMark{Subs: map[string]subMark{"/s/a.jsonl": {Offset: 1}, "/s/b.jsonl": {Offset: 2}}}
+	for _, tt := range []struct {
+		name string
+		subs map[string]subMark
+		want map[string]int64
+	}{
+		{"the same, moved", map[string]subMark{"/s/a.jsonl": {Offset: 5}, "/s/b.jsonl": {Offset: 2}},
+			map[string]int64{"/s/a.jsonl": 5, "/s/b.jsonl": 2}},
+		{"one gone, one new", map[string]subMark{"/s/b.jsonl": {Offset: 3}, "/s/c.jsonl": {Offset: 4}},
+			map[string]int64{"/s/b.jsonl": 3, "/s/c.jsonl": 4}},
+		{"none", nil, nil},
+	} {
+		was := journaledOf(before, nil)
+		now := journaledOf(tailMark{Subs: tt.subs}, was.subs)
+		if !maps.Equal(now.subs, tt.want) {
+			t.Errorf("%s: subs %v, want %v", tt.name, now.subs, tt.want)
+		}
+		if !sameShape(tailMark{Subs: tt.subs}, &now) {
+			t.Errorf("%s: the line's shape is not its own", tt.name)
+		}
+	}
+	was := journaledOf(before, nil)
+	if n := testing.AllocsPerRun(100, func() { was = journaledOf(before, was.subs) }); n != 0 {
+		t.Errorf("journaling the same subagents again allocates %v times, want 0", n)
 	}
 }
