@@ -45,3 +45,35 @@ func TestEachLineNamesItsOwnModel(t *testing.T) {
 	}
 	t.Fatalf("no turn_complete in %s", types(last))
 }
+
+// A response's key is its message id, and its request id after a "|"
+// when the line has one; the message id the parser keeps is the key's
+// start when the line has usage (idOf), its own string otherwise.
+func TestResponseKeyAndMessageID(t *testing.T) {
+	for _, tt := range []struct {
+		name, line, key string
+	}{
+		{"with a request id", `{"type":"assistant","requestId":"req_1","message":{"id":"msg_1","model":"m","usage":{"input_tokens":1}}}`, "msg_1|req_1"},
+		{"without", `{"type":"assistant","message":{"id":"msg_1","model":"m","usage":{"input_tokens":1}}}`, "msg_1"},
+		{"no id", `{"type":"assistant","requestId":"req_1","message":{"model":"m","usage":{"input_tokens":1}}}`, "|req_1"},
+	} {
+		r, ok := ParseResponse([]byte(tt.line))
+		if !ok || r.Key != tt.key {
+			t.Errorf("%s: key %q (%v), want %q", tt.name, r.Key, ok, tt.key)
+		}
+	}
+	for _, tt := range []struct {
+		id, key, want string
+	}{
+		{"msg_1", "msg_1|req_1", "msg_1"},
+		{"msg_1", "msg_1", "msg_1"},
+		{"msg_1", "", "msg_1"},            // no usage: no key
+		{"msg_12", "msg_1|req", "msg_12"}, // a key not the id's
+		{"msg_1", "msg_2|req", "msg_1"},
+		{"", "|req_1", ""},
+	} {
+		if got := idOf([]byte(tt.id), tt.key); got != tt.want {
+			t.Errorf("idOf(%q, %q) = %q, want %q", tt.id, tt.key, got, tt.want)
+		}
+	}
+}

@@ -529,14 +529,24 @@ func cmpTime(a, b time.Time) time.Time {
 	return a
 }
 
+// idOf is a message's id as a string: the start of its response's key
+// (responseOf) when that is it, else a string of its own; a line of a
+// response with usage then makes one string of its id, not two.
+func idOf(id []byte, key string) string {
+	if len(key) >= len(id) && key[:len(id)] == string(id) {
+		return key[:len(id)]
+	}
+	return string(id)
+}
+
 func (p *Parser) assistant(v *fastjson.Value, ts time.Time, out []event.Event) []event.Event {
 	msg := v.Get("message")
 	if msg == nil {
 		return out
 	}
 	side := v.GetBool("isSidechain") || p.sink != nil
-	msgID := string(msg.GetStringBytes("id"))
 	r, hasUsage := responseOf(v, &p.model)
+	msgID := idOf(msg.GetStringBytes("id"), r.Key)
 	r.TS = ts
 	if p.State.Turn == nil {
 		if side || (msgID != "" && msgID == p.State.Ended) {

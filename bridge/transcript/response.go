@@ -79,9 +79,11 @@ func responseOf(v *fastjson.Value, model *string) (r Response, ok bool) {
 	if u == nil || u.Type() != fastjson.TypeObject {
 		return r, false
 	}
-	r.Key = string(msg.GetStringBytes("id"))
+	id := msg.GetStringBytes("id")
 	if req := rec.GetStringBytes("requestId"); len(req) > 0 {
-		r.Key += "|" + string(req)
+		r.Key = string(id) + "|" + string(req) // one string made, not the id's and then the whole
+	} else {
+		r.Key = string(id)
 	}
 	r.Req.Model = intern(model, msg.GetStringBytes("model"))
 	r.Req.Usage = usageOf(u)
