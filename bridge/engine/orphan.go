@@ -126,18 +126,33 @@ func (w *workspace) lastWrite(t *tail) time.Time {
 // read and each hook's pid; a pid already noted is not looked up again.
 func (w *workspace) noteAgents() {
 	working := w.working()
+	if t := w.onlyTail(); t != nil {
+		w.noteAgent(t, working)
+		return
+	}
 	for _, t := range w.tails {
-		if !t.parser.InTurn() {
-			continue
-		}
-		if pid := w.agentOf(t, working); pid != 0 && pid != t.agentPID && isAgentProcess(w.eng.agents, pid) {
-			t.agentPID = pid
-		}
+		w.noteAgent(t, working)
+	}
+}
+
+// noteAgent notes the live agent of t's open turn.
+func (w *workspace) noteAgent(t *tail, working int) {
+	if !t.parser.InTurn() {
+		return
+	}
+	if pid := w.agentOf(t, working); pid != 0 && pid != t.agentPID && isAgentProcess(w.eng.agents, pid) {
+		t.agentPID = pid
 	}
 }
 
 // working counts the sessions whose turn is open.
 func (w *workspace) working() int {
+	if t := w.onlyTail(); t != nil {
+		if t.parser.InTurn() {
+			return 1
+		}
+		return 0
+	}
 	n := 0
 	for _, t := range w.tails {
 		if t.parser.InTurn() {

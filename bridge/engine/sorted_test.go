@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"conductorbridge/bridge/transcript"
 	"slices"
 	"testing"
 )
@@ -43,5 +44,46 @@ func TestSortedTails(t *testing.T) {
 	w.sorted()
 	if w.one[0] != nil {
 		t.Errorf("sorted of two sessions still holds %q", w.one[0].id)
+	}
+}
+
+// The one session's tail held between lines (onlyTail) is let go when
+// the session is replaced, by another or by a new tail of its own id:
+// each is then the one sorted, working and unlisted see.
+func TestOnlyTailFollowsTheSession(t *testing.T) {
+	a := &tail{id: "a", parser: &transcript.Parser{}}
+	w := &workspace{tails: map[string]*tail{"a": a}}
+	w.snap.Store(&snapshot{sessions: []SessionInfo{{SessionID: "a", Streamed: true}}})
+	check := func(step string, want *tail, unlisted bool) {
+		t.Helper()
+		if got := w.sorted(); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: sorted %v, want the tail of %s", step, got, want.id)
+		}
+		if got := w.unlisted(); got != unlisted {
+			t.Errorf("%s: unlisted %v, want %v", step, got, unlisted)
+		}
+	}
+	check("first", a, false)
+	if n := testing.AllocsPerRun(100, func() { w.sorted(); w.working(); w.unlisted() }); n != 0 {
+		t.Errorf("sorted, working and unlisted allocate %v times for one session, want 0", n)
+	}
+	a2 := &tail{id: "a", parser: &transcript.Parser{}}
+	w.tails["a"] = a2
+	check("a new tail of the same session", a2, false)
+	delete(w.tails, "a")
+	b := &tail{id: "b", parser: &transcript.Parser{}}
+	w.tails["b"] = b
+	check("another session", b, true)
+
+	// working counts the one session's open turn, then none.
+	if _, err := b.parser.Line([]byte(`{"type":"user","sessionId":"b","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"go"}}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.working(); n != 1 {
+		t.Errorf("working %d with the one session's turn open, want 1", n)
+	}
+	w.tails["b"] = &tail{id: "b", parser: &transcript.Parser{}}
+	if n := w.working(); n != 0 {
+		t.Errorf("working %d once the session's tail is a new one, idle, want 0", n)
 	}
 }

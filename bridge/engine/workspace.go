@@ -489,11 +489,7 @@ func (w *workspace) onUser(out []event.Event, n int) {
 // range over what it returns, which reads the one element before the
 // loop's body can call sorted again.
 func (w *workspace) sorted() []*tail {
-	w.one[0] = nil // holds no tail let go since
-	if len(w.tails) == 1 {
-		for _, t := range w.tails {
-			w.one[0] = t
-		}
+	if w.onlyTail() != nil {
 		return w.one[:]
 	}
 	ids := slices.Sorted(maps.Keys(w.tails))
@@ -565,6 +561,24 @@ func (w *workspace) publish(evs []event.Event) {
 	}
 }
 
+// onlyTail is the tail of the workspace's one session, nil unless it
+// has one, held in w.one (nil then too: no tail let go stays held). It
+// is found by its id, not by walking w.tails: the session walks done
+// for every line (sorted, working, unlisted) were their biggest part.
+func (w *workspace) onlyTail() *tail {
+	if len(w.tails) != 1 {
+		w.one[0] = nil
+		return nil
+	}
+	if t := w.one[0]; t != nil && w.tails[t.id] == t {
+		return t
+	}
+	for _, t := range w.tails {
+		w.one[0] = t
+	}
+	return w.one[0]
+}
+
 // unlisted reports whether some session followed is not in the snapshot
 // readers see.
 func (w *workspace) unlisted() bool {
@@ -572,12 +586,20 @@ func (w *workspace) unlisted() bool {
 	if s == nil {
 		return len(w.tails) > 0
 	}
+	if t := w.onlyTail(); t != nil {
+		return !listed(s, t.id)
+	}
 	for id := range w.tails {
-		if !slices.ContainsFunc(s.sessions, func(si SessionInfo) bool { return si.SessionID == id && si.Streamed }) {
+		if !listed(s, id) {
 			return true
 		}
 	}
 	return false
+}
+
+// listed reports whether s lists the session id as read.
+func listed(s *snapshot, id string) bool {
+	return slices.ContainsFunc(s.sessions, func(si SessionInfo) bool { return si.SessionID == id && si.Streamed })
 }
 
 // publishItems notes the ids the topic gave each session's events.
