@@ -1,0 +1,49 @@
+// Package rawsys makes, on Linux, the system calls of a written line's
+// way from the inotify event to the subscriber's socket without telling
+// the Go runtime, where a call cannot wait.
+//
+// Why: when every processor is idle, the runtime's monitor thread
+// (sysmon) sleeps until the next timer, and the next system call made
+// through the syscall package, os or net (entersyscall) wakes it; it then
+// looks again every 20 µs until it finds every processor idle, and sleeps
+// again (runtime/proc.go: sysmon, reentersyscall). A paced line arrives on
+// an idle bridge, so each one woke sysmon: about one thread switch in
+// every 2.3 a line costs, and CPU with it. A raw call (syscall.RawSyscall)
+// does not enter the runtime, so sysmon sleeps on.
+//
+// The price: a goroutine keeps its processor through a raw call, so if
+// the call waits, the runtime can neither hand that processor to another
+// goroutine nor stop the world: a garbage collection, and with it every
+// goroutine of the bridge, waits until the call returns. So a call is raw
+// only where the kernel does not make it wait:
+//
+//   - Read and Write of a non-blocking descriptor (inotify once the poller
+//     said it is readable, a socket): they return EAGAIN instead, and the
+//     caller waits in the poller as os and net do.
+//   - Fstat and PreadNoWait of a regular file that RawReads accepted: on
+//     a local filesystem (localFS; a network or FUSE one may wait on a
+//     server for any call, fstat included), opened O_NOATIME (a read that
+//     updates the access time dirties the inode, which on ext4 or XFS
+//     takes a journal or log reservation that can wait for the disk). A
+//     local filesystem's fstat reads the inode in memory. PreadNoWait is
+//     preadv2 with RWF_NOWAIT: the kernel copies what is in the page cache
+//     and returns EAGAIN rather than read the disk or wait for a lock
+//     (XFS's inode lock, held by a writer that may itself be throttled),
+//     and the caller then reads the rest with an ordinary pread. A record
+//     just written is in the page cache, so its read returns at once.
+//
+// Not raw: writes to regular files. A buffered write(2) to a local disk
+// usually returns in microseconds from the page cache, but it may sleep in
+// balance_dirty_pages (up to 200 ms a pause, again and again while the
+// disk is behind, as when a build or a copy floods it), wait for a page
+// under writeback (stable pages), for the filesystem's journal or log
+// space to update the file's times, or, on a failing disk, for as long as
+// the disk hangs, and there is no RWF_NOWAIT that helps: ext4 refuses it
+// for buffered writes, XFS answers EAGAIN whenever the file's times are
+// to change, which is every write. So the journal's append stays an
+// ordinary write(2), and a stall there holds up the line's own goroutine
+// only, never the bridge.
+//
+// Elsewhere (build tags) these are the syscall package's ordinary calls,
+// and RawReads accepts no file.
+package rawsys
