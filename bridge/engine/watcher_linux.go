@@ -2,15 +2,17 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
+
+	"conductorbridge/bridge/rawsys"
 )
 
 // inotifyWatcher reads inotify itself and hands each event to the engine
@@ -113,14 +115,36 @@ func (w *inotifyWatcher) Close() error {
 	return w.f.Close() // ends a read under way
 }
 
+func (w *inotifyWatcher) isClosed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.closed
+}
+
 func (w *inotifyWatcher) run(ctx context.Context, on watchHandler) {
 	stop := context.AfterFunc(ctx, func() { w.Close() })
 	defer stop()
 	buf := make([]byte, 64<<10)
+	rc, err := w.f.SyscallConn()
+	if err != nil {
+		on.watchError(fmt.Errorf("read inotify: %w", err))
+		return
+	}
+	// The descriptor is non-blocking, so its read is raw (see rawsys):
+	// EAGAIN, and the poller waits until it is readable.
+	var n int
+	var rerr error
+	read := func(fd uintptr) bool {
+		n, rerr = rawsys.Read(int(fd), buf)
+		return rerr != syscall.EAGAIN
+	}
 	for {
-		n, err := w.f.Read(buf)
+		err := rc.Read(read)
+		if err == nil {
+			err = rerr
+		}
 		if err != nil {
-			if errors.Is(err, os.ErrClosed) {
+			if w.isClosed() { // the poller's error for a closed file is not os.ErrClosed
 				return
 			}
 			on.watchError(fmt.Errorf("read inotify: %w", err))

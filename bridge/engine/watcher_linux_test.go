@@ -12,12 +12,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// chanHandler hands a watcher's events to a channel.
-type chanHandler struct{ evs chan fsnotify.Event }
+// chanHandler hands a watcher's events and errors to channels.
+type chanHandler struct {
+	evs  chan fsnotify.Event
+	errs chan error
+}
 
 func (h chanHandler) event(ev fsnotify.Event) { h.evs <- ev }
 func (h chanHandler) batchDone()              {}
-func (h chanHandler) watchError(error)        {}
+func (h chanHandler) watchError(err error) {
+	select {
+	case h.errs <- err:
+	default: // enough to fail on
+	}
+}
 
 // until collects events, as name and operations, up to the sentinel's
 // creation. An event like the one before it is left out: the system
@@ -43,7 +51,8 @@ func until(t *testing.T, evs <-chan fsnotify.Event, sentinel string) []string {
 
 // The engine's own inotify reader makes the events fsnotify's does, for
 // the same watches and the same changes: each case is watched by both at
-// once and their events compared.
+// once and their events compared. Ours reports no error, neither for a
+// read that finds nothing yet (EAGAIN: it waits) nor when it is closed.
 func TestInotifyWatcherMakesFsnotifysEvents(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -98,11 +107,19 @@ func TestInotifyWatcherMakesFsnotifysEvents(t *testing.T) {
 			defer theirs.Close()
 			w, err := newWatcher()
 			must(t, err)
-			ours := chanHandler{make(chan fsnotify.Event, 100)}
+			ours := chanHandler{make(chan fsnotify.Event, 100), make(chan error, 1)}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() { w.run(ctx, ours); close(done) }()
-			defer func() { cancel(); <-done }()
+			defer func() {
+				cancel()
+				<-done
+				select {
+				case err := <-ours.errs:
+					t.Errorf("the watcher reported %v", err)
+				default:
+				}
+			}()
 			for _, p := range tt.watch {
 				must(t, theirs.Add(filepath.Join(root, p)))
 				must(t, w.Add(filepath.Join(root, p)))

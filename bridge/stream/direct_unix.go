@@ -2,7 +2,14 @@
 
 package stream
 
-import "syscall"
+import (
+	"syscall"
+
+	"conductorbridge/bridge/rawsys"
+)
+
+// A socket's write is raw (see rawsys): the descriptor is non-blocking,
+// so write(2) takes what fits and says EAGAIN rather than wait.
 
 // tryWriter makes one connection's non-blocking writes. Its func is
 // made once: a closure made for each write, and the results it set,
@@ -16,7 +23,7 @@ type tryWriter struct {
 }
 
 func (w *tryWriter) write(fd uintptr) bool {
-	w.n, w.err = syscall.Write(int(fd), w.b)
+	w.n, w.err = rawsys.Write(int(fd), w.b)
 	return true // done, whatever it took
 }
 
@@ -42,7 +49,7 @@ func finishWrite(c syscall.RawConn, b []byte) error {
 	var werr error
 	err := c.Write(func(fd uintptr) bool {
 		for len(b) > 0 {
-			n, e := syscall.Write(int(fd), b)
+			n, e := rawsys.Write(int(fd), b)
 			if e == syscall.EAGAIN {
 				return false // wait until writable
 			}
