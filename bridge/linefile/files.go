@@ -45,6 +45,7 @@ type heldFile struct {
 	mu   sync.Mutex
 	f    *os.File // nil: closed
 	info fs.FileInfo
+	raw  rawRecord // f's calls made raw where they cannot wait (raw_linux.go)
 }
 
 // use marks h as just read and returns the file to close to stay within
@@ -93,7 +94,7 @@ func (h *heldFile) closeLocked() {
 // stat says whether it names another file now, or nothing, or no regular
 // file: a replacement shows there however it was made.
 func (h *heldFile) still(path string, seen int64) (fs.FileInfo, bool) {
-	if info, err := h.f.Stat(); err == nil && info.Size() > seen && linked(info) {
+	if info, err := h.stat(); err == nil && info.Size() > seen && linked(info) {
 		return info, true
 	}
 	info, err := os.Stat(path)
@@ -137,6 +138,7 @@ func (r *Reader) openHeld() (*os.File, fs.FileInfo, func(), error) {
 		return nil, nil, nil, err
 	}
 	h.f, h.info = f, info
+	h.raw = rawRecordOf(f)
 	return f, info, h.mu.Unlock, nil
 }
 

@@ -93,7 +93,7 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 	defer done()
 	res.Size, res.ModTime = info.Size(), info.ModTime()
 	pos := r.Offset + int64(len(r.pending))
-	if (r.info != nil && !os.SameFile(r.info, info)) || info.Size() < pos {
+	if (r.info != nil && !sameFile(r.info, info)) || info.Size() < pos {
 		r.Offset, r.pending, r.skipping, pos = 0, r.pending[:0], false, 0
 		res.Reset = true
 	}
@@ -116,7 +116,7 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 		// it, for every line a busy agent writes. What is appended
 		// meanwhile brings its own file event, and so another Read.
 		want := min(int64(len(chunk)), info.Size()-off)
-		n, rerr := f.ReadAt(chunk[:want], off)
+		n, rerr := r.readAt(f, chunk[:want], off)
 		off += int64(n)
 		data := chunk[:n]
 		for len(data) > 0 && !res.More {

@@ -386,6 +386,7 @@ func (j *Journal) write(line []byte) error {
 			return fmt.Errorf("append journal: %w", err)
 		}
 	}
+	// An ordinary write(2), never raw: it may sleep (bridge/rawsys).
 	if _, err := j.f.Write(line); err != nil {
 		// Part of the line may have reached the file.
 		j.torn = true
