@@ -11,9 +11,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Only local filesystems are read raw. The numbers are the kernel's
-// (include/uapi/linux/magic.h; xfs: fs/xfs/libxfs/xfs_format.h "XFSB";
-// overlayfs: fs/overlayfs/ovl_entry.h).
+// Only local filesystems are read raw. The numbers are written here from
+// the kernel's include/uapi/linux/magic.h (XFS's "XFSB" and overlayfs's
+// are in its newer copies; golang.org/x/sys/unix generates its constants
+// from that header), not taken from the code's constants.
 func TestOnlyLocalFilesystemsAreReadRaw(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
