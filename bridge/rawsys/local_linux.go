@@ -44,6 +44,14 @@ func rawReadable(st *unix.Statfs_t, noAtime func() error) bool {
 	return st.Flags&unix.ST_NOATIME != 0 || noAtime() == nil
 }
 
+// rawWritable reports whether a file of a filesystem st describes may be
+// written raw: on a local filesystem (localFS), and not mounted sync,
+// where every write waits for the disk. (A file made synchronous alone,
+// chattr +S, is not looked for: its first slow write trips the Guard.)
+func rawWritable(st *unix.Statfs_t) bool {
+	return localFS(uint32(st.Type)) && st.Flags&unix.ST_SYNCHRONOUS == 0
+}
+
 // setNoAtime sets O_NOATIME on fd (only the file's owner may).
 func setNoAtime(fd int) error {
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)

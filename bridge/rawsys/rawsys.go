@@ -1,6 +1,7 @@
 // Package rawsys makes, on Linux, the system calls of a written line's
 // way from the inotify event to the subscriber's socket without telling
-// the Go runtime, where a call cannot wait.
+// the Go runtime: where a call cannot wait, and the journal's write to a
+// local file under a Guard that stops it after one slow call.
 //
 // Why: when every processor is idle, the runtime's monitor thread
 // (sysmon) sleeps until the next timer, and the next system call made
@@ -20,7 +21,7 @@
 //   - Read and Write of a non-blocking descriptor (inotify once the poller
 //     said it is readable, a socket): they return EAGAIN instead, and the
 //     caller waits in the poller as os and net do.
-//   - Fstat and PreadNoWait of a regular file that RawReads accepted: on
+//   - Fstat and PreadNoWait (timed, below) of a regular file that RawReads accepted: on
 //     a local filesystem (localFS; a network or FUSE one may wait on a
 //     server for any call, fstat included), opened O_NOATIME (a read that
 //     updates the access time dirties the inode, which on ext4 or XFS
@@ -32,18 +33,33 @@
 //     and the caller then reads the rest with an ordinary pread. A record
 //     just written is in the page cache, so its read returns at once.
 //
-// Not raw: writes to regular files. A buffered write(2) to a local disk
-// usually returns in microseconds from the page cache, but it may sleep in
-// balance_dirty_pages (up to 200 ms a pause, again and again while the
-// disk is behind, as when a build or a copy floods it), wait for a page
-// under writeback (stable pages), for the filesystem's journal or log
-// space to update the file's times, or, on a failing disk, for as long as
-// the disk hangs, and there is no RWF_NOWAIT that helps: ext4 refuses it
-// for buffered writes, XFS answers EAGAIN whenever the file's times are
-// to change, which is every write. So the journal's append stays an
-// ordinary write(2), and a stall there holds up the line's own goroutine
-// only, never the bridge.
+// Raw under a guard: write(2) of a regular file that RawWrites accepted
+// (the bridge's journal lines), on a local filesystem not mounted sync.
+// A buffered write to a local disk usually returns in microseconds from
+// the page cache, but it may sleep: in balance_dirty_pages (up to 200 ms
+// a pause, again and again while the disk is behind, as when a build or a
+// copy floods it), for a page under writeback (stable pages), for the
+// filesystem's journal or log space to update the file's times, or, on a
+// failing disk, for as long as the disk hangs; and there is no RWF_NOWAIT
+// that helps (ext4 refuses it for buffered writes, XFS answers EAGAIN
+// whenever the file's times are to change, which is every write). So
+// every raw call on a regular file, the write and PreadNoWait (which
+// may still fault in a swapped-out buffer), goes through a Guard, which
+// times it: once one took longer than SlowCall (2 ms), no raw call on a
+// file is made again in this process, and the bridge logs it once.
 //
+// The residual risk, and why it is accepted: the slow call itself was
+// raw, so the bridge stalls at most once a run, for that call's length:
+// the line's goroutine kept its processor, and a garbage collection that
+// began meanwhile waited for it, with every goroutine of the bridge. A
+// disk that hangs outright still freezes the whole bridge, at its next
+// collection, until the call returns, where with an ordinary write only
+// that workspace's goroutine would wait. In return an idle bridge's line
+// no longer wakes sysmon for its journal write: about 30 µs of CPU a line,
+// a third of the bridge's CPU while agents work (issue 29's paced bench:
+// 87-91 µs a line with only the reads and socket raw, 56-64 µs with the
+// journal's write too; 2.2 thread switches a line down to 1.1).
+
 // Elsewhere (build tags) these are the syscall package's ordinary calls,
 // and RawReads accepts no file.
 package rawsys

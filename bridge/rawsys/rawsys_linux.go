@@ -37,15 +37,21 @@ func Fstat(fd int, st *syscall.Stat_t) error {
 	return err
 }
 
-// PreadNoWait is preadv2(2) of a file RawReads accepted, into b at off,
-// with RWF_NOWAIT: what the page cache holds, a short count if only the
-// start of it does, EAGAIN if none of it can be read without waiting.
-func PreadNoWait(fd int, b []byte, off int64) (int, error) {
+// preadNoWait is preadv2(2) with RWF_NOWAIT (see PreadNoWait).
+func preadNoWait(fd int, b []byte, off int64) (int, error) {
 	iov := unix.Iovec{Base: unsafe.SliceData(b)}
 	iov.SetLen(len(b))
 	return again(func() (uintptr, syscall.Errno) {
 		// 64-bit: the offset is one register, pos_l; pos_h is unused.
 		r, _, e := syscall.RawSyscall6(unix.SYS_PREADV2, uintptr(fd), uintptr(unsafe.Pointer(&iov)), 1, uintptr(off), 0, unix.RWF_NOWAIT)
+		return r, e
+	})
+}
+
+// writeFile is write(2) of a regular file (see Guard.WriteFile).
+func writeFile(fd int, b []byte) (int, error) {
+	return again(func() (uintptr, syscall.Errno) {
+		r, _, e := syscall.RawSyscall6(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), 0, 0, 0)
 		return r, e
 	})
 }
@@ -76,4 +82,15 @@ func RawReads(fd int) bool {
 		return false
 	}
 	return rawReadable(&st, func() error { return setNoAtime(fd) })
+}
+
+// RawWrites decides once, for a regular file just opened for writing,
+// whether Guard.WriteFile may be used on fd (see the package doc): on a
+// local filesystem not mounted sync. Its fstatfs is an ordinary call.
+func RawWrites(fd int) bool {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return false
+	}
+	return rawWritable(&st)
 }

@@ -90,7 +90,7 @@ func (j *Journal) release() {
 	defer j.fmu.Unlock()
 	if j.f != nil && !j.closed {
 		j.f.Close()
-		j.f = nil
+		j.f, j.raw.ok = nil, false
 	}
 }
 
@@ -110,6 +110,6 @@ func (j *Journal) reopen() error {
 		f.Close()
 		return fmt.Errorf("reopen journal: %w", err)
 	}
-	j.f = f
+	j.setFile(f)
 	return nil
 }

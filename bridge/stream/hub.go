@@ -133,7 +133,7 @@ func (h *Hub) open(id string) (*Topic, error) {
 		h.Log(j.Damaged.Error())
 	}
 	if j != nil {
-		j.budget = h.fds
+		j.budget, j.log = h.fds, h.Log
 		if victim := h.fds.use(j); victim != nil {
 			victim.release()
 		}

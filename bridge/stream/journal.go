@@ -62,6 +62,10 @@ type Journal struct {
 	size   int64     // bytes of whole lines in f
 	torn   bool      // f may hold a partial line past size: cut it before writing
 	behind bool      // the last append failed: the file lacks its mark
+	raw    rawFile   // how f is written
+
+	// log says once in the process that raw writes stopped (nil: no one).
+	log func(msg string)
 
 	// Since the last whole mark in the file: its length, and the bytes
 	// of the lines after it (0, 0: the file holds none).
@@ -115,7 +119,9 @@ func OpenJournal(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
-	return &Journal{Path: path, f: f}, nil
+	j := &Journal{Path: path}
+	j.setFile(f)
+	return j, nil
 }
 
 // Load reads the journal, keeping the newest max events, the last mark
@@ -386,8 +392,9 @@ func (j *Journal) write(line []byte) error {
 			return fmt.Errorf("append journal: %w", err)
 		}
 	}
-	// An ordinary write(2), never raw: it may sleep (bridge/rawsys).
-	if _, err := j.f.Write(line); err != nil {
+	err := j.writeLine(line)
+	j.reportSlow()
+	if err != nil {
 		// Part of the line may have reached the file.
 		j.torn = true
 		if cerr := j.cut(); cerr != nil {
@@ -440,7 +447,8 @@ func (j *Journal) rewrite(line []byte) error {
 	if j.f != nil {
 		j.f.Close()
 	}
-	j.f, j.size, j.torn = f, int64(len(line)), false
+	j.setFile(f)
+	j.size, j.torn = int64(len(line)), false
 	return nil
 }
 
@@ -456,7 +464,7 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	err := j.f.Close()
-	j.f = nil
+	j.f, j.raw.ok = nil, false
 	return err
 }
 

@@ -42,6 +42,7 @@ func failingJournal(t *testing.T, tp *Topic) *fullDisk {
 	}
 	d := &fullDisk{File: f}
 	tp.journal.f = d
+	tp.journal.raw.ok = false // fullDisk stands in for the ordinary write (the raw one's: TestJournalRawWrite*)
 	return d
 }
 

@@ -1,0 +1,140 @@
+//go:build linux && (amd64 || arm64)
+
+package rawsys
+
+import (
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// fakeClock is a Guard's clock whose every reading is step after the
+// last, so each timed call takes step; reads counts the readings.
+type fakeClock struct {
+	t     time.Time
+	step  time.Duration
+	reads int
+}
+
+func (c *fakeClock) now() time.Time {
+	c.reads++
+	c.t = c.t.Add(c.step)
+	return c.t
+}
+
+// One slow raw call on a file, a write or a read, stops them all, for
+// good, and is reported once; calls of page-cache speed never do.
+func TestGuardStopsRawCallsAfterASlowOne(t *testing.T) {
+	for _, tc := range []struct {
+		call string
+		make func(g *Guard, fd int) error
+	}{
+		{"write", func(g *Guard, fd int) error {
+			_, err := g.WriteFile(fd, []byte("line\n"))
+			return err
+		}},
+		{"pread", func(g *Guard, fd int) error {
+			_, err := g.PreadNoWait(fd, make([]byte, 4), 0)
+			return err
+		}},
+	} {
+		t.Run(tc.call, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "f")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			fd := int(f.Fd())
+			if _, err := f.Write([]byte("first\n")); err != nil {
+				t.Fatal(err)
+			}
+			clock := &fakeClock{step: 20 * time.Microsecond}
+			g := &Guard{Now: clock.now, Tripped: new(atomic.Pointer[Slow])}
+			for range 3 {
+				if err := tc.make(g, fd); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !g.Raw() || g.Unreported() != nil {
+				t.Fatalf("20 µs calls tripped the guard")
+			}
+
+			clock.step = 50 * time.Millisecond // a write throttled for the disk
+			if err := tc.make(g, fd); err != nil {
+				t.Fatal(err)
+			}
+			if g.Raw() {
+				t.Fatal("raw calls go on after a 50 ms one")
+			}
+			s := g.Unreported()
+			if s == nil || s.Call != tc.call || s.File != path || s.Took != 50*time.Millisecond {
+				t.Fatalf("reported %+v; want the %s of %s, 50ms", s, tc.call, path)
+			}
+			if again := g.Unreported(); again != nil {
+				t.Errorf("reported twice: %v", again)
+			}
+			reads := clock.reads
+			if n, err := g.PreadNoWait(fd, make([]byte, 4), 0); n != 0 || err != syscall.EAGAIN {
+				t.Errorf("PreadNoWait after the trip = %d, %v; want 0, EAGAIN (read with the ordinary pread)", n, err)
+			}
+			if clock.reads != reads {
+				t.Error("PreadNoWait made its raw call after the trip")
+			}
+			clock.step = 20 * time.Microsecond
+			if g.Raw() {
+				t.Error("raw calls back after fast calls")
+			}
+			if tripped.Load() != nil {
+				t.Error("a test's guard tripped the process's wire")
+			}
+		})
+	}
+}
+
+// A file is written raw only on a local filesystem not mounted sync.
+func TestRawWritesDecidesFromTheFilesystem(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		t.Fatal(err)
+	}
+	switch uint32(st.Type) {
+	case 0xEF53, 0x01021994, 0x58465342, 0x9123683E, 0x794c7630, 0xF2F52010:
+		if st.Flags&unix.ST_SYNCHRONOUS == 0 && !RawWrites(fd) {
+			t.Errorf("a file on local filesystem %#x is not written raw", st.Type)
+		}
+	default:
+		t.Logf("the temporary folder is on filesystem %#x, not one this test knows local", st.Type)
+	}
+	for _, tc := range []struct {
+		name   string
+		fsType uint32
+		flags  int64
+		want   bool
+	}{
+		{"ext4", 0xEF53, 0, true},
+		{"tmpfs", 0x01021994, 0, true},
+		{"xfs", 0x58465342, unix.ST_NOATIME, true},
+		{"ext4 mounted sync", 0xEF53, unix.ST_SYNCHRONOUS, false},
+		{"nfs", 0x6969, 0, false},
+		{"fuse", 0x65735546, 0, false},
+		{"unknown", 0x12345678, 0, false},
+	} {
+		st := unix.Statfs_t{Type: int64(tc.fsType), Flags: tc.flags}
+		if got := rawWritable(&st); got != tc.want {
+			t.Errorf("%s: written raw %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
