@@ -3,19 +3,26 @@ package rawsys
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// SlowCall is how long a raw call on a regular file may take before the
-// Guard stops them all. A write or a read of the page cache takes
-// microseconds (a journal line: 5 to 20); one that takes milliseconds has
-// slept in the kernel (for the disk, for dirty-page throttling, for the
-// filesystem's journal) and may do so again, so 2 ms is a hundred times
-// the ordinary cost and already longer than the bridge may take from a
-// line to its event (1.5 ms at p99). A call only preempted for that long
-// trips it too: that costs the saving, not the bridge.
+// SlowCall is how long a raw call on a regular file may sleep in the
+// kernel before the Guard stops them all. A write or a read of the page
+// cache takes microseconds (a journal line: 5 to 20) and does not sleep;
+// one that sleeps for milliseconds waited for the disk, for dirty-page
+// throttling or for the filesystem's journal, and may do so again. 2 ms
+// is a hundred times the ordinary cost and already more than the bridge
+// may take from a line to its event (1.5 ms at p99).
+//
+// A call that took long without sleeping was preempted (the machine's
+// other work ran on its CPU): that happens to any code, raw or not, and
+// on a busy machine it happens every few thousand lines (2 to 4 ms, seen
+// 2 or 3 times in 30000 lines of the paced bench on 2 shared cores,
+// every one counted by the kernel as involuntary), so it must not trip
+// the guard, or the saving would last minutes.
 const SlowCall = 2 * time.Millisecond
 
 // Slow is the raw call on a regular file that took longer than SlowCall.
@@ -27,7 +34,7 @@ type Slow struct {
 }
 
 func (s *Slow) String() string {
-	return fmt.Sprintf("a raw %s of %s took %v (over %v): files are written and read with ordinary system calls for the rest of this run",
+	return fmt.Sprintf("a raw %s of %s slept in the kernel, %v in all (over %v): files are written and read with ordinary system calls for the rest of this run",
 		s.Call, s.File, s.Took, SlowCall)
 }
 
@@ -35,14 +42,18 @@ func (s *Slow) String() string {
 // file was slow, and then that call for good.
 var tripped atomic.Pointer[Slow]
 
-// Guard makes raw calls on regular files, timed: once one took longer
-// than SlowCall, Raw says no for the rest of the process and the callers
-// make the ordinary calls, so a disk that makes them sleep holds up the
-// whole bridge once (see the package doc) and not at every line. A nil or
-// zero Guard is the process's: time.Now (whose readings are monotonic)
+// Guard makes raw calls on regular files, timed: once one slept in the
+// kernel and took longer than SlowCall, Raw says no for the rest of the
+// process and the callers make the ordinary calls, so a disk that makes
+// them sleep holds up the whole bridge once (see the package doc) and not
+// at every line. A nil or zero Guard is the process's: time.Now (whose
+// readings are monotonic), the thread's sleeps as the kernel counts them,
 // and the process's tripwire; tests set their own.
 type Guard struct {
-	Now     func() time.Time
+	Now func() time.Time
+	// Sleeps is how often the calling thread has slept so far (nil: the
+	// kernel's count of its voluntary context switches, getrusage's).
+	Sleeps  func() int64
 	Tripped *atomic.Pointer[Slow]
 }
 
@@ -53,9 +64,11 @@ func (g *Guard) Raw() bool { return g.wire().Load() == nil }
 // and timed (even once the guard tripped: check Raw first). Like
 // write(2) it may write only part of b; a signal's EINTR is retried.
 func (g *Guard) WriteFile(fd int, b []byte) (int, error) {
-	start := g.now()
+	runtime.LockOSThread() // the sleeps counted before and after are one thread's
+	defer runtime.UnlockOSThread()
+	start, sleeps := g.now(), g.sleeps()
 	n, err := writeFile(fd, b)
-	g.time("write", fd, start)
+	g.time("write", fd, start, sleeps)
 	return n, err
 }
 
@@ -66,9 +79,11 @@ func (g *Guard) PreadNoWait(fd int, b []byte, off int64) (int, error) {
 	if !g.Raw() {
 		return 0, syscall.EAGAIN
 	}
-	start := g.now()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start, sleeps := g.now(), g.sleeps()
 	n, err := preadNoWait(fd, b, off)
-	g.time("pread", fd, start)
+	g.time("pread", fd, start, sleeps)
 	return n, err
 }
 
@@ -82,9 +97,10 @@ func (g *Guard) Unreported() *Slow {
 	return s
 }
 
-// time trips the guard if the call begun at start was slow.
-func (g *Guard) time(call string, fd int, start time.Time) {
-	if took := g.now().Sub(start); took > SlowCall && g.Raw() {
+// time trips the guard if the call begun at start, with the thread's
+// sleeps at sleeps, took longer than SlowCall and slept.
+func (g *Guard) time(call string, fd int, start time.Time, sleeps int64) {
+	if took := g.now().Sub(start); took > SlowCall && g.sleeps() != sleeps && g.Raw() {
 		g.wire().CompareAndSwap(nil, &Slow{Call: call, File: fileName(fd), Took: took})
 	}
 }
@@ -94,6 +110,13 @@ func (g *Guard) now() time.Time {
 		return time.Now()
 	}
 	return g.Now()
+}
+
+func (g *Guard) sleeps() int64 {
+	if g == nil || g.Sleeps == nil {
+		return threadSleeps()
+	}
+	return g.Sleeps()
 }
 
 func (g *Guard) wire() *atomic.Pointer[Slow] {

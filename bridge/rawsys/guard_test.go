@@ -5,6 +5,7 @@ package rawsys
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -14,11 +15,15 @@ import (
 )
 
 // fakeClock is a Guard's clock whose every reading is step after the
-// last, so each timed call takes step; reads counts the readings.
+// last, so each timed call takes step, and its count of the thread's
+// sleeps, one more at each reading while sleeping; reads counts the
+// clock's readings.
 type fakeClock struct {
-	t     time.Time
-	step  time.Duration
-	reads int
+	t        time.Time
+	step     time.Duration
+	reads    int
+	sleeping bool
+	slept    int64
 }
 
 func (c *fakeClock) now() time.Time {
@@ -27,8 +32,16 @@ func (c *fakeClock) now() time.Time {
 	return c.t
 }
 
-// One slow raw call on a file, a write or a read, stops them all, for
-// good, and is reported once; calls of page-cache speed never do.
+func (c *fakeClock) sleeps() int64 {
+	if c.sleeping {
+		c.slept++
+	}
+	return c.slept
+}
+
+// One raw call on a file, a write or a read, that slept long stops them
+// all, for good, and is reported once; calls of page-cache speed never
+// do, nor a long one that did not sleep (preempted).
 func TestGuardStopsRawCallsAfterASlowOne(t *testing.T) {
 	for _, tc := range []struct {
 		call string
@@ -55,7 +68,7 @@ func TestGuardStopsRawCallsAfterASlowOne(t *testing.T) {
 				t.Fatal(err)
 			}
 			clock := &fakeClock{step: 20 * time.Microsecond}
-			g := &Guard{Now: clock.now, Tripped: new(atomic.Pointer[Slow])}
+			g := &Guard{Now: clock.now, Sleeps: clock.sleeps, Tripped: new(atomic.Pointer[Slow])}
 			for range 3 {
 				if err := tc.make(g, fd); err != nil {
 					t.Fatal(err)
@@ -65,7 +78,14 @@ func TestGuardStopsRawCallsAfterASlowOne(t *testing.T) {
 				t.Fatalf("20 µs calls tripped the guard")
 			}
 
-			clock.step = 50 * time.Millisecond // a write throttled for the disk
+			clock.step = 50 * time.Millisecond // preempted
+			if err := tc.make(g, fd); err != nil {
+				t.Fatal(err)
+			}
+			if !g.Raw() || g.Unreported() != nil {
+				t.Fatalf("a 50 ms call that did not sleep tripped the guard")
+			}
+			clock.sleeping = true // throttled for the disk
 			if err := tc.make(g, fd); err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +106,7 @@ func TestGuardStopsRawCallsAfterASlowOne(t *testing.T) {
 			if clock.reads != reads {
 				t.Error("PreadNoWait made its raw call after the trip")
 			}
-			clock.step = 20 * time.Microsecond
+			clock.step, clock.sleeping = 20*time.Microsecond, false
 			if g.Raw() {
 				t.Error("raw calls back after fast calls")
 			}
@@ -136,5 +156,20 @@ func TestRawWritesDecidesFromTheFilesystem(t *testing.T) {
 		if got := rawWritable(&st); got != tc.want {
 			t.Errorf("%s: written raw %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// The thread's sleeps are the kernel's count: a nanosleep is one, and a
+// raw write to a file in the page cache none.
+func TestThreadSleepsCountsTheThreadsSleeps(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before := threadSleeps()
+	ts := syscall.NsecToTimespec(int64(100 * time.Microsecond))
+	if err := syscall.Nanosleep(&ts, nil); err != nil {
+		t.Fatal(err)
+	}
+	if after := threadSleeps(); after <= before {
+		t.Errorf("sleeps %d after a nanosleep, %d before", after, before)
 	}
 }

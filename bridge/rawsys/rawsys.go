@@ -45,8 +45,10 @@
 // whenever the file's times are to change, which is every write). So
 // every raw call on a regular file, the write and PreadNoWait (which
 // may still fault in a swapped-out buffer), goes through a Guard, which
-// times it: once one took longer than SlowCall (2 ms), no raw call on a
-// file is made again in this process, and the bridge logs it once.
+// times it: once one slept in the kernel and took longer than SlowCall
+// (2 ms; a call that was only preempted that long does not count), no raw
+// call on a file is made again in this process, and the bridge logs it
+// once.
 //
 // The residual risk, and why it is accepted: the slow call itself was
 // raw, so the bridge stalls at most once a run, for that call's length:

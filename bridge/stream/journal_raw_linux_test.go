@@ -29,8 +29,9 @@ func (c *countedFile) Write(b []byte) (int, error) {
 }
 
 // rawJournal readies tp's journal for a test of its raw writes: its
-// ordinary writes counted, its own guard on clock, its log kept.
-func rawJournal(t *testing.T, tp *Topic, clock func() time.Time) (*countedFile, *[]string) {
+// ordinary writes counted, its own guard on clock and the thread's sleeps
+// as sleeps counts them, its log kept.
+func rawJournal(t *testing.T, tp *Topic, clock func() time.Time, sleeps func() int64) (*countedFile, *[]string) {
 	t.Helper()
 	j := tp.journal
 	f, ok := j.f.(*os.File)
@@ -51,19 +52,27 @@ func rawJournal(t *testing.T, tp *Topic, clock func() time.Time) (*countedFile, 
 	}
 	c := &countedFile{File: f}
 	j.f = c
-	j.raw.guard = &rawsys.Guard{Now: clock, Tripped: new(atomic.Pointer[rawsys.Slow])}
+	j.raw.guard = &rawsys.Guard{Now: clock, Sleeps: sleeps, Tripped: new(atomic.Pointer[rawsys.Slow])}
 	var logged []string
 	j.log = func(msg string) { logged = append(logged, msg) }
 	return c, &logged
 }
 
-// A journal on a local filesystem writes its lines raw until one write is
-// slow; that one is logged, naming the journal, and every later line is
-// an ordinary write. Nothing is lost on the way.
+// A journal on a local filesystem writes its lines raw until one write
+// sleeps long; that one is logged, naming the journal, and every later
+// line is an ordinary write. A long write that did not sleep (preempted)
+// changes nothing. Nothing is lost on the way.
 func TestJournalRawWriteStopsAfterASlowOne(t *testing.T) {
 	dir, h, tp := hubTopic(t, 100)
 	now, step := time.Unix(0, 0), 20*time.Microsecond
-	c, logged := rawJournal(t, tp, func() time.Time { now = now.Add(step); return now })
+	var sleeping bool
+	var slept int64
+	c, logged := rawJournal(t, tp, func() time.Time { now = now.Add(step); return now }, func() int64 {
+		if sleeping {
+			slept++
+		}
+		return slept
+	})
 	publish := func(n int) {
 		t.Helper()
 		for range n {
@@ -77,7 +86,12 @@ func TestJournalRawWriteStopsAfterASlowOne(t *testing.T) {
 	if c.writes != 0 || len(*logged) != 0 {
 		t.Fatalf("fast lines: %d ordinary writes, logged %q; want raw writes, nothing logged", c.writes, *logged)
 	}
-	step = 50 * time.Millisecond
+	step = 50 * time.Millisecond // preempted
+	publish(2)
+	if c.writes != 0 || len(*logged) != 0 {
+		t.Fatalf("long lines that did not sleep: %d ordinary writes, logged %q; want raw writes, nothing logged", c.writes, *logged)
+	}
+	sleeping = true
 	publish(1)
 	if c.writes != 0 {
 		t.Fatalf("the slow line was an ordinary write")
@@ -85,7 +99,7 @@ func TestJournalRawWriteStopsAfterASlowOne(t *testing.T) {
 	if len(*logged) != 1 || !strings.Contains((*logged)[0], filepath.Join(dir, "w.jsonl")) {
 		t.Fatalf("logged %q; want one line naming the journal", *logged)
 	}
-	step = 20 * time.Microsecond
+	step, sleeping = 20*time.Microsecond, false
 	publish(3)
 	if c.writes != 3 {
 		t.Errorf("after the slow line: %d ordinary writes of 3 lines", c.writes)
@@ -95,16 +109,16 @@ func TestJournalRawWriteStopsAfterASlowOne(t *testing.T) {
 	}
 
 	path := filepath.Join(dir, "w.jsonl")
-	if n := wholeLines(t, path); n != 7 {
-		t.Errorf("journal has %d lines, want 7", n)
+	if n := wholeLines(t, path); n != 9 {
+		t.Errorf("journal has %d lines, want 9", n)
 	}
 	h.Close()
 	tp2, err := NewHub(dir, 100).Topic("w")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tp2.LastID() != 7 || len(tp2.History(0)) != 7 {
-		t.Errorf("after reload: last id %d, %d events; want 7, 7", tp2.LastID(), len(tp2.History(0)))
+	if tp2.LastID() != 9 || len(tp2.History(0)) != 9 {
+		t.Errorf("after reload: last id %d, %d events; want 9, 9", tp2.LastID(), len(tp2.History(0)))
 	}
 }
 
@@ -114,7 +128,7 @@ func TestJournalRawWriteStopsAfterASlowOne(t *testing.T) {
 // stays whole lines, and the next line is written whole.
 func TestJournalRawWriteCutShortLeavesNoTornLine(t *testing.T) {
 	dir, h, tp := hubTopic(t, 100)
-	c, _ := rawJournal(t, tp, func() time.Time { return time.Time{} })
+	c, _ := rawJournal(t, tp, func() time.Time { return time.Time{} }, nil)
 	path := filepath.Join(dir, "w.jsonl")
 	if _, err := tp.Publish(texts(1, "a"), json.RawMessage(`{"off":1}`)); err != nil {
 		t.Fatal(err)
