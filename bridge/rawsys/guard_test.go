@@ -159,8 +159,7 @@ func TestRawWritesDecidesFromTheFilesystem(t *testing.T) {
 	}
 }
 
-// The thread's sleeps are the kernel's count: a nanosleep is one, and a
-// raw write to a file in the page cache none.
+// The thread's sleeps are the kernel's count: a nanosleep is one.
 func TestThreadSleepsCountsTheThreadsSleeps(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
