@@ -4,28 +4,65 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// SlowCall is how long a raw call on a regular file may sleep in the
-// kernel before the Guard stops them all. A write or a read of the page
+// SlowCall is how long a raw call on a regular file may take, sleeping in
+// the kernel, before it counts as a stall. A write or a read of the page
 // cache takes microseconds (a journal line: 5 to 20) and does not sleep;
 // one that sleeps for milliseconds waited for the disk, for dirty-page
-// throttling or for the filesystem's journal, and may do so again. 2 ms
-// is a hundred times the ordinary cost and already more than the bridge
-// may take from a line to its event (1.5 ms at p99).
+// throttling or for the filesystem's journal. 2 ms is a hundred times the
+// ordinary cost and already more than the bridge may take from a line to
+// its event (1.5 ms at p99).
 //
 // A call that took long without sleeping was preempted (the machine's
 // other work ran on its CPU): that happens to any code, raw or not, and
 // on a busy machine it happens every few thousand lines (2 to 4 ms, seen
 // 2 or 3 times in 30000 lines of the paced bench on 2 shared cores,
-// every one counted by the kernel as involuntary), so it must not trip
-// the guard, or the saving would last minutes.
+// every one counted by the kernel as involuntary), so it is no stall.
 const SlowCall = 2 * time.Millisecond
 
-// Slow is the raw call on a regular file that took longer than SlowCall.
+// What stalls may cost before raw calls on files stop for the process.
+// A stall holds its processor, so the rest of the bridge waits for it
+// only if a garbage collection stops the world meanwhile; the stall
+// delays its own line as an ordinary call's would. On the development
+// machine, whose disk other work shares, a raw journal write stalled 4 to
+// 17 ms about once in two 15-second paced runs: stopping at the first
+// would have lost the saving within seconds on such a machine. So:
+//   - one stall over MaxStall stops them at once (dirty-page throttling
+//     pauses up to 200 ms; a disk that takes that long is in trouble);
+//   - shorter ones draw on a budget of StallBudget, which comes back at
+//     StallRefill per second of wall time (a thousandth of it): stalls
+//     that come faster than that stop them too.
+const (
+	MaxStall    = 25 * time.Millisecond
+	StallBudget = 50 * time.Millisecond
+	StallRefill = time.Millisecond // per second
+)
+
+// Stalls is the budget stalls draw on (see StallBudget).
+type Stalls struct {
+	mu    sync.Mutex
+	spent time.Duration // drawn and not yet come back, as of at
+	at    time.Time
+}
+
+// take draws a stall of d at now, and reports whether the budget held it.
+func (s *Stalls) take(d time.Duration, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.at.IsZero() {
+		back := time.Duration(now.Sub(s.at).Seconds() * float64(StallRefill))
+		s.spent = max(0, s.spent-back)
+	}
+	s.spent, s.at = s.spent+d, now
+	return d <= MaxStall && s.spent <= StallBudget
+}
+
+// Slow is the stall that stopped raw calls on regular files.
 type Slow struct {
 	Call     string // "write" or "pread"
 	File     string // its file's name, or its descriptor's number
@@ -34,27 +71,32 @@ type Slow struct {
 }
 
 func (s *Slow) String() string {
-	return fmt.Sprintf("a raw %s of %s slept in the kernel, %v in all (over %v): files are written and read with ordinary system calls for the rest of this run",
-		s.Call, s.File, s.Took, SlowCall)
+	return fmt.Sprintf("a raw %s of %s slept in the kernel, %v in all, past what stalls may take (one over %v, or over %v at %v a second): files are written and read with ordinary system calls for the rest of this run",
+		s.Call, s.File, s.Took, MaxStall, StallBudget, StallRefill)
 }
 
-// tripped is the process's tripwire: nil until a raw call on a regular
-// file was slow, and then that call for good.
-var tripped atomic.Pointer[Slow]
+// tripped is the process's tripwire: nil until a stall broke the budget,
+// and then that stall for good; stalls is the process's budget.
+var (
+	tripped atomic.Pointer[Slow]
+	stalls  Stalls
+)
 
-// Guard makes raw calls on regular files, timed: once one slept in the
-// kernel and took longer than SlowCall, Raw says no for the rest of the
-// process and the callers make the ordinary calls, so a disk that makes
-// them sleep holds up the whole bridge once (see the package doc) and not
+// Guard makes raw calls on regular files, timed: once a stall (a call that
+// slept in the kernel and took longer than SlowCall) broke the budget
+// (MaxStall, StallBudget), Raw says no for the rest of the process and
+// the callers make the ordinary calls, so a disk that makes them sleep
+// holds up the whole bridge for a bounded time (see the package doc), not
 // at every line. A nil or zero Guard is the process's: time.Now (whose
 // readings are monotonic), the thread's sleeps as the kernel counts them,
-// and the process's tripwire; tests set their own.
+// the process's budget and tripwire; tests set their own.
 type Guard struct {
 	Now func() time.Time
 	// Sleeps is how often the calling thread has slept so far (nil: the
 	// kernel's count of its voluntary context switches, getrusage's).
 	Sleeps  func() int64
 	Tripped *atomic.Pointer[Slow]
+	Stalls  *Stalls
 }
 
 // Raw reports whether raw calls on regular files may still be made.
@@ -98,11 +140,23 @@ func (g *Guard) Unreported() *Slow {
 }
 
 // time trips the guard if the call begun at start, with the thread's
-// sleeps at sleeps, took longer than SlowCall and slept.
+// sleeps at sleeps, was a stall the budget does not hold.
 func (g *Guard) time(call string, fd int, start time.Time, sleeps int64) {
-	if took := g.now().Sub(start); took > SlowCall && g.sleeps() != sleeps && g.Raw() {
+	now := g.now()
+	took := now.Sub(start)
+	if took <= SlowCall || g.sleeps() == sleeps || !g.Raw() {
+		return
+	}
+	if !g.budget().take(took, now) {
 		g.wire().CompareAndSwap(nil, &Slow{Call: call, File: fileName(fd), Took: took})
 	}
+}
+
+func (g *Guard) budget() *Stalls {
+	if g == nil || g.Stalls == nil {
+		return &stalls
+	}
+	return g.Stalls
 }
 
 func (g *Guard) now() time.Time {

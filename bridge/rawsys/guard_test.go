@@ -172,3 +172,67 @@ func TestThreadSleepsCountsTheThreadsSleeps(t *testing.T) {
 		t.Errorf("sleeps %d after a nanosleep, %d before", after, before)
 	}
 }
+
+// Stalls shorter than 25 ms draw on a budget of 50 ms that comes back at
+// 1 ms a second; a longer one, or one the budget cannot hold, stops raw
+// calls. The figures are the package doc's, written out.
+func TestStallsDrawOnABudget(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	ms := time.Millisecond
+	type stall struct {
+		at   time.Duration // after t0
+		took time.Duration
+		held bool
+	}
+	for _, tc := range []struct {
+		name   string
+		stalls []stall
+	}{
+		{"five of 10 ms at once, not six", []stall{{0, 10 * ms, true}, {0, 10 * ms, true}, {0, 10 * ms, true}, {0, 10 * ms, true}, {0, 10 * ms, true}, {0, 10 * ms, false}}},
+		{"the budget comes back at 1 ms a second", []stall{{0, 25 * ms, true}, {0, 25 * ms, true}, {10 * time.Second, 10 * ms, true}, {10 * time.Second, 1 * ms, false}}},
+		{"a spent budget is whole again after 50 s", []stall{{0, 25 * ms, true}, {0, 25 * ms, true}, {50 * time.Second, 25 * ms, true}, {50 * time.Second, 25 * ms, true}}},
+		{"one of 26 ms is too long alone", []stall{{0, 26 * ms, false}}},
+		{"17 ms twice a minute goes on", []stall{{0, 17 * ms, true}, {30 * time.Second, 17 * ms, true}, {60 * time.Second, 17 * ms, true}, {90 * time.Second, 17 * ms, true}, {120 * time.Second, 17 * ms, true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s Stalls
+			for i, st := range tc.stalls {
+				if got := s.take(st.took, t0.Add(st.at)); got != st.held {
+					t.Fatalf("stall %d (%v at +%v): held %v, want %v", i, st.took, st.at, got, st.held)
+				}
+			}
+		})
+	}
+}
+
+// Through a Guard: 10 ms calls that slept go on raw until the sixth at
+// once, which stops them.
+func TestGuardTripsWhenStallsComeTooFast(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	clock := &fakeClock{step: 10 * time.Millisecond, sleeping: true}
+	// Each call reads the clock twice: the clock's own steps between
+	// calls bring 10 ms of budget back per second, nothing to speak of.
+	g := &Guard{Now: clock.now, Sleeps: clock.sleeps, Tripped: new(atomic.Pointer[Slow]), Stalls: new(Stalls)}
+	for i := range 5 {
+		if _, err := g.WriteFile(int(f.Fd()), []byte("x\n")); err != nil {
+			t.Fatal(err)
+		}
+		if !g.Raw() {
+			t.Fatalf("stopped after %d stalls of 10 ms; want 6", i+1)
+		}
+	}
+	if _, err := g.WriteFile(int(f.Fd()), []byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	if g.Raw() {
+		t.Fatal("raw calls go on after six stalls of 10 ms within 0.12 s")
+	}
+	if s := g.Unreported(); s == nil || s.Took != 10*time.Millisecond {
+		t.Fatalf("reported %+v; want the sixth, 10ms", s)
+	}
+}

@@ -45,25 +45,29 @@
 // whenever the file's times are to change, which is every write). So
 // every raw call on a regular file, the write and PreadNoWait (which
 // may still fault in a swapped-out buffer), goes through a Guard, which
-// times it: once one slept in the kernel and took longer than SlowCall
-// (2 ms; a call that was only preempted that long does not count), no raw
-// call on a file is made again in this process, and the bridge logs it
-// once.
+// times it. A call that slept in the kernel and took longer than SlowCall
+// (2 ms; one only preempted that long does not count) is a stall. One
+// stall over MaxStall (25 ms), or stalls coming faster than a budget of
+// 50 ms that comes back at 1 ms a second, stop raw calls on files for the
+// rest of the process, and the bridge logs it once.
 //
-// Such sleeps do happen: on the machine the bridge is developed on (ext4,
-// its disk shared with other work) one raw journal write in a paced bench
-// run of 30000 lines slept 4 to 17 ms in about three runs of seven, and
-// the rest of each of those runs wrote the ordinary way.
+// Such stalls do happen: on the machine the bridge is developed on (ext4,
+// its disk shared with other work) a raw journal write slept 4 to 17 ms
+// about once in two paced bench runs of 30000 lines. A guard that stopped
+// at the first stall lost the saving within seconds there; the budget
+// lets such rare stalls be.
 //
-// The residual risk, and why it is accepted: the slow call itself was
-// raw, so the bridge stalls at most once a run, for that call's length:
-// the line's goroutine kept its processor, and a garbage collection that
-// began meanwhile waited for it, with every goroutine of the bridge. A
-// disk that hangs outright still freezes the whole bridge, at its next
-// collection, until the call returns, where with an ordinary write only
-// that workspace's goroutine would wait. In return an idle bridge's line
-// no longer wakes sysmon for its journal write: about 30 µs of CPU a line,
-// a third of the bridge's CPU while agents work (issue 29's paced bench:
+// The residual risk, and why it is accepted: a stall holds its processor,
+// so a garbage collection that begins meanwhile waits for it, with every
+// goroutine of the bridge; with an ordinary write only the line's own
+// goroutine would wait (and its line is late either way). The budget
+// bounds what that can cost: at most 25 ms at once and about a thousandth
+// of the time over minutes, before the bridge goes back to ordinary
+// calls. A disk that hangs outright still freezes the whole bridge, at
+// its next collection, until the call returns; its journal writes would
+// hang the bridge's streams anyway. In return an idle bridge's line no
+// longer wakes sysmon for its journal write: about 30 µs of CPU a line, a
+// third of the bridge's CPU while agents work (issue 29's paced bench:
 // 87-91 µs a line with only the reads and socket raw, 56-64 µs with the
 // journal's write too; 2.2 thread switches a line down to 1.1).
 //
