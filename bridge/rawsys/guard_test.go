@@ -3,8 +3,6 @@
 package rawsys
 
 import (
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"syscall"
@@ -57,12 +55,7 @@ func TestGuardStopsRawCallsAfterASlowOne(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.call, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "f")
-			f, err := os.Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
+			f, path := newFile(t)
 			fd := int(f.Fd())
 			if _, err := f.Write([]byte("first\n")); err != nil {
 				t.Fatal(err)
@@ -119,24 +112,12 @@ func TestGuardStopsRawCallsAfterASlowOne(t *testing.T) {
 
 // A file is written raw only on a local filesystem not mounted sync.
 func TestRawWritesDecidesFromTheFilesystem(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, _ := newFile(t)
 	fd := int(f.Fd())
-	var st unix.Statfs_t
-	if err := unix.Fstatfs(fd, &st); err != nil {
-		t.Fatal(err)
-	}
-	switch uint32(st.Type) {
-	case 0xEF53, 0x01021994, 0x58465342, 0x9123683E, 0x794c7630, 0xF2F52010:
-		if st.Flags&unix.ST_SYNCHRONOUS == 0 && !RawWrites(fd) {
-			t.Errorf("a file on local filesystem %#x is not written raw", st.Type)
-		}
-	default:
+	if st, local := statfs(t, fd); !local {
 		t.Logf("the temporary folder is on filesystem %#x, not one this test knows local", st.Type)
+	} else if st.Flags&unix.ST_SYNCHRONOUS == 0 && !RawWrites(fd) {
+		t.Errorf("a file on local filesystem %#x is not written raw", st.Type)
 	}
 	for _, tc := range []struct {
 		name   string
@@ -208,12 +189,7 @@ func TestStallsDrawOnABudget(t *testing.T) {
 // Through a Guard: 10 ms calls that slept go on raw until the sixth at
 // once, which stops them.
 func TestGuardTripsWhenStallsComeTooFast(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, _ := newFile(t)
 	clock := &fakeClock{step: 10 * time.Millisecond, sleeping: true}
 	// Each call reads the clock twice: the clock's own steps between
 	// calls bring 10 ms of budget back per second, nothing to speak of.

@@ -15,6 +15,21 @@ import (
 	"conductorbridge/bridge/event"
 )
 
+// serveSSE serves tp's stream as o has it, keeping each request's
+// connection where rawOf finds it; the server closes when the test ends
+// (after the test's deferred calls: its clients close first).
+func serveSSE(t *testing.T, o SSE, tp *Topic) *httptest.Server {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.Serve(r.Context(), w, r, tp)
+	}))
+	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, c)
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // rawOf is the connection under r, as the test server's ConnContext
 // keeps it.
 func rawOf(r *http.Request) syscall.RawConn {
@@ -63,14 +78,7 @@ func stoppedStream(t *testing.T, direct bool) {
 	if direct {
 		o.Raw = rawOf
 	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		o.Serve(r.Context(), w, r, tp)
-	}))
-	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
-		return context.WithValue(ctx, connKey{}, c)
-	}
-	srv.Start()
-	defer srv.Close()
+	srv := serveSSE(t, o, tp)
 
 	// The stopped client asks for the stream and never reads a byte.
 	stopped, err := net.Dial("tcp", srv.Listener.Addr().String())
@@ -156,14 +164,7 @@ func TestWritingToAnIdleStreamAllocatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := SSE{Heartbeat: time.Hour, WriteTimeout: time.Hour, Raw: rawOf}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		o.Serve(r.Context(), w, r, tp)
-	}))
-	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
-		return context.WithValue(ctx, connKey{}, c)
-	}
-	srv.Start()
-	defer srv.Close()
+	srv := serveSSE(t, o, tp)
 	client, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
