@@ -13,7 +13,9 @@ import (
 // Files bounds the records Readers keep open between reads. Opening,
 // statting and closing a record for every line an agent writes cost a
 // tenth of the bridge's CPU at 200 agents × 10 lines/s; a Reader given
-// Files keeps its file open and looks at the path with one stat instead.
+// Files keeps its file open and looks at it with one fstat instead (and
+// at its path when it has not grown), or, told Unchanged, at nothing:
+// one pread is a line.
 // The records read most recently keep their file; past the bound the
 // least recently read one is closed (and opened again on its next read),
 // and ReleaseIdle closes those not read for a while: descriptors follow
@@ -90,11 +92,13 @@ func (h *heldFile) closeLocked() {
 // still reports whether the held file is still what path names, with its
 // stat. The common case, a record that grew, costs one fstat: a file
 // that grew and still has a name is the one being written (a file
-// replaced by rename or deleted has none left). Otherwise the path's own
+// replaced by rename or deleted has none left). So does one the caller
+// vouched for (unchanged: no file made, moved or deleted in its folder
+// since the last read) that still has a name. Otherwise the path's own
 // stat says whether it names another file now, or nothing, or no regular
 // file: a replacement shows there however it was made.
-func (h *heldFile) still(path string, seen int64) (fs.FileInfo, bool) {
-	if info, err := h.stat(); err == nil && info.Size() > seen && linked(info) {
+func (h *heldFile) still(path string, seen int64, unchanged bool) (fs.FileInfo, bool) {
+	if info, err := h.stat(); err == nil && linked(info) && (unchanged || info.Size() > seen) {
 		return info, true
 	}
 	info, err := os.Stat(path)
@@ -104,18 +108,39 @@ func (h *heldFile) still(path string, seen int64) (fs.FileInfo, bool) {
 	return info, true
 }
 
-// openHeld returns r's record open, as Read needs it, with its stat and
-// the function that ends the read. Without Files it is opened for this
+// opened is r's record open, as Read needs it: the file, and either its
+// stat or, for a held file the caller vouched for (Unchanged), the bytes
+// that follow Seen, read into buf before anything else.
+type opened struct {
+	f     *os.File
+	info  fs.FileInfo // nil: not looked at; first holds what was read
+	first []byte
+	held  *heldFile // f is held open, under held.mu; nil: f is this read's own
+}
+
+// done ends the read: a held file is let go of, one opened for the read
+// closed.
+func (o opened) done() {
+	if o.held != nil {
+		o.held.mu.Unlock()
+		return
+	}
+	o.f.Close()
+}
+
+// openHeld returns r's record open. Without Files it is opened for this
 // read alone. With Files the file stays open between reads (see still);
 // a replaced one is opened again, so Read sees the new file as it would
-// have on its own.
-func (r *Reader) openHeld() (*os.File, fs.FileInfo, func(), error) {
+// have on its own. A held file the caller vouched for is not looked at
+// when it has grown: one pread into buf, no stat, is a busy agent's line;
+// one that has not is looked at with its fstat alone (still).
+func (r *Reader) openHeld(unchanged bool, buf []byte) (opened, error) {
 	if r.Files == nil {
 		f, info, err := regular.OpenInfo(r.Path) // a FIFO named *.jsonl must not hang the follower
 		if err != nil {
-			return nil, nil, nil, err
+			return opened{}, err
 		}
-		return f, info, func() { f.Close() }, nil
+		return opened{f: f, info: info}, nil
 	}
 	if r.held == nil {
 		r.held = &heldFile{}
@@ -126,8 +151,13 @@ func (r *Reader) openHeld() (*os.File, fs.FileInfo, func(), error) {
 	}
 	h.mu.Lock()
 	if h.f != nil {
-		if info, ok := h.still(r.Path, r.Seen()); ok {
-			return h.f, info, h.mu.Unlock, nil
+		if unchanged {
+			if n, _ := h.readOnce(buf, r.Seen()); n > 0 {
+				return opened{f: h.f, first: buf[:n], held: h}, nil
+			}
+		}
+		if info, ok := h.still(r.Path, r.Seen(), unchanged); ok {
+			return opened{f: h.f, info: info, held: h}, nil
 		}
 		h.closeLocked() // gone or replaced: open what is there now
 	}
@@ -135,11 +165,11 @@ func (r *Reader) openHeld() (*os.File, fs.FileInfo, func(), error) {
 	if err != nil {
 		h.mu.Unlock()
 		r.Files.forget(h)
-		return nil, nil, nil, err
+		return opened{}, err
 	}
 	h.f, h.info = f, info
 	h.raw = rawRecordOf(f)
-	return f, info, h.mu.Unlock, nil
+	return opened{f: f, info: info, held: h}, nil
 }
 
 // Close closes the record a Reader with Files keeps open; a later Read

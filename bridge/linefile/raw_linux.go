@@ -73,6 +73,31 @@ func (r *Reader) readAt(f *os.File, b []byte, off int64) (int, error) {
 	return n + m, err
 }
 
+// readOnce is readOnce of the held file (a read told Unchanged, of no
+// known size): fewer bytes than buf holds are the end of the file as it
+// stands. What the page cache holds is read raw. A raw read stops short
+// at the end of the file, or where the page cache lacks a page, which is
+// only ever at a page's start: a short read that ends there is read on
+// with the ordinary pread, as is one the kernel refuses (EAGAIN: the
+// first page is not in the page cache).
+func (h *heldFile) readOnce(buf []byte, off int64) (int, error) {
+	if !h.raw.nowait {
+		return readOnce(h.f, buf, off)
+	}
+	n, err := rawsys.PreadNoWait(h.raw.fd, buf, off)
+	if err != nil {
+		if err != syscall.EAGAIN {
+			h.raw.nowait = false // no RWF_NOWAIT here (tmpfs): never again for this file
+		}
+		return readOnce(h.f, buf, off)
+	}
+	if n == 0 || n == len(buf) || (off+int64(n))%int64(os.Getpagesize()) != 0 {
+		return n, nil // 0: at the end (a page not cached is EAGAIN)
+	}
+	m, err := readOnce(h.f, buf[n:], off+int64(n))
+	return n + m, err
+}
+
 // sameFile is os.SameFile, for raw stats too.
 func sameFile(a, b fs.FileInfo) bool {
 	sa, ok1 := a.Sys().(*syscall.Stat_t)

@@ -94,8 +94,18 @@ func TestRawStatIsOsStat(t *testing.T) {
 // A held record is read whole when only its start is in the page cache
 // (the raw read stops short, then says EAGAIN, and the ordinary pread
 // reads on), and at any length up to its end: every line comes once, in
-// order, as a Reader opening it for each read hands them out.
+// order, as a Reader opening it for each read hands them out. So it is
+// when told Unchanged, read up to a short read without its size: the raw
+// read that stops where the page cache lacks a page is no end.
 func TestHeldRecordReadsWhatThePageCacheLacks(t *testing.T) {
+	for _, unchanged := range []bool{false, true} {
+		t.Run(fmt.Sprintf("unchanged=%v", unchanged), func(t *testing.T) {
+			heldReadsWhatThePageCacheLacks(t, unchanged)
+		})
+	}
+}
+
+func heldReadsWhatThePageCacheLacks(t *testing.T, unchanged bool) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	var lines []string
 	var b strings.Builder
@@ -122,8 +132,9 @@ func TestHeldRecordReadsWhatThePageCacheLacks(t *testing.T) {
 		t.Skip("the page cache kept the file's end (tmpfs): nothing to read past it")
 	}
 	var got collected
+	held.Unchanged = unchanged
 	res, err := held.Read(got.fn) // one Read, no Budget: to the end
-	if err != nil || res.More || held.Seen() != res.Size {
+	if err != nil || res.More || held.Seen() != res.Size || held.Seen() != int64(len("first\n")+b.Len()) {
 		t.Fatalf("Read: %+v, %v; read to %d", res, err, held.Seen())
 	}
 	if strings.Join(got.lines, "\n") != strings.Join(lines, "\n") {

@@ -39,6 +39,15 @@ type Reader struct {
 	// Files, when set, keeps the file open between reads, within its
 	// bound (see Files); Close gives it back. Nil opens it for each read.
 	Files *Files
+	// Unchanged, set before a Read by a caller that watches the
+	// record's folder, says no file was made, moved or deleted in it
+	// since the previous Read (inotify's events say so; kqueue's and a
+	// polled path's cannot, so leave it false there). A file Files
+	// holds open is then read at once, one pread for a line, without
+	// looking first at the file or its path; only a read that finds
+	// nothing looks at the file (truncated: read again from its start).
+	// Read clears it.
+	Unchanged bool
 
 	held     *heldFile
 	pending  []byte // the start of an incomplete line, read from Offset
@@ -52,12 +61,12 @@ var chunks = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b
 
 // ReadResult says what one Read saw.
 type ReadResult struct {
-	Lines     int  // complete lines handed out
-	Oversized int  // lines skipped for exceeding MaxLine
-	Reset     bool // the file shrank or was replaced: reading restarted at 0
-	More      bool // the Budget ran out before the end of the file: call Read again
-	Size      int64
-	ModTime   time.Time // the file's, as Read found it (before reading)
+	Lines     int       // complete lines handed out
+	Oversized int       // lines skipped for exceeding MaxLine
+	Reset     bool      // the file shrank or was replaced: reading restarted at 0
+	More      bool      // the Budget ran out before the end of the file: call Read again
+	Size      int64     // the file's; with Unchanged, how far it was read
+	ModTime   time.Time // the file's, as Read found it (before reading); zero when it was not looked at (Unchanged)
 }
 
 // SkipTo starts reading at the first line that begins at or after off, so a
@@ -86,39 +95,59 @@ func (r *Reader) SkipTo(off int64) {
 // the file offset just past it. fn must not keep line after it returns.
 func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 	var res ReadResult
-	f, info, done, err := r.openHeld()
-	if err != nil {
-		return res, fmt.Errorf("open record: %w", err)
-	}
-	defer done()
-	res.Size, res.ModTime = info.Size(), info.ModTime()
-	pos := r.Offset + int64(len(r.pending))
-	if (r.info != nil && !sameFile(r.info, info)) || info.Size() < pos {
-		r.Offset, r.pending, r.skipping, pos = 0, r.pending[:0], false, 0
-		res.Reset = true
-	}
-	r.info = info
-	if pos >= info.Size() {
-		return res, nil
-	}
+	unchanged := r.Unchanged
+	r.Unchanged = false
 	bp := chunks.Get().(*[]byte)
 	defer chunks.Put(bp)
 	chunk := *bp
+	o, err := r.openHeld(unchanged, chunk)
+	if err != nil {
+		return res, fmt.Errorf("open record: %w", err)
+	}
+	defer o.done()
+	pos := r.Seen()
+	size := int64(-1) // not known: read up to a short read
+	if o.info != nil {
+		size = o.info.Size()
+		res.Size, res.ModTime = size, o.info.ModTime()
+		if (r.info != nil && !sameFile(r.info, o.info)) || size < pos {
+			r.Offset, r.pending, r.skipping, pos = 0, r.pending[:0], false, 0
+			res.Reset = true
+		}
+		r.info = o.info
+		if pos >= size {
+			return res, nil
+		}
+	}
 	maxLine := r.MaxLine
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
 	start := r.Offset
-	for off := pos; !res.More && off < info.Size(); {
+	off := pos
+	for !res.More && (size < 0 || off < size) {
 		// pread, no seek first, of no more than the file held when it
-		// was opened: a read that fills its buffer is one system call,
-		// where reading on to the end would take a second one to find
-		// it, for every line a busy agent writes. What is appended
-		// meanwhile brings its own file event, and so another Read.
-		want := min(int64(len(chunk)), info.Size()-off)
-		n, rerr := r.readAt(f, chunk[:want], off)
+		// was looked at: a read that fills its buffer is one system
+		// call, where reading on to the end would take a second one to
+		// find it, for every line a busy agent writes. What is appended
+		// meanwhile brings its own file event, and so another Read. A
+		// file not looked at (Unchanged) is read up to a short read.
+		data, rerr := o.first, error(nil)
+		if data == nil {
+			var n int
+			if size < 0 {
+				n, rerr = o.held.readOnce(chunk, off)
+			} else {
+				n, rerr = r.readAt(o.f, chunk[:min(int64(len(chunk)), size-off)], off)
+			}
+			data = chunk[:n]
+		}
+		o.first = nil
+		n := len(data)
 		off += int64(n)
-		data := chunk[:n]
+		// Known to go on past what was read: the file's size, or a
+		// full buffer read without it.
+		beyond := size > off || (size < 0 && n == len(chunk))
 		for len(data) > 0 && !res.More {
 			i := bytes.IndexByte(data, '\n')
 			if i < 0 {
@@ -141,16 +170,19 @@ func (r *Reader) Read(fn func(line []byte, end int64)) (ReadResult, error) {
 			}
 			r.Offset, r.pending = end, r.pending[:0]
 			data = data[i+1:]
-			if r.Budget > 0 && end-start >= r.Budget && end < info.Size() {
+			if r.Budget > 0 && end-start >= r.Budget && (end < off || beyond) {
 				res.More = true // the rest is read by the next call, from Offset
 			}
 		}
-		if rerr == io.EOF || n == 0 {
+		if rerr == io.EOF || n == 0 || (size < 0 && n < len(chunk)) {
 			break
 		}
 		if rerr != nil {
 			return res, fmt.Errorf("read record: %w", rerr)
 		}
+	}
+	if size < 0 {
+		res.Size = off // as far as it was read; ModTime stays zero: not looked at
 	}
 	if cap(r.pending) > 4*chunkSize && len(r.pending) == 0 {
 		r.pending = nil // give a big line's buffer back
