@@ -65,7 +65,7 @@ type SessionInfo struct {
 	// the record gives no reason (its hooks, or Codex's route, may still).
 	MessagesBlocked string
 	LastEventID     int64     // the last event id this session put in the workspace's stream
-	LastActivity    time.Time // when its record last changed
+	LastActivity    time.Time // when its record last changed (or its last line was read, a moment after: see read)
 }
 
 // Label is how a person reads an agent's name: its driver's Label ("" is

@@ -106,11 +106,8 @@ func (w *workspace) orphans(now time.Time) []*tail {
 // made every open turn resumed so look quiet for ages, ending it at once
 // however alive its agent.
 func (w *workspace) lastWrite(t *tail) time.Time {
-	if t.liveMod.IsZero() {
-		t.statFile()
-	}
-	if !t.liveMod.IsZero() {
-		return t.liveMod
+	if mod := t.lastMod(); !mod.IsZero() {
+		return mod
 	}
 	if !w.followedAt.IsZero() {
 		return w.followedAt

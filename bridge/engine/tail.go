@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"time"
 
 	"conductorbridge/bridge/agent"
@@ -38,6 +39,20 @@ type tail struct {
 	subsSince  time.Time // caught up (catchup.go): its subagent files are read from where they stood then
 	subsDone   time.Time // from the journal: subagent files last changed before it were read
 	beside     *besideAgents
+
+	// heldAt is Engine.folders when the record was last looked at by
+	// its reader (heldLooked), its folder then watched such that every
+	// file made, moved or deleted in it is a file event (heldWatched):
+	// for a while, and while it stands still, its reader reads the file
+	// it holds open without looking at it first (see unchanged).
+	heldAt      uint64
+	heldLooked  time.Time
+	heldWatched bool
+	// liveRead: liveMod is when the record's last line was read, not the
+	// file's own time (its reader took no stat, see unchanged): a moment
+	// later. What decides on how long the record has been quiet takes
+	// the file's own (lastMod).
+	liveRead bool
 
 	status, reason string
 	since          time.Time
@@ -152,12 +167,52 @@ func (t *tail) statusChange(evs []event.Event, moved bool) []event.Event {
 	return append(evs, event.Event{Type: event.Status, TS: t.since, SessionID: t.id, Agent: t.tag, State: st, Reason: reason})
 }
 
+// unchanged reports whether no file can have been made, moved or deleted
+// in the folder of t's record since its reader last looked at it, so that
+// it may read the file it holds open at once (linefile.Reader.Unchanged):
+// every line a busy agent writes is read, and looking at the file first
+// was a system call a line. It holds while the folder is watched by a
+// watch that names every such change (inotify's, dirEventsNameFiles), the
+// record is no symbolic link (a change to the file it names is no event
+// of its folder's) and no file event but a write came since
+// (Engine.folders) — for heldFor at most, a bound on what a file event
+// that never comes (a network file system's) can hide. Otherwise this
+// read looks, and the next may take the folder's events for granted if
+// it is watched now: both are noted before reading, so a change made
+// while this read looks is an event the next one sees.
+func (t *tail) unchanged(e *Engine, now time.Time) bool {
+	gen := e.folders.Load()
+	if t.heldWatched && gen == t.heldAt && now.Sub(t.heldLooked) < heldFor {
+		return true
+	}
+	t.heldAt, t.heldLooked = gen, now
+	t.heldWatched = dirEventsNameFiles && *e.cfg.WatchDirs && e.isWatched(filepath.Dir(t.reader.Path))
+	if t.heldWatched {
+		info, err := os.Lstat(t.reader.Path)
+		t.heldWatched = err == nil && info.Mode().IsRegular()
+	}
+	return false
+}
+
+// heldFor is how long a record's reader may go without looking at it
+// while no file event says it must (unchanged).
+const heldFor = time.Second
+
 // statFile records the live file's modification time and size, for the
 // sweep and for "most recently active".
 func (t *tail) statFile() {
 	if info, err := os.Stat(t.reader.Path); err == nil {
-		t.liveMod, t.liveSize = info.ModTime(), info.Size()
+		t.liveMod, t.liveSize, t.liveRead = info.ModTime(), info.Size(), false
 	}
+}
+
+// lastMod is when t's record last changed, the file's own time: one stat
+// where liveMod is not known or only when a line was read (liveRead).
+func (t *tail) lastMod() time.Time {
+	if t.liveMod.IsZero() || t.liveRead {
+		t.statFile()
+	}
+	return t.liveMod
 }
 
 // bind gives a tail what its agent's driver says of it: the name its

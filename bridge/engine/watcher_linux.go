@@ -217,3 +217,8 @@ func (w *inotifyWatcher) eventOf(raw *unix.InotifyEvent, name []byte) (fsnotify.
 	}
 	return ev, ev.Op != 0
 }
+
+// dirEventsNameFiles: a watched folder's events name every file made,
+// moved or deleted in it, a file renamed over another included, in order
+// with its writes (inotify's IN_CREATE, IN_MOVED_*, IN_DELETE).
+const dirEventsNameFiles = true

@@ -240,7 +240,7 @@ func (w *workspace) quietSync() {
 		n := len(evs)
 		if h, ok := held(t); !ok {
 			evs = t.parser.Quiet(evs)
-		} else if quiet := now.Sub(t.liveMod); quiet >= w.eng.cfg.StopWait {
+		} else if quiet := now.Sub(t.lastMod()); quiet >= w.eng.cfg.StopWait {
 			w.eng.log.Info().Str("workspace", w.id).Str("session", t.id).Dur("quiet", quiet).
 				Msg("no Stop hook's word for a turn held for it: the turn ends after its quiet")
 			evs = h.Backstop(evs)
@@ -444,6 +444,7 @@ func (w *workspace) read(t *tail, evs *[]event.Event) (linefile.ReadResult, erro
 	var bad int
 	out := *evs
 	start := len(out)
+	t.reader.Unchanged = t.unchanged(w.eng, w.readAt)
 	res, err := t.reader.Read(func(line []byte, _ int64) { out = w.feed(t, line, out, &bad) })
 	*evs = out
 	if res.Reset {
@@ -463,9 +464,17 @@ func (w *workspace) read(t *tail, evs *[]event.Event) (linefile.ReadResult, erro
 	}
 	t.malformed += bad
 	t.oversized += res.Oversized
-	if (len(out) > start || res.Lines > 0) && !res.ModTime.IsZero() {
-		// What the reader's own stat found: no second stat per line.
-		t.liveMod, t.liveSize = res.ModTime, res.Size
+	if len(out) > start || res.Lines > 0 {
+		// What the reader's own stat found: no second stat per line. A
+		// reader told Unchanged took none: its lines came with a file
+		// event just now, and when they were read stands for the file's
+		// time (as for rows, readRows), which is all "most recently
+		// active" needs; how long the record has been quiet is the
+		// file's own (lastMod).
+		t.liveMod, t.liveSize, t.liveRead = res.ModTime, res.Size, res.ModTime.IsZero()
+		if t.liveRead {
+			t.liveMod = w.readAt
+		}
 	}
 	return res, err
 }
