@@ -62,7 +62,8 @@ func renameOver(t *testing.T, path, content string) {
 // held record without looking at it only after a look, while the record's
 // folder is watched by inotify, the record is a plain file, no file event
 // but a write came since and for heldFor at most; a look after an event
-// trusts the folder again. Where folder events cannot name every file
+// trusts the folder again, and a folder watched only after the first look
+// is trusted a while later. Where folder events cannot name every file
 // (kqueue) it always looks.
 func TestUnchangedOnlyWhileTheFolderWatchTells(t *testing.T) {
 	now := time.Unix(1000, 0)
@@ -70,16 +71,17 @@ func TestUnchangedOnlyWhileTheFolderWatchTells(t *testing.T) {
 		name                  string
 		watchDirs, watched    bool
 		symlink               bool
-		between               func(e *Engine)
+		between               func(e *Engine, dir string)
 		later                 time.Duration
 		wantSecond, wantThird bool
 	}{
 		{"nothing since", true, true, false, nil, 0, true, true},
-		{"a file event other than a write", true, true, false, func(e *Engine) { e.folders.Add(1) }, 0, false, true},
+		{"a file event other than a write", true, true, false, func(e *Engine, _ string) { e.folders.Add(1) }, 0, false, true},
 		{"a look's while has passed", true, true, false, nil, heldFor, false, true},
 		{"the folder not watched", true, false, false, nil, 0, false, false},
 		{"folders not watched at all", false, true, false, nil, 0, false, false},
 		{"the record a symbolic link", true, true, true, nil, 0, false, false},
+		{"the folder watched after the first look, a while later", true, false, false, func(e *Engine, dir string) { e.watched[dir] = true }, heldFor, false, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -104,7 +106,7 @@ func TestUnchangedOnlyWhileTheFolderWatchTells(t *testing.T) {
 				t.Fatal("the first read did not look")
 			}
 			if tt.between != nil {
-				tt.between(e)
+				tt.between(e, dir)
 			}
 			at := now.Add(tt.later)
 			if got, want := tl.unchanged(e, at), tt.wantSecond && dirEventsNameFiles; got != want {

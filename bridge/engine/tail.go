@@ -179,18 +179,22 @@ func (t *tail) statusChange(evs []event.Event, moved bool) []event.Event {
 // that never comes (a network file system's) can hide. Otherwise this
 // read looks, and the next may take the folder's events for granted if
 // it is watched now: both are noted before reading, so a change made
-// while this read looks is an event the next one sees.
+// while this read looks is an event the next one sees. Whether it is
+// watched is learnt again after a file event, or a second later if it
+// was not: not for every look (a stat of the record's path).
 func (t *tail) unchanged(e *Engine, now time.Time) bool {
 	gen := e.folders.Load()
-	if t.heldWatched && gen == t.heldAt && now.Sub(t.heldLooked) < heldFor {
-		return true
+	if gen == t.heldAt && !t.heldLooked.IsZero() && now.Sub(t.heldLooked) < heldFor {
+		return t.heldWatched
+	}
+	if gen != t.heldAt || t.heldLooked.IsZero() || !t.heldWatched {
+		t.heldWatched = dirEventsNameFiles && *e.cfg.WatchDirs && e.isWatched(filepath.Dir(t.reader.Path))
+		if t.heldWatched {
+			info, err := os.Lstat(t.reader.Path)
+			t.heldWatched = err == nil && info.Mode().IsRegular()
+		}
 	}
 	t.heldAt, t.heldLooked = gen, now
-	t.heldWatched = dirEventsNameFiles && *e.cfg.WatchDirs && e.isWatched(filepath.Dir(t.reader.Path))
-	if t.heldWatched {
-		info, err := os.Lstat(t.reader.Path)
-		t.heldWatched = err == nil && info.Mode().IsRegular()
-	}
 	return false
 }
 
