@@ -3,26 +3,23 @@ package rawsys
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// SlowCall is how long a raw call on a regular file may take, sleeping in
-// the kernel, before it counts as a stall. A write or a read of the page
-// cache takes microseconds (a journal line: 5 to 20) and does not sleep;
-// one that sleeps for milliseconds waited for the disk, for dirty-page
-// throttling or for the filesystem's journal. 2 ms is a hundred times the
+// SlowCall is how long a raw call on a regular file may take before it
+// counts as a stall: it held its processor that long. A write or a read
+// of the page cache takes microseconds (a journal line: 5 to 20); one
+// that takes milliseconds slept in the kernel (waiting for the disk, for
+// dirty-page throttling, for the filesystem's journal) or was preempted
+// (the machine's other work ran on its CPU: on 2 shared cores, 2 to 4 ms
+// two or three times in a paced bench run of 30000 lines). Either way the
+// processor was held, so either is a stall; the budget below is what
+// tells a disk in trouble from the odd one. 2 ms is a hundred times the
 // ordinary cost and already more than the bridge may take from a line to
 // its event (1.5 ms at p99).
-//
-// A call that took long without sleeping was preempted (the machine's
-// other work ran on its CPU): that happens to any code, raw or not, and
-// on a busy machine it happens every few thousand lines (2 to 4 ms, seen
-// 2 or 3 times in 30000 lines of the paced bench on 2 shared cores,
-// every one counted by the kernel as involuntary), so it is no stall.
 const SlowCall = 2 * time.Millisecond
 
 // What stalls may cost before raw calls on files stop for the process.
@@ -71,7 +68,7 @@ type Slow struct {
 }
 
 func (s *Slow) String() string {
-	return fmt.Sprintf("a raw %s of %s slept in the kernel, %v in all, past what stalls may take (one over %v, or over %v at %v a second): files are written and read with ordinary system calls for the rest of this run",
+	return fmt.Sprintf("a raw %s of %s took %v, past what stalls may take (one over %v, or over %v at %v a second): files are written and read with ordinary system calls for the rest of this run",
 		s.Call, s.File, s.Took, MaxStall, StallBudget, StallRefill)
 }
 
@@ -83,18 +80,15 @@ var (
 )
 
 // Guard makes raw calls on regular files, timed: once a stall (a call that
-// slept in the kernel and took longer than SlowCall) broke the budget
+// took longer than SlowCall) broke the budget
 // (MaxStall, StallBudget), Raw says no for the rest of the process and
 // the callers make the ordinary calls, so a disk that makes them sleep
 // holds up the whole bridge for a bounded time (see the package doc), not
 // at every line. A nil or zero Guard is the process's: time.Now (whose
-// readings are monotonic), the thread's sleeps as the kernel counts them,
-// the process's budget and tripwire; tests set their own.
+// readings are monotonic), the process's budget and tripwire; tests set
+// their own.
 type Guard struct {
-	Now func() time.Time
-	// Sleeps is how often the calling thread has slept so far (nil: the
-	// kernel's count of its voluntary context switches, getrusage's).
-	Sleeps  func() int64
+	Now     func() time.Time
 	Tripped *atomic.Pointer[Slow]
 	Stalls  *Stalls
 }
@@ -106,11 +100,9 @@ func (g *Guard) Raw() bool { return g.wire().Load() == nil }
 // and timed (even once the guard tripped: check Raw first). Like
 // write(2) it may write only part of b; a signal's EINTR is retried.
 func (g *Guard) WriteFile(fd int, b []byte) (int, error) {
-	runtime.LockOSThread() // the sleeps counted before and after are one thread's
-	defer runtime.UnlockOSThread()
-	start, sleeps := g.now(), g.sleeps()
+	start := g.now()
 	n, err := writeFile(fd, b)
-	g.time("write", fd, start, sleeps)
+	g.time("write", fd, start)
 	return n, err
 }
 
@@ -121,11 +113,9 @@ func (g *Guard) PreadNoWait(fd int, b []byte, off int64) (int, error) {
 	if !g.Raw() {
 		return 0, syscall.EAGAIN
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	start, sleeps := g.now(), g.sleeps()
+	start := g.now()
 	n, err := preadNoWait(fd, b, off)
-	g.time("pread", fd, start, sleeps)
+	g.time("pread", fd, start)
 	return n, err
 }
 
@@ -139,12 +129,12 @@ func (g *Guard) Unreported() *Slow {
 	return s
 }
 
-// time trips the guard if the call begun at start, with the thread's
-// sleeps at sleeps, was a stall the budget does not hold.
-func (g *Guard) time(call string, fd int, start time.Time, sleeps int64) {
+// time trips the guard if the call begun at start was a stall the
+// budget does not hold.
+func (g *Guard) time(call string, fd int, start time.Time) {
 	now := g.now()
 	took := now.Sub(start)
-	if took <= SlowCall || g.sleeps() == sleeps || !g.Raw() {
+	if took <= SlowCall || !g.Raw() {
 		return
 	}
 	if !g.budget().take(took, now) {
@@ -164,13 +154,6 @@ func (g *Guard) now() time.Time {
 		return time.Now()
 	}
 	return g.Now()
-}
-
-func (g *Guard) sleeps() int64 {
-	if g == nil || g.Sleeps == nil {
-		return threadSleeps()
-	}
-	return g.Sleeps()
 }
 
 func (g *Guard) wire() *atomic.Pointer[Slow] {

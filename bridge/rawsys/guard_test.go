@@ -3,7 +3,6 @@
 package rawsys
 
 import (
-	"runtime"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -13,15 +12,11 @@ import (
 )
 
 // fakeClock is a Guard's clock whose every reading is step after the
-// last, so each timed call takes step, and its count of the thread's
-// sleeps, one more at each reading while sleeping; reads counts the
-// clock's readings.
+// last, so each timed call takes step; reads counts its readings.
 type fakeClock struct {
-	t        time.Time
-	step     time.Duration
-	reads    int
-	sleeping bool
-	slept    int64
+	t     time.Time
+	step  time.Duration
+	reads int
 }
 
 func (c *fakeClock) now() time.Time {
@@ -30,16 +25,9 @@ func (c *fakeClock) now() time.Time {
 	return c.t
 }
 
-func (c *fakeClock) sleeps() int64 {
-	if c.sleeping {
-		c.slept++
-	}
-	return c.slept
-}
-
-// One raw call on a file, a write or a read, that slept long stops them
-// all, for good, and is reported once; calls of page-cache speed never
-// do, nor a long one that did not sleep (preempted).
+// One raw call on a file, a write or a read, that took long (30 ms) stops
+// them all, for good, and is reported once; calls of page-cache speed
+// never do, nor one of 10 ms, which the budget holds.
 func TestGuardStopsRawCallsAfterASlowOne(t *testing.T) {
 	for _, tc := range []struct {
 		call string
@@ -61,7 +49,7 @@ func TestGuardStopsRawCallsAfterASlowOne(t *testing.T) {
 				t.Fatal(err)
 			}
 			clock := &fakeClock{step: 20 * time.Microsecond}
-			g := &Guard{Now: clock.now, Sleeps: clock.sleeps, Tripped: new(atomic.Pointer[Slow])}
+			g := &Guard{Now: clock.now, Tripped: new(atomic.Pointer[Slow]), Stalls: new(Stalls)}
 			for range 3 {
 				if err := tc.make(g, fd); err != nil {
 					t.Fatal(err)
@@ -71,23 +59,23 @@ func TestGuardStopsRawCallsAfterASlowOne(t *testing.T) {
 				t.Fatalf("20 µs calls tripped the guard")
 			}
 
-			clock.step = 50 * time.Millisecond // preempted
+			clock.step = 10 * time.Millisecond // preempted, or the disk's odd wait
 			if err := tc.make(g, fd); err != nil {
 				t.Fatal(err)
 			}
 			if !g.Raw() || g.Unreported() != nil {
-				t.Fatalf("a 50 ms call that did not sleep tripped the guard")
+				t.Fatalf("a 10 ms call tripped the guard")
 			}
-			clock.sleeping = true // throttled for the disk
+			clock.step = 30 * time.Millisecond // throttled for the disk
 			if err := tc.make(g, fd); err != nil {
 				t.Fatal(err)
 			}
 			if g.Raw() {
-				t.Fatal("raw calls go on after a 50 ms one")
+				t.Fatal("raw calls go on after a 30 ms one")
 			}
 			s := g.Unreported()
-			if s == nil || s.Call != tc.call || s.File != path || s.Took != 50*time.Millisecond {
-				t.Fatalf("reported %+v; want the %s of %s, 50ms", s, tc.call, path)
+			if s == nil || s.Call != tc.call || s.File != path || s.Took != 30*time.Millisecond {
+				t.Fatalf("reported %+v; want the %s of %s, 30ms", s, tc.call, path)
 			}
 			if again := g.Unreported(); again != nil {
 				t.Errorf("reported twice: %v", again)
@@ -99,7 +87,7 @@ func TestGuardStopsRawCallsAfterASlowOne(t *testing.T) {
 			if clock.reads != reads {
 				t.Error("PreadNoWait made its raw call after the trip")
 			}
-			clock.step, clock.sleeping = 20*time.Microsecond, false
+			clock.step = 20 * time.Microsecond
 			if g.Raw() {
 				t.Error("raw calls back after fast calls")
 			}
@@ -140,20 +128,6 @@ func TestRawWritesDecidesFromTheFilesystem(t *testing.T) {
 	}
 }
 
-// The thread's sleeps are the kernel's count: a nanosleep is one.
-func TestThreadSleepsCountsTheThreadsSleeps(t *testing.T) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	before := threadSleeps()
-	ts := syscall.NsecToTimespec(int64(100 * time.Microsecond))
-	if err := syscall.Nanosleep(&ts, nil); err != nil {
-		t.Fatal(err)
-	}
-	if after := threadSleeps(); after <= before {
-		t.Errorf("sleeps %d after a nanosleep, %d before", after, before)
-	}
-}
-
 // Stalls shorter than 25 ms draw on a budget of 50 ms that comes back at
 // 1 ms a second; a longer one, or one the budget cannot hold, stops raw
 // calls. The figures are the package doc's, written out.
@@ -186,14 +160,14 @@ func TestStallsDrawOnABudget(t *testing.T) {
 	}
 }
 
-// Through a Guard: 10 ms calls that slept go on raw until the sixth at
+// Through a Guard: 10 ms calls go on raw until the sixth at
 // once, which stops them.
 func TestGuardTripsWhenStallsComeTooFast(t *testing.T) {
 	f, _ := newFile(t)
-	clock := &fakeClock{step: 10 * time.Millisecond, sleeping: true}
+	clock := &fakeClock{step: 10 * time.Millisecond}
 	// Each call reads the clock twice: the clock's own steps between
 	// calls bring 10 ms of budget back per second, nothing to speak of.
-	g := &Guard{Now: clock.now, Sleeps: clock.sleeps, Tripped: new(atomic.Pointer[Slow]), Stalls: new(Stalls)}
+	g := &Guard{Now: clock.now, Tripped: new(atomic.Pointer[Slow]), Stalls: new(Stalls)}
 	for i := range 5 {
 		if _, err := g.WriteFile(int(f.Fd()), []byte("x\n")); err != nil {
 			t.Fatal(err)

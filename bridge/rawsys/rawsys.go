@@ -45,8 +45,8 @@
 // whenever the file's times are to change, which is every write). So
 // every raw call on a regular file, the write and PreadNoWait (which
 // may still fault in a swapped-out buffer), goes through a Guard, which
-// times it. A call that slept in the kernel and took longer than SlowCall
-// (2 ms; one only preempted that long does not count) is a stall. One
+// times it. A call that took longer than SlowCall (2 ms: it slept in the
+// kernel, or the machine's other work preempted it) is a stall. One
 // stall over MaxStall (25 ms), or stalls coming faster than a budget of
 // 50 ms that comes back at 1 ms a second, stop raw calls on files for the
 // rest of the process, and the bridge logs it once.

@@ -56,14 +56,6 @@ func writeFile(fd int, b []byte) (int, error) {
 	})
 }
 
-// threadSleeps is how often the calling thread has slept: its voluntary
-// context switches (getrusage RUSAGE_THREAD, which cannot wait).
-func threadSleeps() int64 {
-	var ru syscall.Rusage
-	syscall.RawSyscall(syscall.SYS_GETRUSAGE, unix.RUSAGE_THREAD, uintptr(unsafe.Pointer(&ru)), 0)
-	return ru.Nvcsw
-}
-
 // again makes call until a signal no longer interrupts it (EINTR), and
 // returns its result or its error.
 func again(call func() (uintptr, syscall.Errno)) (int, error) {

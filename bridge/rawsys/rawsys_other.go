@@ -24,6 +24,3 @@ func RawWrites(int) bool { return false }
 
 // RawReads accepts no file here: there are no raw calls.
 func RawReads(int) bool { return false }
-
-// threadSleeps counts nothing here: the Guard's calls are ordinary ones.
-func threadSleeps() int64 { return 0 }

@@ -9,7 +9,5 @@ func preadNoWait(int, []byte, int64) (int, error) { return 0, errors.ErrUnsuppor
 
 func writeFile(int, []byte) (int, error) { return 0, errors.ErrUnsupported }
 
-func threadSleeps() int64 { return 0 }
-
 // RawWrites accepts no file here.
 func RawWrites(int) bool { return false }
