@@ -11,9 +11,9 @@ import (
 // A journal's line is written with a raw write(2) where bridge/rawsys
 // allows it, so that a line's append does not wake the Go runtime's
 // sysmon (about 30 µs of CPU a line): on a local filesystem, decided
-// once as the file is opened, and until a raw call on a file was slow
-// (rawsys.Guard), after which every journal writes with the ordinary
-// write(2) for the rest of the run.
+// once as the file is opened, and until raw calls on files stalled past
+// their budget (rawsys.Guard), after which every journal writes with the
+// ordinary write(2) for the rest of the run.
 
 // rawFile is how a journal's open file is written.
 type rawFile struct {
@@ -52,8 +52,8 @@ func (j *Journal) writeLine(line []byte) error {
 	return nil
 }
 
-// reportSlow logs, once in the process, the slow call that stopped raw
-// calls on files.
+// reportSlow logs, once in the process, the stall that stopped raw calls
+// on files.
 func (j *Journal) reportSlow() {
 	if j.log == nil {
 		return
